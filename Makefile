@@ -1,0 +1,60 @@
+# servebench developer entry points. `make demo` and `make test` install what they
+# need (Debian packages) and build, so each works as the first command on a fresh
+# machine. Builds use two jobs: CI machines have two cores.
+JOBS      ?= 2
+BUILD     ?= build
+ASAN      ?= build-asan
+FUZZ_DIR  ?= build-fuzz
+FUZZ_SECS ?= 600
+CMAKE_FLAGS ?=
+
+.PHONY: all deps build build-asan test test-fast test-asan demo bench soak fuzz format clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSERVEBENCH_WERROR=ON $(CMAKE_FLAGS)
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+$(ASAN)/build.ninja:
+	cmake -S . -B $(ASAN) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSERVEBENCH_WERROR=ON -DSERVEBENCH_SANITIZE=ON $(CMAKE_FLAGS)
+
+build-asan: deps $(ASAN)/build.ninja
+	cmake --build $(ASAN) -j $(JOBS)
+
+# Fast tests on the optimised build, then the same suite under ASan + UBSan.
+# Tests labelled "slow" (soak, load) are left to `make soak` / `make bench`.
+test: test-fast test-asan
+
+test-fast: build
+	cd $(BUILD) && ctest -LE slow -j $(JOBS) --output-on-failure --timeout 600
+
+test-asan: build-asan
+	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest -LE 'slow|no-sanitizer' -j $(JOBS) --output-on-failure --timeout 900
+
+demo: build
+	scripts/demo.sh $(BUILD)/src/cli/servebench
+
+bench: build
+	scripts/bench.sh $(BUILD)
+
+soak: build
+	cd $(BUILD) && ctest -L slow -j 1 --output-on-failure --timeout 3600
+
+# libFuzzer targets need clang; FUZZ_SECS per target (default ten minutes).
+fuzz: deps
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSERVEBENCH_FUZZ=ON
+	cmake --build $(FUZZ_DIR) -j $(JOBS)
+	scripts/fuzz.sh $(FUZZ_DIR) $(FUZZ_SECS)
+
+format:
+	find src bench fuzz -name '*.h' -o -name '*.cc' -o -name '*.cpp' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD) $(ASAN) $(FUZZ_DIR)

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages servebench builds and tests with, only those
+# missing, so `make demo` and `make test` work as the first command on a fresh
+# machine. Needs root (or sudo) for apt-get.
+set -euo pipefail
+
+PACKAGES=(
+  cmake ninja-build g++ pkg-config git
+  libboost1.81-dev libboost-json1.81-dev   # Asio, Beast (HTTP), JSON
+  libyaml-cpp-dev                          # recipe files
+  libsqlite3-dev libpq-dev                 # results store: SQLite, PostgreSQL
+  libssl-dev                               # https:// in the load generator
+  libcli11-dev libfmt-dev                  # command line, formatting
+  libgtest-dev libgmock-dev libbenchmark-dev
+  postgresql                               # a real server for the store tests
+  python3
+)
+if [[ "${1:-}" == "--with-browser" ]]; then
+  PACKAGES+=(chromium)                     # dashboard tests in a real headless browser
+fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+echo "servebench: installing missing packages: ${missing[*]}"
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
