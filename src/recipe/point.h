@@ -1,0 +1,106 @@
+// The core planning types: SpecDecoding, ServeSpec, LoadSpec and Point
+// (shared/design.md, "Core types"). recipe/ produces them; engine/ renders a
+// ServeSpec into a server command; client/ runs a LoadSpec; run/ walks Points
+// grouped by session. Plain values, no behaviour beyond identity helpers.
+//
+// Identity: `point_id` is the SHA-256 (hex) of the point's canonical JSON (sorted
+// keys, no whitespace) with point_id and session_id left out; `session_id` is the
+// same hash with the concurrency (and the fields derived from it) also left out,
+// so points that differ only in concurrency share one live server.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace servebench::recipe {
+
+enum class SpecMethod { kNone, kMtp, kEagle, kEagle3, kDraftModel, kNgram };
+
+// How the drafts are verified.
+enum class AcceptanceMode {
+  kReal,             // the engine verifies drafts with the target model
+  kSyntheticTarget,  // the engine is told to accept drafts to a target acceptance length
+  kSyntheticGolden,  // as kSyntheticTarget, the target looked up in a golden AL table
+};
+
+struct SpecDecoding {
+  SpecMethod method = SpecMethod::kNone;
+  std::string draft_model;          // empty for mtp / ngram
+  int num_speculative_tokens = 0;   // drafts per step; 0 when method is kNone
+  AcceptanceMode acceptance = AcceptanceMode::kReal;
+  // Target acceptance length (accepted drafts + 1 per step), resolved at expansion
+  // time for both synthetic modes; 0 under kReal.
+  double synthetic_acceptance_length = 0;
+  // For kSyntheticGolden: which table and entry the target came from.
+  std::string golden_table;         // e.g. "minimaxm3_eagle3_gqa"
+  std::string golden_model;         // e.g. "minimax-m3"
+  bool golden_thinking = true;      // thinking_on / thinking_off column
+  // Engine-specific extras carried through verbatim (e.g. vLLM's "attention_backend").
+  std::map<std::string, std::string> extra;
+};
+
+// Everything that starts a server. Two points with equal ServeSpecs share one server.
+struct ServeSpec {
+  std::string engine;          // "vllm", "sglang", "trtllm", "llamacpp", "sim"
+  std::string image;           // container image; empty runs on the host
+  std::string model;           // model path or hub name as the engine takes it
+  std::string served_model_name;  // name clients send; empty = model
+  std::string precision;       // "fp8", "fp4", "bf16", "mxfp8", ...
+  std::string hardware;        // "h200", "mi355x", ... (from the runner)
+  int tp = 1, pp = 1, ep = 1, dp = 1;
+  bool dp_attn = false;
+  int dcp_size = 1, pcp_size = 1;
+  int max_model_len = 0;       // 0 = engine default
+  std::string kv_cache_dtype;  // empty = engine default
+  SpecDecoding spec;
+  std::vector<std::string> extra_args;        // appended to the command, in order
+  std::map<std::string, std::string> env;     // added to the engine's environment
+  double readiness_timeout_s = 0;  // 0 = the engine adapter's default
+  // Simulated engine only: `servebench sim` options (catalogue model, hardware,
+  // time scale, fault flags) as flag → value.
+  std::map<std::string, std::string> sim_options;
+};
+
+// What load is offered at one point.
+struct LoadSpec {
+  std::string scenario = "fixed-seq-len";  // or "agentic-coding"
+  std::string endpoint = "/v1/completions";
+  std::string dataset = "random";          // "random", "random-prefix", "custom", "sharegpt"
+  std::string dataset_path;
+  int isl = 0, osl = 0;                    // input / output tokens per request
+  double random_range_ratio = 0;           // InferenceX semantics unless noted in extra
+  int concurrency = 1;                     // max requests in flight
+  int num_prompts = 0;                     // 0 = the run's default (concurrency × 10)
+  double request_rate_per_s = 0;           // 0 = closed loop at `concurrency`
+  int num_warmups = 0;
+  bool ignore_eos = true;
+  int duration_s = 0;                      // agentic scenarios: run length
+  int repetitions = 1;                     // nightly: odd count, median kept
+};
+
+// One sweep point: one matrix row.
+struct Point {
+  std::string point_id;        // see top of file
+  std::string session_id;
+  std::string recipe;          // config key / workload name
+  std::string source_file;     // where the recipe came from
+  std::string source_format;   // "native", "inferencex", "nightly"
+  std::string runner;          // runner label
+  std::string model_prefix;
+  std::string exp_name;
+  ServeSpec serve;
+  LoadSpec load;
+  bool run_eval = false;
+  std::vector<std::string> eval_tasks;  // e.g. {"gsm8k"} when run_eval
+  bool nightly = false;
+  // Blocked: the recipe is known to fail; a failure is recorded as blocked, a pass
+  // as unblocked.
+  bool blocked = false;
+  std::string blocked_reason;
+  std::string blocked_link;
+};
+
+}  // namespace servebench::recipe
