@@ -20,7 +20,7 @@ if [[ -z "$action" || -z "$dir" ]]; then
 fi
 
 find_bin() {
-  if [[ -n "${PG_BIN:-}" ]]; then echo "$PG_BIN"; return; fi
+  if [[ -n "${PG_BIN:-}" && -x "${PG_BIN}/initdb" ]]; then echo "$PG_BIN"; return; fi
   local d
   for d in /usr/lib/postgresql/*/bin; do
     if [[ -x "$d/initdb" ]]; then echo "$d"; return; fi

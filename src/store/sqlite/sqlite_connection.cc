@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+#include <thread>
+
 namespace servebench::store::sqlite {
 
 Status SqliteError(int code, std::string_view detail, std::string_view what,
@@ -53,7 +56,18 @@ StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& path,
   // WAL lets readers (results, dashboard) run while a sweep writes; NORMAL sync in
   // WAL mode survives a process crash (SIGKILL) and loses at most the last commits on
   // power loss, which the JSON record files under --out still hold.
-  SB_RETURN_IF_ERROR(connection->Exec("PRAGMA journal_mode=WAL", "set WAL journal mode"));
+  // Switching a new file to WAL needs an exclusive lock and SQLite returns BUSY at
+  // once, without the busy handler, when another process is opening the same new
+  // file; retry until the busy timeout, as the handler would.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms);
+  while (true) {
+    Status wal = connection->Exec("PRAGMA journal_mode=WAL", "set WAL journal mode");
+    if (wal.ok()) break;
+    if (wal.code() != StatusCode::kUnavailable || std::chrono::steady_clock::now() >= deadline) {
+      return wal;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   SB_RETURN_IF_ERROR(connection->Exec("PRAGMA synchronous=NORMAL", "set synchronous=NORMAL"));
   return connection;
 }
