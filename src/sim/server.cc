@@ -115,6 +115,16 @@ Status SimServerImpl::Init() {
         settings_.gpu_memory_utilization));
   }
 
+  if (settings_.answer_mode != "off") {
+    AnswerOracleSettings oracle;
+    oracle.error_rate = settings_.answer_error_rate;
+    oracle.seed = settings_.seed;
+    if (settings_.answer_mode == "file") oracle.answers_path = settings_.answer_file;
+    auto created = AnswerOracle::Create(oracle);
+    if (!created.ok()) return created.status().WithContext("--answer-mode " + settings_.answer_mode);
+    oracle_ = std::move(created).value();
+  }
+
   SB_ASSIGN_OR_RETURN(loop_, EventLoop::Create());
   SB_ASSIGN_OR_RETURN(http_, HttpServer::Listen(loop_.get(), settings_.host, settings_.port, this));
 
