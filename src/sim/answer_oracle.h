@@ -38,4 +38,14 @@ class AnswerOracle {
   virtual std::optional<std::string> Answer(std::string_view prompt) const = 0;
 };
 
+// The text of the last "Question: " in `prompt`, up to the end of its line and
+// trimmed; nullopt when the prompt has none. This is the key for both modes.
+std::optional<std::string> LastQuestion(std::string_view prompt);
+
+// Whether the arithmetic oracle answers `question` wrong: u(seed, question) <
+// error_rate, where u in [0, 1) is the top 53 bits of splitmix64(FNV-1a-64 over
+// the 8 little-endian seed bytes then the question bytes). Exposed so tests and
+// benchmarks can compute a run's expected score exactly.
+bool OracleAnswersWrong(uint64_t seed, double error_rate, std::string_view question);
+
 }  // namespace servebench::sim
