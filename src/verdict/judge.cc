@@ -109,13 +109,14 @@ MetricVerdict JudgeOneMetric(const MetricSpec& spec, const std::vector<const Obs
   std::vector<ChangePoint> cps = FindChangePoints(ms.values, s);
   size_t seg_start = 0;
   const ChangePoint* last_cp = nullptr;
-  const ChangePoint* window_cp = nullptr;  // a new level that starts inside the window
   for (const ChangePoint& cp : cps) {
+    // A split with only the minimum segment after it is forced to the edge (a step
+    // on the last two nights lands one night early), so it neither names a build
+    // nor starts a segment until one more night has come in.
+    if (cp.index + s.change_point_min_segment >= n) continue;
     if (cp.index + s.window_nights < n) {
       seg_start = cp.index;
       last_cp = &cp;
-    } else {
-      window_cp = &cp;
     }
     if (cp.index + s.change_point_report_nights >= n && cp.index > 0) {
       cps_out.push_back({spec.name, nights[cp.index]->build, nights[cp.index - 1]->build,
@@ -131,19 +132,12 @@ MetricVerdict JudgeOneMetric(const MetricSpec& spec, const std::vector<const Obs
     mv.rule = fmt::format("baseline re-forming after the {:+.2f} % change at {}", 100 * last_cp->change_rel,
                           nights[last_cp->index]->build.date);
   }
-  if (window_cp != nullptr && mv.outcome != MetricOutcome::kRegression &&
-      mv.outcome != MetricOutcome::kImprovement) {
-    double worse = sign * window_cp->change_rel;
-    if (std::fabs(worse) >= spec.delta_min) {
-      mv.outcome = worse < 0 ? MetricOutcome::kRegression : MetricOutcome::kImprovement;
-      mv.p_value = window_cp->p;
-      mv.rule = fmt::format("change point: {:+.2f} % from {} on (p = {:.2g})",
-                            100 * window_cp->change_rel, nights[window_cp->index]->build.date,
-                            window_cp->p);
-      if (mv.baseline <= 0) mv.baseline = window_cp->mean_before;
-      mv.change_rel = window_cp->change_rel;
-      mv.worse_rel = worse;
-    }
+  if ((mv.outcome == MetricOutcome::kRegression || mv.outcome == MetricOutcome::kImprovement) &&
+      mv.first_moved_nights_ago + 1 < n) {
+    const Build& first = nights[n - 1 - mv.first_moved_nights_ago]->build;
+    const Build& good = nights[n - 2 - mv.first_moved_nights_ago]->build;
+    mv.rule += fmt::format("; first moved with {} {} ({}), last good {} {} ({})", first.image, first.commit,
+                           first.date, good.image, good.commit, good.date);
   }
   return mv;
 }

@@ -122,9 +122,13 @@ TEST(JudgeTest, StepIsARegressionWithExitOneAndWorstFirst) {
 TEST(JudgeTest, ChangePointNamesTheFirstBadBuildAndRebaselines) {
   SeriesHistory h = Quiet("s", 30);
   for (size_t i = 20; i < 30; ++i) h.nights[i].metrics["tput_per_gpu"] *= 0.9;
-  // Night 22: the step is inside the window; Stage 2 names build 20 as first bad.
-  SeriesVerdict v = JudgeSeries(h, SyntheticDate(22), VerdictSettings{});
+  // Night 21: the gate confirms and names build 20 as the first that moved.
+  SeriesVerdict v = JudgeSeries(h, SyntheticDate(21), VerdictSettings{});
   EXPECT_EQ(v.verdict, Verdict::kRegression);
+  EXPECT_NE(v.metrics[0].rule.find("first moved with img-20 c20"), std::string::npos) << v.metrics[0].rule;
+  EXPECT_TRUE(v.change_points.empty());  // a 2-night level is too short for Stage 2
+  // Night 23: Stage 2 names build 20 as first bad, c19 as last good.
+  v = JudgeSeries(h, SyntheticDate(23), VerdictSettings{});
   ASSERT_FALSE(v.change_points.empty());
   EXPECT_EQ(v.change_points[0].first_bad.commit, "c20");
   EXPECT_EQ(v.change_points[0].last_good.commit, "c19");

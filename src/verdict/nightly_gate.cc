@@ -148,11 +148,21 @@ MetricVerdict GateMetric(const MetricSpec& spec, const MetricSeries& series,
     return out;
   };
 
+  // The earliest window night from which every night moved beyond half the threshold.
+  auto first_moved = [&](double dir) {
+    size_t ago = 0;
+    for (size_t j = d.size() - 1; j-- > 0;) {
+      if (-dir * d[j] <= v.threshold_rel / 2) break;
+      ago = d.size() - 1 - j;
+    }
+    return ago;
+  };
   Direction worse = judge(+1);
   if (!worse.rule.empty()) {
     v.outcome = MetricOutcome::kRegression;
     v.rule = worse.rule;
     v.p_value = worse.p;
+    v.first_moved_nights_ago = first_moved(+1);
     return v;
   }
   Direction better = judge(-1);
@@ -160,6 +170,7 @@ MetricVerdict GateMetric(const MetricSpec& spec, const MetricSeries& series,
     v.outcome = MetricOutcome::kImprovement;
     v.rule = better.rule;
     v.p_value = better.p;
+    v.first_moved_nights_ago = first_moved(-1);
     return v;
   }
   v.outcome = MetricOutcome::kUnchanged;

@@ -34,6 +34,10 @@ struct MetricVerdict {
   double threshold_rel = 0;   // max(delta_min, k * sigma_rel)
   size_t baseline_nights = 0;
   double p_value = -1;        // the confirming test's p, when one ran
+  // For a regression/improvement: how many nights before tonight the move began
+  // (0 = tonight): the earliest window night from which every night is beyond half
+  // the threshold. judge.cc turns it into the first bad build.
+  size_t first_moved_nights_ago = 0;
   std::string rule;           // which rule decided, for the report
 };
 
