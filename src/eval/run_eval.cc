@@ -1,0 +1,187 @@
+// RunEval: prompts built up front (the few-shot sampler is sequential, as in
+// lm-eval), then num_concurrent workers take documents from a shared atomic
+// index. Each document's SampleResult is written by exactly one worker; the
+// vector is read only after every worker has joined.
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <boost/json.hpp>
+#include <chrono>
+#include <ctime>
+#include <thread>
+
+#include "common/log.h"
+#include "eval/eval.h"
+#include "eval/extraction.h"
+#include "eval/http_client.h"
+#include "eval/prompt.h"
+#include "eval/sha256.h"
+
+namespace servebench::eval {
+namespace {
+
+namespace json = boost::json;
+
+std::string RequestBody(const EvalSettings& s, const std::string& prompt) {
+  json::object body;
+  body["model"] = s.model;
+  if (s.endpoint == Endpoint::kCompletions) {
+    body["prompt"] = prompt;
+  } else {
+    body["messages"] = json::array{json::object{{"role", "user"}, {"content", prompt}}};
+  }
+  body["max_tokens"] = s.max_tokens;
+  body["temperature"] = 0;
+  if (s.protocol == Protocol::kInferenceX) body["top_p"] = 1;
+  json::array stop;
+  // The chat API takes at most four stop sequences (lm-eval sends the first 4).
+  for (const std::string& seq : StopSequences(s.protocol)) {
+    if (s.endpoint == Endpoint::kChat && stop.size() == 4) break;
+    stop.push_back(json::string(seq));
+  }
+  body["stop"] = std::move(stop);
+  body["seed"] = s.request_seed;
+  return json::serialize(body);
+}
+
+// The generated text of a 200 reply.
+StatusOr<std::string> ReplyText(const EvalSettings& s, std::string_view reply) {
+  boost::system::error_code ec;
+  json::value value = json::parse(reply, ec);
+  const json::object* root = ec ? nullptr : value.if_object();
+  const json::value* choices = root ? root->if_contains("choices") : nullptr;
+  if (choices == nullptr || !choices->is_array() || choices->as_array().empty() ||
+      !choices->as_array()[0].is_object()) {
+    return Status::Unavailable(
+        fmt::format("reply has no choices[0]: {}", std::string(reply.substr(0, 200))));
+  }
+  const json::object& choice = choices->as_array()[0].as_object();
+  if (s.endpoint == Endpoint::kCompletions) {
+    const json::value* text = choice.if_contains("text");
+    if (text && text->is_string()) return std::string(text->as_string());
+    return Status::Unavailable("reply choices[0].text is missing");
+  }
+  const json::value* message = choice.if_contains("message");
+  if (message == nullptr || !message->is_object()) {
+    return Status::Unavailable("reply choices[0].message is missing");
+  }
+  const json::object& m = message->as_object();
+  std::string content;
+  if (const json::value* c = m.if_contains("content"); c && c->is_string()) {
+    content = std::string(c->as_string());
+  }
+  // InferenceX's sitecustomize patch: reasoning models may put everything in
+  // reasoning_content and leave content empty.
+  if (content.empty() && s.protocol == Protocol::kInferenceX) {
+    if (const json::value* r = m.if_contains("reasoning_content"); r && r->is_string()) {
+      content = std::string(r->as_string());
+    }
+  }
+  return content;
+}
+
+std::string ProtocolHash(const EvalSettings& s) {
+  json::object identity;
+  identity["task"] = s.task;
+  identity["task_version"] = "3.0";
+  identity["protocol"] = ProtocolName(s.protocol);
+  identity["endpoint"] = EndpointName(s.endpoint);
+  identity["doc_to_text"] = DocToText(s.protocol, GsmDoc{"{{question}}", ""});
+  json::array stops;
+  for (const auto& stop : StopSequences(s.protocol)) stops.push_back(json::string(stop));
+  identity["until"] = std::move(stops);
+  identity["num_fewshot"] = s.num_fewshot;
+  identity["fewshot_seed"] = s.fewshot_seed;
+  identity["max_tokens"] = s.max_tokens;
+  identity["scorer"] = "servebench-eval-1";
+  return Sha256Hex(json::serialize(identity));
+}
+
+std::string UtcNow() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", tm);
+}
+
+}  // namespace
+
+void ScoreSample(Protocol protocol, const GsmDoc& doc, SampleResult& sample) {
+  StrictSelect select = protocol == Protocol::kLmEval ? StrictSelect::kFirst : StrictSelect::kLast;
+  sample.strict_answer = ExtractStrict(sample.response, select);
+  sample.flexible_answer = ExtractFlexible(sample.response);
+  sample.strict_correct = ExactMatch(sample.strict_answer, doc.answer);
+  sample.flexible_correct = ExactMatch(sample.flexible_answer, doc.answer);
+  sample.state = SampleResult::State::kScored;
+}
+
+StatusOr<EvalResult> RunEval(const EvalSettings& settings, const std::atomic<bool>* cancel) {
+  SB_RETURN_IF_ERROR(Validate(settings));
+  SB_ASSIGN_OR_RETURN(HttpTarget target, ParseBaseUrl(settings.base_url));
+  SB_ASSIGN_OR_RETURN(std::vector<GsmDoc> all_docs, LoadGsmJsonl(settings.data_path));
+  std::vector<GsmDoc> train;
+  if (settings.num_fewshot > 0) {
+    SB_ASSIGN_OR_RETURN(train, LoadGsmJsonl(settings.fewshot_data_path));
+  }
+
+  EvalResult result;
+  result.settings = settings;
+  result.n_original = all_docs.size();
+  result.date_utc = UtcNow();
+  result.protocol_hash = ProtocolHash(settings);
+  size_t count = settings.limit > 0 ? std::min<size_t>(settings.limit, all_docs.size())
+                                    : all_docs.size();
+  result.docs.assign(all_docs.begin(), all_docs.begin() + static_cast<ptrdiff_t>(count));
+  result.samples.resize(count);
+
+  FewshotSampler sampler(&train, settings.fewshot_seed,
+                         settings.fewshot_data_path == settings.data_path);
+  for (size_t i = 0; i < count; ++i) {
+    result.samples[i].prompt =
+        BuildPrompt(settings.protocol, sampler.Shots(result.docs[i], settings.num_fewshot),
+                    result.docs[i]);
+  }
+
+  const std::string path =
+      settings.endpoint == Endpoint::kCompletions ? "/v1/completions" : "/v1/chat/completions";
+  HttpClientSettings client_settings{settings.max_retries, settings.timeout_ms,
+                                     settings.retry_backoff_ms};
+  std::atomic<size_t> next{0};
+  auto start = std::chrono::steady_clock::now();
+  auto worker = [&] {
+    HttpClient client(target, client_settings);
+    for (;;) {
+      if (cancel != nullptr && cancel->load()) return;
+      size_t i = next.fetch_add(1);
+      if (i >= count) return;
+      SampleResult& sample = result.samples[i];
+      auto sent = std::chrono::steady_clock::now();
+      auto reply = client.Post(path, RequestBody(settings, sample.prompt), cancel, &sample.attempts);
+      sample.latency_ms = std::chrono::duration<double, std::milli>(
+                              std::chrono::steady_clock::now() - sent).count();
+      if (!reply.ok() && reply.status().code() == StatusCode::kCancelled) return;  // not run
+      StatusOr<std::string> text =
+          reply.ok() ? ReplyText(settings, reply->body) : StatusOr<std::string>(reply.status());
+      if (!text.ok()) {
+        sample.state = SampleResult::State::kFailed;
+        sample.error = text.status().ToString();
+        Log(LogLevel::kWarning, "eval: doc {} failed: {}", i, sample.error);
+        continue;
+      }
+      sample.response = std::move(text).value();
+      ScoreSample(settings.protocol, result.docs[i], sample);
+    }
+  };
+  std::vector<std::thread> workers;
+  size_t n_workers = std::min<size_t>(settings.num_concurrent, std::max<size_t>(count, 1));
+  workers.reserve(n_workers);
+  for (size_t w = 0; w < n_workers; ++w) workers.emplace_back(worker);
+  for (auto& t : workers) t.join();
+  result.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.interrupted = cancel != nullptr && cancel->load();
+  Summarize(result);
+  return result;
+}
+
+}  // namespace servebench::eval
