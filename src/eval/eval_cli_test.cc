@@ -72,6 +72,10 @@ TEST_F(EvalCliTest, RunWritesFilesAndGatesJudgeThem) {
   EXPECT_EQ(RunCli("eval gate equivalence --reference " + dir_ + "/base --candidate " + dir_ +
                 "/good"),
             kExitOk);
+  // A run with other shots has another task hash: not comparable (INVALID).
+  ASSERT_EQ(RunCli(RunArgs(good_server.base_url(), "three") + " --num-fewshot 3"), kExitOk);
+  EXPECT_EQ(RunCli("eval gate mcnemar --baseline " + dir_ + "/base --candidate " + dir_ + "/three"),
+            kExitInvalidInput);
   EXPECT_EQ(RunCli("eval gate equivalence --reference " + dir_ + "/base --candidate " + dir_ +
                 "/bad"),
             kExitInvalidInput);
