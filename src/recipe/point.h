@@ -42,6 +42,16 @@ struct SpecDecoding {
   std::map<std::string, std::string> extra;
 };
 
+// One role of a multinode deployment (InferenceX `prefill` / `decode` workers).
+struct WorkerSpec {
+  int num_workers = 0;         // replicas of this role; decode 0 = aggregated multinode
+  int tp = 1, pp = 1, ep = 1;
+  bool dp_attn = false;
+  int dcp_size = 1, pcp_size = 1;
+  std::string hardware;        // optional metadata; set on both roles or neither
+  std::vector<std::string> additional_settings;  // KEY=VALUE, exported as env
+};
+
 // Everything that starts a server. Two points with equal ServeSpecs share one server.
 struct ServeSpec {
   std::string engine;          // "vllm", "sglang", "trtllm", "llamacpp", "sim"
@@ -62,6 +72,16 @@ struct ServeSpec {
   // Simulated engine only: `servebench sim` options (catalogue model, hardware,
   // time scale, fault flags) as flag → value.
   std::map<std::string, std::string> sim_options;
+  // ---- Added by recipe/ for InferenceX deployments (all optional) ----
+  std::string framework;       // InferenceX `framework` verbatim ("sglang-disagg", "trt", ...)
+  bool multinode = false;      // prefill/decode below describe the deployment
+  bool disagg = false;         // prefill and decode on separate workers
+  WorkerSpec prefill, decode;  // multinode only
+  std::string router_name, router_version;  // e.g. "sglang-router", "0.3.2"
+  std::string kv_p2p_transfer;              // e.g. "mori", "nixl"; empty = none
+  std::string kv_offloading = "none";       // "none" or "dram" (agentic)
+  std::string kv_offload_backend, kv_offload_backend_version;
+  int total_cpu_dram_gb = 0;                // DRAM budget for KV offload, 0 = none
 };
 
 // What load is offered at one point.
@@ -79,6 +99,17 @@ struct LoadSpec {
   bool ignore_eos = true;
   int duration_s = 0;                      // agentic scenarios: run length
   int repetitions = 1;                     // nightly: odd count, median kept
+  // ---- Added by recipe/ ----
+  std::string backend;                     // client API: "openai" (completions) or "openai-chat"
+  // Extra load-generator options as `--flag value` tokens (nightly `args`), in order.
+  std::vector<std::string> extra_args;
+};
+
+// One accuracy task as the recipe asks for it.
+struct EvalTask {
+  std::string name;               // "gsm8k", "swe-bench", ...
+  int num_fewshot = -1;           // -1 = the task's default
+  std::map<std::string, std::string> model_args;  // lm-eval model_args, rendered as text
 };
 
 // One sweep point: one matrix row.
@@ -96,6 +127,9 @@ struct Point {
   bool run_eval = false;
   std::vector<std::string> eval_tasks;  // e.g. {"gsm8k"} when run_eval
   bool nightly = false;
+  // ---- Added by recipe/ ----
+  bool eval_only = false;               // run the evals only, no throughput run
+  std::vector<EvalTask> evals;          // details of eval_tasks (same order)
   // Blocked: the recipe is known to fail; a failure is recorded as blocked, a pass
   // as unblocked.
   bool blocked = false;

@@ -1,0 +1,79 @@
+#include "engine/command_display.h"
+
+namespace servebench::engine {
+namespace {
+
+bool IsSafe(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         std::string_view("_@%+=:,./-").find(c) != std::string_view::npos;
+}
+
+bool IsFlag(const std::string& word) { return word.size() > 1 && word[0] == '-' && !(word[1] >= '0' && word[1] <= '9'); }
+
+}  // namespace
+
+std::string ShellQuote(const std::string& word) {
+  if (word.empty()) return "''";
+  bool safe = true;
+  for (char c : word) safe = safe && IsSafe(c);
+  if (safe) return word;
+  std::string out = "'";
+  for (char c : word) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+std::string JoinForShell(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& word : argv) {
+    if (!out.empty()) out += ' ';
+    out += ShellQuote(word);
+  }
+  return out;
+}
+
+std::string FormatCommandForDisplay(const ServerCommand& command) {
+  std::string out;
+  for (const auto& file : command.files) {
+    out += "cat > " + ShellQuote(file.path) + " <<'EOF'\n" + file.contents;
+    if (!file.contents.empty() && file.contents.back() != '\n') out += '\n';
+    out += "EOF\n";
+  }
+  for (const auto& [name, value] : command.env) out += name + "=" + ShellQuote(value) + " \\\n";
+  // Leading words up to the first flag stay on the first line (the program, its
+  // subcommand and a positional model); then one flag and its value per line.
+  size_t i = 0;
+  std::string line;
+  while (i < command.argv.size() && !IsFlag(command.argv[i])) {
+    line += (line.empty() ? "" : " ") + ShellQuote(command.argv[i]);
+    ++i;
+  }
+  out += line;
+  while (i < command.argv.size()) {
+    line = ShellQuote(command.argv[i]);
+    ++i;
+    while (i < command.argv.size() && !IsFlag(command.argv[i])) {
+      line += " " + ShellQuote(command.argv[i]);
+      ++i;
+    }
+    out += " \\\n    " + line;
+  }
+  out += "\n";
+  if (!command.cleanup_argv.empty()) out += "# after stop: " + JoinForShell(command.cleanup_argv) + "\n";
+  return out;
+}
+
+std::string FormatSessionForDisplay(const std::string& title, const ServerCommand& command) {
+  std::string out = "# " + title + "\n";
+  out += "# engine " + command.engine + " on " + command.host + ":" + std::to_string(command.port) +
+         "; ready when GET /health then GET /v1/models answer 200 (deadline " +
+         std::to_string(static_cast<long long>(command.readiness_timeout_s)) + " s)\n";
+  return out + FormatCommandForDisplay(command);
+}
+
+}  // namespace servebench::engine

@@ -1,0 +1,30 @@
+// Human- and shell-readable renderings of a ServerCommand, for `servebench run
+// --dry-run` and for logs. The text pastes into bash: config files as here-documents,
+// environment as assignments before the command, every word quoted when needed.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/server_command.h"
+
+namespace servebench::engine {
+
+// `word` quoted for POSIX sh: unchanged when it has only safe characters
+// ([A-Za-z0-9_@%+=:,./-]), else in single quotes ('it'\''s').
+std::string ShellQuote(const std::string& word);
+
+// argv as one line, each word ShellQuote'd.
+std::string JoinForShell(const std::vector<std::string>& argv);
+
+// The whole command as a block: each config file as `cat > PATH <<'EOF'` ... `EOF`,
+// then `ENV=value` assignments, then the program with one flag (and its value) per
+// continued line ("--tensor-parallel-size 8"), backslash-newline between them.
+// A docker/podman cleanup command follows as a comment. Ends with a newline.
+std::string FormatCommandForDisplay(const ServerCommand& command);
+
+// One serve session for `servebench run --dry-run`: "# <title>", a comment line with
+// the address and readiness rule, then FormatCommandForDisplay(command).
+std::string FormatSessionForDisplay(const std::string& title, const ServerCommand& command);
+
+}  // namespace servebench::engine

@@ -1,0 +1,136 @@
+#include "engine/failure_classifier.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <vector>
+
+namespace servebench::engine {
+namespace {
+
+constexpr size_t kMaxQuotedChars = 300;
+
+std::vector<std::string_view> SplitLines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.push_back(line);
+    start = end + 1;
+  }
+  return lines;
+}
+
+std::string Trimmed(std::string_view line) {
+  while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
+  std::string out(line.substr(0, kMaxQuotedChars));
+  if (line.size() > kMaxQuotedChars) out += "...";
+  return out;
+}
+
+bool ContainsAny(std::string_view line, const std::vector<std::string>& needles) {
+  for (const auto& n : needles) {
+    if (line.find(n) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+bool Matches(const std::vector<std::string_view>& lines, size_t i, const FailureSignature& sig) {
+  if (!ContainsAny(lines[i], sig.match)) return false;
+  if (sig.near.empty()) return true;
+  const size_t span = static_cast<size_t>(std::max(0, sig.near_lines));
+  const size_t from = i > span ? i - span : 0;
+  const size_t to = std::min(lines.size(), i + span + 1);
+  for (size_t j = from; j < to; ++j) {
+    if (ContainsAny(lines[j], sig.near)) return true;
+  }
+  return false;
+}
+
+const char* SituationKey(Situation situation) {
+  switch (situation) {
+    case Situation::kDiedBeforeReady: return "died_before_ready";
+    case Situation::kReadinessTimeout: return "readiness_timeout";
+    case Situation::kDiedDuringRun: return "died_during_run";
+    case Situation::kStartFailed: return "start_failed";
+  }
+  return "start_failed";
+}
+
+const char* DefaultClass(Situation situation) {
+  switch (situation) {
+    case Situation::kDiedBeforeReady: return kClassDiedBeforeReady;
+    case Situation::kReadinessTimeout: return kClassReadinessTimeout;
+    case Situation::kDiedDuringRun: return kClassDiedDuringRun;
+    case Situation::kStartFailed: return kClassStartFailed;
+  }
+  return kClassStartFailed;
+}
+
+}  // namespace
+
+EngineFailure ClassifyFailure(std::string_view log_text, Situation situation,
+                              std::string_view what_happened, const SignatureCatalog& catalog) {
+  const std::vector<std::string_view> lines = SplitLines(log_text);
+  const FailureSignature* found = nullptr;
+  size_t found_line = 0;
+  for (bool secondary : {false, true}) {
+    for (size_t i = 0; i < lines.size() && found == nullptr; ++i) {
+      for (const auto& sig : catalog.signatures) {
+        if (sig.secondary != secondary || !Matches(lines, i, sig)) continue;
+        found = &sig;
+        found_line = i;
+        break;
+      }
+    }
+    if (found != nullptr) break;
+  }
+  EngineFailure failure;
+  if (found != nullptr) {
+    failure.failure_class = found->failure_class;
+    failure.matched_line = Trimmed(lines[found_line]);
+    failure.line_number = static_cast<int>(found_line) + 1;
+    failure.meaning = found->meaning;
+    failure.summary = fmt::format("{}: {}; log line {}: \"{}\"{}", failure.failure_class, what_happened,
+                                  failure.line_number, failure.matched_line,
+                                  found->meaning.empty() ? "" : " (" + found->meaning + ")");
+    return failure;
+  }
+  auto it = catalog.situations.find(SituationKey(situation));
+  failure.failure_class = it != catalog.situations.end() ? it->second : DefaultClass(situation);
+  std::string last;
+  for (auto line = lines.rbegin(); line != lines.rend(); ++line) {
+    last = Trimmed(*line);
+    if (!last.empty()) break;
+  }
+  failure.summary = last.empty()
+                        ? fmt::format("{}: {}; the log is empty", failure.failure_class, what_happened)
+                        : fmt::format("{}: {}; no known failure signature in the log (last line: \"{}\")",
+                                      failure.failure_class, what_happened, last);
+  return failure;
+}
+
+EngineFailure ClassifyLogFile(const std::string& path, Situation situation,
+                              std::string_view what_happened, const SignatureCatalog& catalog,
+                              size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  std::string text;
+  if (in.good()) {
+    const std::streamoff size = in.tellg();
+    const std::streamoff start = size > static_cast<std::streamoff>(max_bytes)
+                                     ? size - static_cast<std::streamoff>(max_bytes)
+                                     : 0;
+    in.seekg(start);
+    text.resize(static_cast<size_t>(size - start));
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<size_t>(in.gcount()));
+  }
+  return ClassifyFailure(text, situation, what_happened, catalog);
+}
+
+}  // namespace servebench::engine

@@ -1,0 +1,54 @@
+// The failure classifier: reads an engine log and names what went wrong, as a failure
+// class from the signature catalogue (data/engine/failure_signatures.yaml,
+// engines.md §6) plus one human line that quotes the log line it matched.
+//
+// Rule: the FIRST log line matching a primary signature wins (later lines are
+// usually consequences); on one line the signature listed first wins; secondary
+// signatures count only when no primary one matches; with no match the class is the
+// situation's (died before ready, readiness timeout, died during run, start failed).
+// Thread-safe: pure functions.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "engine/engine_catalog.h"
+
+namespace servebench::engine {
+
+// What the supervisor saw when it asked for a classification.
+enum class Situation {
+  kDiedBeforeReady,   // the process exited before readiness
+  kReadinessTimeout,  // the deadline passed, process alive
+  kDiedDuringRun,     // the process exited while serving (the run's "engine died")
+  kStartFailed,       // it could not be started at all (fork, log file, config file)
+};
+
+// The failure classes of the situations, as shipped (engines.md §6). A signature
+// found in the log takes precedence over these.
+inline constexpr char kClassDiedBeforeReady[] = "server.died_before_ready";
+inline constexpr char kClassReadinessTimeout[] = "server.readiness_timeout";
+inline constexpr char kClassDiedDuringRun[] = "server.died_during_run";  // engine died
+inline constexpr char kClassStartFailed[] = "infra.start_failed";
+
+struct EngineFailure {
+  std::string failure_class;  // e.g. "server.spec.eagle3_unsupported"
+  // One line for people: "<class>: <what happened>; log line 42: \"<line>\" (<meaning>)".
+  std::string summary;
+  std::string matched_line;   // the log line that matched (trimmed); empty if none
+  int line_number = 0;        // 1-based line of matched_line in the text read; 0 if none
+  std::string meaning;        // the signature's meaning / first action
+};
+
+// Classifies `log_text` in `situation`; `what_happened` describes it for the summary
+// (e.g. "engine exited with code 1 before it became ready").
+EngineFailure ClassifyFailure(std::string_view log_text, Situation situation,
+                              std::string_view what_happened, const SignatureCatalog& catalog);
+
+// Same, reading the log file at `path` (its last `max_bytes` when larger).
+EngineFailure ClassifyLogFile(const std::string& path, Situation situation,
+                              std::string_view what_happened, const SignatureCatalog& catalog,
+                              size_t max_bytes = size_t{16} << 20);
+
+}  // namespace servebench::engine

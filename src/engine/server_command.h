@@ -1,0 +1,63 @@
+// ServerCommand: what an engine adapter renders from a ServeSpec — the argv, the
+// environment added to servebench's own, config files to write first, and what the
+// supervisor needs to know (address, readiness deadline). Plain values.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace servebench::engine {
+
+// A file the engine reads (TensorRT-LLM's YAML config). The supervisor writes it
+// before starting the engine; --dry-run prints it.
+struct ConfigFile {
+  std::string path;
+  std::string contents;
+};
+
+// How a runner wraps the engine in a container (from the runner profile).
+struct ContainerProfile {
+  enum class Kind { kNone, kDocker, kPodman, kEnroot, kSrun };
+  Kind kind = Kind::kNone;
+  // Added to the container command before the image (docker/podman: e.g. "--gpus",
+  // "all" on NVIDIA or "--device", "/dev/kfd", ... on AMD; srun: "--nodes=1", ...).
+  std::vector<std::string> run_args;
+  // host:container bind mounts (e.g. the Hugging Face cache). The folder of any
+  // config file is mounted at the same path automatically.
+  std::vector<std::string> mounts;
+  // docker/podman container name; the supervisor removes it on stop ("rm -f").
+  // Empty: "servebench-engine-<port>".
+  std::string name;
+};
+
+// "docker", "podman", "enroot", "srun" (or "none"/"" for none) -> Kind.
+// False when `text` is none of these.
+bool ParseContainerKind(const std::string& text, ContainerProfile::Kind* kind);
+
+// Inputs of a rendering beyond the ServeSpec.
+struct RenderOptions {
+  std::string host = "127.0.0.1";
+  int port = 0;  // 0 = the engine's default port from its flag table
+  // Folder for generated config files (TensorRT-LLM YAML); the run passes the
+  // session's folder under --out.
+  std::string work_dir = ".";
+  // Path of the servebench binary for the sim engine; empty = this process's binary.
+  std::string servebench_bin;
+  ContainerProfile container;
+};
+
+struct ServerCommand {
+  std::string engine;                      // adapter that rendered it
+  std::vector<std::string> argv;           // argv[0] is looked up on PATH
+  std::map<std::string, std::string> env;  // added to (and overriding) servebench's env
+  std::vector<ConfigFile> files;           // written before start
+  std::string host;                        // where readiness and the client connect
+  int port = 0;
+  double readiness_timeout_s = 0;          // recipe's, else the adapter default
+  int readiness_poll_ms = 1000;
+  // Run after the engine stopped (docker/podman "rm -f NAME"); empty when none.
+  std::vector<std::string> cleanup_argv;
+};
+
+}  // namespace servebench::engine

@@ -1,0 +1,312 @@
+// Supervisor against fake engines (testdata/fake_engines/*.sh) and an in-test HTTP
+// server standing in for the engine's API. Real processes, real signals, real
+// loopback HTTP; every wait is bounded.
+#include "engine/supervisor.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "common/clock.h"
+#include "engine/test_http_server.h"
+
+namespace servebench::engine {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string FakeEngine(const std::string& name) {
+  return std::string(SERVEBENCH_SOURCE_DIR) + "/src/engine/testdata/fake_engines/" + name;
+}
+
+std::string TempDir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "/sb_engine_" + std::to_string(getpid()) + "_" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+ServerCommand Command(std::vector<std::string> argv, int port = 1) {
+  ServerCommand command;
+  command.engine = "fake";
+  command.argv = std::move(argv);
+  command.host = "127.0.0.1";
+  command.port = port;
+  command.readiness_timeout_s = 10;
+  command.readiness_poll_ms = 20;
+  return command;
+}
+
+SupervisorOptions Options(const std::string& dir, double grace_s = 2) {
+  SupervisorOptions options;
+  options.log_path = dir + "/engine.log";
+  options.stop_grace_s = grace_s;
+  return options;
+}
+
+// A loopback port with nothing listening (bound, then closed).
+int ClosedPort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+bool Gone(pid_t pid_or_negative_group, double within_s = 5) {
+  const int64_t deadline = MonotonicNowNs() + static_cast<int64_t>(within_s * 1e9);
+  while (MonotonicNowNs() < deadline) {
+    if (kill(pid_or_negative_group, 0) != 0 && errno == ESRCH) return true;
+    usleep(20000);
+  }
+  return false;
+}
+
+bool WaitForFile(const std::string& path, double within_s = 5) {
+  const int64_t deadline = MonotonicNowNs() + static_cast<int64_t>(within_s * 1e9);
+  while (MonotonicNowNs() < deadline) {
+    if (std::filesystem::exists(path)) return true;
+    usleep(20000);
+  }
+  return false;
+}
+
+std::vector<pid_t> ReadPids(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<pid_t> pids;
+  for (pid_t p; in >> p;) pids.push_back(p);
+  return pids;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(SupervisorTest, ReadyAfterHealthThenModelsAnswer200AndVersionIsRead) {
+  const std::string dir = TempDir("ready");
+  testing::TestHttpServer server(/*unhealthy_probes=*/3);
+  auto sup = Supervisor::Start(Command({FakeEngine("hang.sh")}, server.port()), Options(dir));
+  ASSERT_TRUE(sup.ok()) << sup.status().ToString();
+  auto ready = (*sup)->WaitUntilReady();
+  ASSERT_TRUE(ready.ok()) << ready.status().ToString();
+  EXPECT_EQ(ready->engine_version, "9.9.9-fake");
+  EXPECT_THAT(ready->models_json, HasSubstr("\"fake\""));
+  EXPECT_GE(server.requests(), 5);  // 3 unhealthy + healthy + models (+ version)
+  EXPECT_TRUE((*sup)->IsAlive());
+  const pid_t group = (*sup)->engine_pid();
+  EXPECT_TRUE((*sup)->Stop().ok());
+  EXPECT_TRUE(Gone(-group)) << "engine process group still has members";
+}
+
+TEST(SupervisorTest, EarlyExitIsNoticedAtOnceAndClassifiedFromTheLog) {
+  const std::string dir = TempDir("early_exit");
+  ServerCommand command = Command({FakeEngine("print_and_exit.sh"),
+                                   "ValueError: Model does not support EAGLE3 interface but "
+                                   "aux_hidden_state_outputs was requested",
+                                   "1"},
+                                  ClosedPort());
+  command.readiness_timeout_s = 60;
+  command.readiness_poll_ms = 5000;  // exit must not wait out a poll gap
+  const int64_t start = MonotonicNowNs();
+  auto sup = Supervisor::Start(command, Options(dir));
+  ASSERT_TRUE(sup.ok()) << sup.status().ToString();
+  auto ready = (*sup)->WaitUntilReady();
+  const double elapsed_s = (MonotonicNowNs() - start) / 1e9;
+  ASSERT_FALSE(ready.ok());
+  EXPECT_EQ(ready.status().code(), StatusCode::kUnavailable);
+  EXPECT_LT(elapsed_s, 3.0);
+  ASSERT_TRUE((*sup)->failure().has_value());
+  EXPECT_EQ((*sup)->failure()->failure_class, "server.spec.eagle3_unsupported");
+  EXPECT_THAT((*sup)->failure()->summary, HasSubstr("exited with code 1 before it became ready"));
+  EXPECT_THAT(ready.status().message(), HasSubstr("Model does not support EAGLE3 interface"));
+  EXPECT_EQ((*sup)->exit_info()->exit_code, 1);
+}
+
+TEST(SupervisorTest, ReadinessDeadlineWithTheEngineAliveIsATimeout) {
+  const std::string dir = TempDir("timeout");
+  ServerCommand command = Command({FakeEngine("hang.sh")}, ClosedPort());
+  command.readiness_timeout_s = 0.6;
+  auto sup = Supervisor::Start(command, Options(dir));
+  ASSERT_TRUE(sup.ok()) << sup.status().ToString();
+  auto ready = (*sup)->WaitUntilReady();
+  ASSERT_FALSE(ready.ok());
+  EXPECT_EQ(ready.status().code(), StatusCode::kDeadlineExceeded);
+  EXPECT_EQ((*sup)->failure()->failure_class, "server.readiness_timeout");
+  EXPECT_THAT((*sup)->failure()->summary, HasSubstr("not ready after 0.6 s"));
+  EXPECT_THAT((*sup)->failure()->summary, HasSubstr("loading weights"));
+  EXPECT_TRUE((*sup)->IsAlive());
+  EXPECT_TRUE((*sup)->Stop().ok());
+  EXPECT_EQ((*sup)->exit_info()->signal, SIGTERM);
+}
+
+TEST(SupervisorTest, MissingEngineBinaryIsCommandNotFound) {
+  const std::string dir = TempDir("missing");
+  auto sup = Supervisor::Start(Command({"servebench-no-such-engine", "--port", "1"}, ClosedPort()), Options(dir));
+  ASSERT_TRUE(sup.ok()) << sup.status().ToString();
+  auto ready = (*sup)->WaitUntilReady();
+  ASSERT_FALSE(ready.ok());
+  EXPECT_EQ((*sup)->failure()->failure_class, "infra.command_not_found");
+  EXPECT_EQ((*sup)->exit_info()->exit_code, 127);
+}
+
+TEST(SupervisorTest, StopEscalatesToSigkillWhenSigtermIsIgnored) {
+  const std::string dir = TempDir("ignore_term");
+  auto sup = Supervisor::Start(Command({FakeEngine("ignore_term.sh")}), Options(dir, /*grace_s=*/0.3));
+  ASSERT_TRUE(sup.ok()) << sup.status().ToString();
+  for (int i = 0; i < 250 && ReadAll(dir + "/engine.log").find("ignoring") == std::string::npos; ++i) {
+    usleep(20000);  // let the script install its trap
+  }
+  const pid_t group = (*sup)->engine_pid();
+  const int64_t start = MonotonicNowNs();
+  EXPECT_TRUE((*sup)->Stop().ok());
+  EXPECT_LT((MonotonicNowNs() - start) / 1e9, 3.0);
+  EXPECT_EQ((*sup)->exit_info()->signal, SIGKILL);
+  EXPECT_TRUE(Gone(-group));
+}
+
+TEST(SupervisorTest, StopLeavesNoWorkerOrOrphanedGrandchild) {
+  const std::string dir = TempDir("workers");
+  const std::string pidfile = dir + "/workers.pid";
+  auto sup = Supervisor::Start(Command({FakeEngine("grandchildren.sh"), pidfile}), Options(dir));
+  ASSERT_TRUE(sup.ok()) << sup.status().ToString();
+  ASSERT_TRUE(WaitForFile(pidfile));
+  const std::vector<pid_t> workers = ReadPids(pidfile);
+  ASSERT_EQ(workers.size(), 2u);
+  const pid_t group = (*sup)->engine_pid();
+  EXPECT_TRUE((*sup)->Stop().ok());
+  for (pid_t w : workers) EXPECT_TRUE(Gone(w)) << "worker " << w;
+  EXPECT_TRUE(Gone(-group));
+}
+
+TEST(SupervisorTest, WorkersOfAnEngineThatExitedAreKilled) {
+  const std::string dir = TempDir("exit_workers");
+  const std::string pidfile = dir + "/workers.pid";
+  auto sup = Supervisor::Start(Command({FakeEngine("grandchildren.sh"), pidfile, "exit"}), Options(dir));
+  ASSERT_TRUE(sup.ok()) << sup.status().ToString();
+  ASSERT_TRUE(WaitForFile(pidfile));
+  const std::vector<pid_t> workers = ReadPids(pidfile);
+  auto exit = (*sup)->WaitForExit(5000);
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_EQ(exit->exit_code, 0);
+  for (pid_t w : workers) EXPECT_TRUE(Gone(w)) << "worker " << w;
+}
+
+TEST(SupervisorTest, SigkilledEngineIsNoticedAndClassifiedDiedDuringRun) {
+  const std::string dir = TempDir("sigkill");
+  testing::TestHttpServer server(0);
+  auto sup = Supervisor::Start(Command({FakeEngine("hang.sh")}, server.port()), Options(dir));
+  ASSERT_TRUE(sup.ok()) << sup.status().ToString();
+  ASSERT_TRUE((*sup)->WaitUntilReady().ok());
+  ASSERT_EQ(kill((*sup)->engine_pid(), SIGKILL), 0);
+  auto exit = (*sup)->WaitForExit(3000);
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_EQ(exit->signal, SIGKILL);
+  EXPECT_FALSE((*sup)->IsAlive());
+  EngineFailure failure = (*sup)->Classify(Situation::kDiedDuringRun);
+  EXPECT_EQ(failure.failure_class, kClassDiedDuringRun);
+  EXPECT_THAT(failure.summary, HasSubstr("killed by signal 9 (SIGKILL) while serving"));
+  EXPECT_TRUE(Gone(-(*sup)->engine_pid()));
+}
+
+TEST(SupervisorTest, NoEngineProcessOutlivesAKilledServebench) {
+  const std::string dir = TempDir("parent_killed");
+  const std::string pidfile = dir + "/workers.pid";
+  const std::string enginefile = dir + "/engine.pid";
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // Stands in for servebench: starts an engine, then is SIGKILLed by the test.
+    auto sup = Supervisor::Start(Command({FakeEngine("grandchildren.sh"), pidfile}), Options(dir, 0.5));
+    if (!sup.ok()) _exit(1);
+    std::ofstream(enginefile + ".tmp") << (*sup)->engine_pid() << "\n";
+    std::filesystem::rename(enginefile + ".tmp", enginefile);
+    for (;;) pause();
+  }
+  ASSERT_TRUE(WaitForFile(enginefile));
+  ASSERT_TRUE(WaitForFile(pidfile));
+  const pid_t engine = ReadPids(enginefile).at(0);
+  const std::vector<pid_t> workers = ReadPids(pidfile);
+  ASSERT_EQ(kill(child, SIGKILL), 0);
+  waitpid(child, nullptr, 0);
+  EXPECT_TRUE(Gone(-engine)) << "engine group " << engine << " outlived its servebench";
+  for (pid_t w : workers) EXPECT_TRUE(Gone(w)) << "worker " << w;
+}
+
+TEST(SupervisorTest, EchoCopiesEachLogLineWithThePrefix) {
+  const std::string dir = TempDir("echo");
+  SupervisorOptions options = Options(dir);
+  options.echo = true;
+  options.echo_prefix = "[fake] ";
+  ::testing::internal::CaptureStderr();
+  {
+    auto sup = Supervisor::Start(Command({FakeEngine("print_and_exit.sh"), "hello from the engine", "0"}), options);
+    ASSERT_TRUE(sup.ok()) << sup.status().ToString();
+    ASSERT_TRUE((*sup)->WaitForExit(5000).has_value());
+    EXPECT_TRUE((*sup)->Stop().ok());
+  }
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(err, HasSubstr("[fake] hello from the engine\n"));
+  EXPECT_THAT(err, HasSubstr("[fake] INFO fake engine starting"));
+}
+
+TEST(SupervisorTest, ConfigFilesAndEnvironmentReachTheEngine) {
+  const std::string dir = TempDir("config");
+  ServerCommand command = Command({"/bin/sh", "-c", "cat \"$0\"; echo \"ACC=$SB_TEST_ACC\"", dir + "/cfg/x.yaml"});
+  command.files.push_back({dir + "/cfg/x.yaml", "speculative_config:\n  max_draft_len: 3\n"});
+  command.env["SB_TEST_ACC"] = "1.78";
+  auto sup = Supervisor::Start(command, Options(dir));
+  ASSERT_TRUE(sup.ok()) << sup.status().ToString();
+  ASSERT_TRUE((*sup)->WaitForExit(5000).has_value());
+  const std::string log = ReadAll(dir + "/engine.log");
+  EXPECT_THAT(log, HasSubstr("max_draft_len: 3"));
+  EXPECT_THAT(log, HasSubstr("ACC=1.78"));
+}
+
+TEST(SupervisorTest, UnwritableLogIsAStartFailure) {
+  auto sup = Supervisor::Start(Command({"/bin/true"}), Options("/proc/no/such/dir"));
+  ASSERT_FALSE(sup.ok());
+  EXPECT_THAT(sup.status().message(), HasSubstr("infra.start_failed"));
+}
+
+TEST(SupervisorTest, StopAllEnginesStopsEveryLiveEngine) {
+  const std::string dir1 = TempDir("all1"), dir2 = TempDir("all2");
+  auto a = Supervisor::Start(Command({FakeEngine("hang.sh")}), Options(dir1));
+  auto b = Supervisor::Start(Command({FakeEngine("ignore_term.sh")}), Options(dir2, 0.2));
+  ASSERT_TRUE(a.ok() && b.ok());
+  StopAllEngines();
+  EXPECT_FALSE((*a)->IsAlive());
+  EXPECT_FALSE((*b)->IsAlive());
+  EXPECT_TRUE(Gone(-(*a)->engine_pid()));
+  EXPECT_TRUE(Gone(-(*b)->engine_pid()));
+}
+
+TEST(SupervisorTest, KillAllFromSignalHandlerKillsEveryGroup) {
+  const std::string dir = TempDir("killall");
+  auto sup = Supervisor::Start(Command({FakeEngine("ignore_term.sh")}), Options(dir));
+  ASSERT_TRUE(sup.ok());
+  KillAllEnginesFromSignalHandler();
+  auto exit = (*sup)->WaitForExit(3000);
+  ASSERT_TRUE(exit.has_value());
+  EXPECT_TRUE(Gone(-(*sup)->engine_pid()));
+}
+
+}  // namespace
+}  // namespace servebench::engine

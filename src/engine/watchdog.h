@@ -1,0 +1,32 @@
+// Internal to engine/: forks the watchdog process that owns one engine process
+// (see supervisor.h for the process tree). Everything the children need is prepared
+// here before fork(); after fork() they call only async-signal-safe functions, as a
+// multi-threaded parent requires.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace servebench::engine::internal {
+
+struct WatchdogLaunch {
+  pid_t watchdog_pid = -1;
+  // Read end (non-blocking, close-on-exec). The watchdog writes the engine's pid
+  // (int32) once started, then the engine's raw wait status (int32) when it ended
+  // and its group was cleaned up; EOF without a status means the watchdog itself died.
+  int status_fd = -1;
+};
+
+// Starts `argv` (PATH lookup) with servebench's environment plus `env`, stdin from
+// /dev/null, stdout and stderr to `log_fd`. `stop_grace_ms`: how long the watchdog
+// waits after SIGTERM to the engine's group before SIGKILL.
+StatusOr<WatchdogLaunch> LaunchWithWatchdog(const std::vector<std::string>& argv,
+                                            const std::map<std::string, std::string>& env,
+                                            int log_fd, int stop_grace_ms);
+
+}  // namespace servebench::engine::internal

@@ -1,0 +1,128 @@
+// Expansion of native and nightly recipes: one point per (scenario, search-space
+// entry, concurrency); no InferenceX eval policy unless the recipe asks for it.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "recipe/expand_internal.h"
+
+namespace servebench::recipe {
+namespace {
+
+std::string InferenceXSpecName(SpecMethod m) {
+  switch (m) {
+    case SpecMethod::kNone: return "none";
+    case SpecMethod::kDraftModel: return "draft_model";
+    default: return "mtp";  // InferenceX files EAGLE/EAGLE3/MTP/n-gram drafts all as "mtp"
+  }
+}
+
+boost::json::object RowFor(const Recipe& r, const Point& p) {
+  const ServeSpec& s = p.serve;
+  boost::json::object row;
+  row["image"] = s.image;
+  row["model"] = s.model;
+  row["model-prefix"] = p.model_prefix;
+  row["precision"] = s.precision;
+  row["framework"] = s.framework.empty() ? s.engine : s.framework;
+  row["runner"] = p.runner;
+  row["isl"] = p.load.isl;
+  row["osl"] = p.load.osl;
+  row["tp"] = s.tp;
+  row["pp"] = s.pp;
+  row["dcp-size"] = s.dcp_size;
+  row["pcp-size"] = s.pcp_size;
+  row["conc"] = p.load.concurrency;
+  row["max-model-len"] = s.max_model_len;
+  row["ep"] = s.ep;
+  row["dp-attn"] = s.dp_attn;
+  row["spec-decoding"] = InferenceXSpecName(s.spec.method);
+  row["exp-name"] = p.exp_name;
+  row["disagg"] = false;
+  row["run-eval"] = p.run_eval;
+  if (p.eval_only) row["eval-only"] = true;
+  return row;
+}
+
+}  // namespace
+
+void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* points,
+                  std::vector<boost::json::object>* rows, std::vector<std::string>* errors) {
+  if (!f.single_node) return;  // native and nightly recipes are single-node
+  std::vector<std::pair<int, int>> seq_filter;
+  for (const auto& s : f.seq_lens) {
+    int isl = 0, osl = 0;
+    if (ParseSeqLen(s, &isl, &osl)) seq_filter.emplace_back(isl, osl);
+  }
+  for (const auto& sc : r.scenarios) {
+    if (!f.scenario_types.empty() &&
+        std::find(f.scenario_types.begin(), f.scenario_types.end(), sc.type) ==
+            f.scenario_types.end())
+      continue;
+    if (!seq_filter.empty() && std::find(seq_filter.begin(), seq_filter.end(),
+                                         std::make_pair(sc.isl, sc.osl)) == seq_filter.end())
+      continue;
+    for (const auto& e : sc.search_space) {
+      std::vector<int> all = e.conc.Values();
+      std::vector<size_t> chosen;
+      for (size_t i = 0; i < all.size(); ++i)
+        if (f.conc.empty() || std::find(f.conc.begin(), f.conc.end(), all[i]) != f.conc.end())
+          chosen.push_back(i);
+      if (chosen.empty()) continue;
+      int highest = 0;
+      for (size_t i : chosen) highest = std::max(highest, all[i]);
+      for (size_t i : chosen) {
+        int c = all[i];
+        Point p;
+        p.recipe = r.name;
+        p.source_file = r.location.file;
+        p.source_format = r.source_format;
+        p.runner = r.runner;
+        p.model_prefix = r.model_prefix;
+        p.nightly = r.nightly;
+        p.blocked = r.blocked;
+        p.blocked_reason = r.blocked_reason;
+        p.blocked_link = r.blocked_link;
+        p.serve = r.serve;
+        ServeSpec& s = p.serve;
+        s.tp = e.tp;
+        s.pp = e.pp;
+        s.ep = e.ep.value_or(1);
+        s.dp_attn = e.dp_attn.value_or(false);
+        s.dcp_size = e.dcp_size;
+        s.pcp_size = e.pcp_size;
+        if (e.spec) s.spec = *e.spec;
+        for (const auto& a : e.extra_args) s.extra_args.push_back(a);
+        for (const auto& [k, v] : e.env) s.env[k] = v;
+        if (s.max_model_len < 0) s.max_model_len = sc.isl + sc.osl + 256;  // "auto"
+        p.load = sc.load;
+        p.load.isl = sc.isl;
+        p.load.osl = sc.osl;
+        p.load.concurrency = c;
+        if (i < sc.num_prompts_per_conc.size()) p.load.num_prompts = sc.num_prompts_per_conc[i];
+        else if (sc.prompts_per_concurrency > 0) p.load.num_prompts = sc.prompts_per_concurrency * c;
+        p.exp_name = r.source_format == "nightly"
+                         ? fmt::format("{}-conc-{}", sc.name, c)
+                         : fmt::format("{}_{}", r.model_prefix, SeqLenName(sc.isl, sc.osl));
+        bool wants_eval = !r.evals.empty() && f.evals != EvalSelection::kNone &&
+                          (r.eval_at == "all" || c == highest);
+        if (wants_eval) {
+          p.run_eval = true;
+          p.evals = r.evals;
+          for (const auto& t : r.evals) p.eval_tasks.push_back(t.name);
+        }
+        bool only = f.evals == EvalSelection::kOnly || f.evals == EvalSelection::kAll ||
+                    f.evals == EvalSelection::kOnlyAll;
+        if (only) {
+          if (!p.run_eval) continue;
+          p.eval_only = true;
+        }
+        rows->push_back(RowFor(r, p));
+        points->push_back(std::move(p));
+      }
+    }
+  }
+  (void)errors;
+}
+
+}  // namespace servebench::recipe
