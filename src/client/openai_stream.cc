@@ -73,8 +73,11 @@ bool StreamDecoder::OnData(std::string_view data, int64_t t_ns) {
     finished_ = true;
     return true;
   }
+  // Chunks are small: parse into a stack buffer so no event costs a heap allocation.
+  unsigned char storage[8192];
+  json::monotonic_resource resource(storage, sizeof(storage));
   json::error_code ec;
-  json::value v = json::parse(data, ec);
+  json::value v = json::parse(data, ec, &resource);
   if (ec || !v.is_object()) {
     record_->failure = FailureKind::kMalformed;
     record_->error = "stream event is not a JSON object: " + std::string(data.substr(0, 200));
@@ -122,7 +125,12 @@ bool StreamDecoder::OnData(std::string_view data, int64_t t_ns) {
   if (carries) {
     if (!has_usage) all_token_events_had_usage_ = false;
     ++token_events_;
-    if (record_->t_first_token_ns < 0) record_->t_first_token_ns = t_ns;
+    if (record_->t_first_token_ns < 0) {
+      record_->t_first_token_ns = t_ns;
+      if (const json::value* st = chunk.if_contains("servebench_send_ns"); st && st->is_int64()) {
+        record_->server_first_token_send_ns = st->get_int64();
+      }
+    }
     record_->t_last_token_ns = t_ns;
   }
   ReadSpecStats(chunk, record_);

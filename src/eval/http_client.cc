@@ -23,6 +23,7 @@ struct Attempt {
   int status = 0;  // 0: transport failure (see error)
   std::string body;
   Status error;
+  bool reused_connection = false;  // sent on a keep-alive connection from before
 };
 
 bool Retryable(const Attempt& attempt) {
@@ -81,6 +82,7 @@ class HttpClient::Connection {
       done = true;
     };
 
+    attempt.reused_connection = connected_;
     request_ = {};
     request_.method(http::verb::post);
     request_.target(target_path);
@@ -181,6 +183,12 @@ StatusOr<HttpReply> HttpClient::Post(std::string_view path, std::string_view bod
     }
     ++attempts;
     last = connection_->Exchange(full_path, body, settings_.timeout_ms, cancel);
+    // A keep-alive connection the server closed while idle fails on first use;
+    // that is not the server failing this request, so reconnect once for free.
+    if (last.status == 0 && last.reused_connection &&
+        last.error.code() == StatusCode::kUnavailable) {
+      last = connection_->Exchange(full_path, body, settings_.timeout_ms, cancel);
+    }
     if (last.status == 200) {
       if (attempts_out) *attempts_out = attempts;
       return HttpReply{std::move(last.body), attempts};
