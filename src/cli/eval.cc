@@ -224,6 +224,8 @@ int RunEvalCommand(int argc, char** argv) {
   app.add_option("--max-retries", s.max_retries, "retries after a server error")
       ->capture_default_str();
   app.add_option("--timeout-ms", s.timeout_ms, "per-attempt timeout")->capture_default_str();
+  bool no_keep_alive = false;
+  app.add_flag("--no-keep-alive", no_keep_alive, "a new connection per request");
   app.add_option("--limit", s.limit, "first N questions only (0 = all)")->capture_default_str();
   app.add_option("--output", s.output_dir, "folder for results.json and samples.jsonl");
   AddFloorOptions(&app, gates, false);
@@ -307,6 +309,7 @@ int RunEvalCommand(int argc, char** argv) {
     if (!st.ok()) return Fail(st);
     return outcome.failed ? kExitInvalidInput : kExitOk;
   }
+  s.keep_alive = !no_keep_alive;
   return RunTask(s, protocol, endpoint, gates);
 }
 

@@ -63,7 +63,8 @@ StatusOr<HttpTarget> ParseBaseUrl(std::string_view url) {
 // Exchange() runs the context until the attempt completes.
 class HttpClient::Connection {
  public:
-  explicit Connection(const HttpTarget& target) : target_(target), stream_(ioc_) {}
+  Connection(const HttpTarget& target, bool keep_alive)
+      : target_(target), keep_alive_(keep_alive), stream_(ioc_) {}
 
   Attempt Exchange(const std::string& target_path, std::string_view body, uint64_t timeout_ms,
                    const std::atomic<bool>* cancel) {
@@ -89,7 +90,7 @@ class HttpClient::Connection {
     request_.version(11);
     request_.set(http::field::host, target_.host + ":" + target_.port);
     request_.set(http::field::content_type, "application/json");
-    request_.keep_alive(true);
+    request_.keep_alive(keep_alive_);
     request_.body() = std::string(body);
     request_.prepare_payload();
     response_.emplace();
@@ -100,7 +101,7 @@ class HttpClient::Connection {
       if (ec) return fail(ec, "read reply from");
       attempt.status = static_cast<int>(response_->get().result_int());
       attempt.body = std::move(response_->get().body());
-      if (!response_->get().keep_alive()) {
+      if (!keep_alive_ || !response_->get().keep_alive()) {
         connected_ = false;
         beast::error_code ignored;
         stream_.socket().close(ignored);
@@ -148,6 +149,7 @@ class HttpClient::Connection {
 
  private:
   HttpTarget target_;
+  bool keep_alive_;
   asio::io_context ioc_;
   beast::tcp_stream stream_;
   bool connected_ = false;
@@ -159,7 +161,7 @@ class HttpClient::Connection {
 HttpClient::HttpClient(HttpTarget target, HttpClientSettings settings)
     : target_(std::move(target)),
       settings_(settings),
-      connection_(std::make_unique<Connection>(target_)) {}
+      connection_(std::make_unique<Connection>(target_, settings.keep_alive)) {}
 
 HttpClient::~HttpClient() = default;
 
