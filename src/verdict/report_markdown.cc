@@ -32,10 +32,11 @@ void Rows(const SeriesVerdict& sv, std::string& out) {
     for (const MetricVerdict& m : sv.metrics) {
       bool show = m.outcome == MetricOutcome::kRegression || m.outcome == MetricOutcome::kImprovement ||
                   m.suspect;
-      if (!show) continue;
+      // Derived metrics move with the ones they derive from; JSON keeps them.
+      if (!show || !m.counted) continue;
       bool accuracy = m.metric.rfind("accuracy:", 0) == 0;
-      out += fmt::format("| {} | {} | {}{} | {} | {} | {} | {} | {} | {} |\n", status, Cell(sv.label),
-                         m.metric, m.counted ? "" : " (not counted)", Num(m.value), Num(m.baseline),
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", status, Cell(sv.label),
+                         m.metric, Num(m.value), Num(m.baseline),
                          accuracy ? fmt::format("{:+.2f} pts", 100 * m.change_rel) : Pct(m.change_rel),
                          accuracy ? "-" : fmt::format("{:.2f} %", 100 * m.noise_rel),
                          accuracy ? fmt::format("{:.2f} pts", 100 * m.threshold_rel)
