@@ -209,11 +209,19 @@ SeriesVerdict JudgeSeries(const SeriesHistory& h, const std::string& date, const
     sv.metrics.push_back(JudgeOneMetric(spec, valid, s, sv.change_points));
   }
   for (const AccuracyResult& acc : tonight->accuracy) {
-    const AccuracyResult* last_good = nullptr;
-    for (auto it = valid.rbegin() + 1; it != valid.rend() && last_good == nullptr; ++it) {
+    // This task's earlier valid results, newest first.
+    std::vector<const AccuracyResult*> earlier;
+    for (auto it = valid.rbegin() + 1; it != valid.rend(); ++it) {
       for (const AccuracyResult& a : (*it)->accuracy) {
-        if (a.task == acc.task) last_good = &a;
+        if (a.task == acc.task) earlier.push_back(&a);
       }
+    }
+    // The last good night: the newest earlier result that was not itself a
+    // regression against the one before it, so a drop that persists stays red.
+    const AccuracyResult* last_good = nullptr;
+    for (size_t i = 0; i < earlier.size() && last_good == nullptr; ++i) {
+      const AccuracyResult* before = i + 1 < earlier.size() ? earlier[i + 1] : nullptr;
+      if (JudgeAccuracy(*earlier[i], before, s).outcome != MetricOutcome::kRegression) last_good = earlier[i];
     }
     sv.metrics.push_back(JudgeAccuracy(acc, last_good, s));
   }

@@ -136,6 +136,20 @@ TEST(JudgeTest, ChangePointNamesTheFirstBadBuildAndRebaselines) {
   EXPECT_EQ(JudgeSeries(h, SyntheticDate(29), VerdictSettings{}).verdict, Verdict::kUnchanged);
 }
 
+TEST(JudgeTest, AccuracyDropThatPersistsStaysARegression) {
+  SeriesHistory h = Quiet("s", 10);
+  for (size_t i = 0; i < h.nights.size(); ++i) {
+    h.nights[i].accuracy.push_back({"gsm8k", i >= 8 ? 0.80 : 0.90, 1319, {}, -1});
+  }
+  // Night 8 drops 10 points; night 9 repeats 0.80, and is compared with night 7
+  // (the last good night), not with night 8.
+  SeriesVerdict v = JudgeSeries(h, SyntheticDate(9), VerdictSettings{});
+  EXPECT_EQ(v.verdict, Verdict::kRegression);
+  const MetricVerdict& acc = v.metrics.back();
+  EXPECT_EQ(acc.metric, "accuracy:gsm8k");
+  EXPECT_DOUBLE_EQ(acc.baseline, 0.90);
+}
+
 TEST(JudgeTest, UnknownDateIsRefusedWithTheRange) {
   StatusOr<Report> r = Judge({Quiet("a", 3)}, {}, "1999-01-01", VerdictSettings{});
   ASSERT_FALSE(r.ok());
