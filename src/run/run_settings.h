@@ -35,6 +35,10 @@ struct RunSettings {
   // ---- Engines ----
   std::string servebench_binary;  // the `servebench` that runs `sim`; default: ourselves
   double readiness_timeout_s = 0;  // 0 = recipe, else the adapter's default
+  // ---- Evals (points with run_eval) ----
+  std::string eval_data_path;        // gsm8k test JSONL; "" = synthetic on sim, error otherwise
+  std::string eval_fewshot_path;     // gsm8k train JSONL for the n-shot examples
+  std::string eval_thresholds_path;  // floors (data/evals/thresholds.yaml format); "" = 0.85
   // ---- Identity ----
   BuildIdentity build;
   std::string run_id;  // default: <UTC time>-<host>-<pid>
