@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "client/client.h"
+#include "run/aggregate.h"
 #include "run/real_backends.h"
 #include "run/record.h"
 
@@ -51,17 +52,38 @@ LoadOutcome NativeLoadBackend::Run(const recipe::Point& point, const std::string
                                    const std::string& requests_path,
                                    const std::atomic<bool>* cancel) {
   LoadOutcome out;
-  client::BenchSettings bench = ToBenchSettings(point, settings_, base_url, requests_path);
-  auto result = client::RunBench(bench, cancel);
-  if (!result.ok()) {
-    out.error = result.status().message();
-    return out;
+  // Nightly repetitions: the whole benchmark again on the warm server; the median of
+  // each key is kept with every raw run (aggregate.h).
+  int repetitions = std::max(1, point.load.repetitions);
+  std::vector<boost::json::object> runs;
+  out.valid = true;
+  for (int i = 0; i < repetitions; ++i) {
+    std::string path = repetitions == 1 ? requests_path
+                                        : requests_path + ".run" + std::to_string(i + 1);
+    client::BenchSettings bench = ToBenchSettings(point, settings_, base_url, path);
+    auto result = client::RunBench(bench, cancel);
+    if (!result.ok()) {
+      out.error = result.status().message();
+      if (runs.empty()) return out;
+      out.interrupted = true;  // keep what the earlier repetitions measured
+      break;
+    }
+    out.completed = true;
+    out.valid = out.valid && result->summary.validity.valid();
+    for (const auto& reason : result->summary.validity.reason_codes()) {
+      if (std::find(out.invalid_reasons.begin(), out.invalid_reasons.end(), reason) ==
+          out.invalid_reasons.end()) {
+        out.invalid_reasons.push_back(reason);
+      }
+    }
+    runs.push_back(std::move(result->result));
+    if (result->interrupted) {
+      out.interrupted = true;
+      break;
+    }
   }
-  out.completed = true;
-  out.interrupted = result->interrupted;
-  out.valid = result->summary.validity.valid();
-  out.invalid_reasons = result->summary.validity.reason_codes();
-  out.summary = std::move(result->result);
+  out.summary = runs.size() == 1 && repetitions == 1 ? std::move(runs.front())
+                                                     : AggregateMedian(runs);
   out.requests_path = requests_path;
   return out;
 }
