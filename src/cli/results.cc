@@ -1,0 +1,196 @@
+// `servebench results list | show | export`: read the results store. Filters select
+// records by identity (recipe, engine, model, hardware, status, run, point, series)
+// and by start time; list prints a table, show one whole record, export CSV or JSON.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli/command.h"
+#include "common/atomic_file.h"
+#include "common/exit_codes.h"
+#include "store/record_columns.h"
+#include "store/record_export.h"
+#include "store/store.h"
+
+namespace servebench::cli {
+namespace {
+
+struct Options {
+  std::string db = "servebench.db";
+  store::RecordFilter filter;
+  std::string record_id;        // show
+  std::string format = "csv";   // export
+  std::string output;           // export: file, or "" for stdout
+};
+
+void AddCommon(CLI::App* sub, Options* o) {
+  sub->add_option("--db", o->db, "SQLite file or postgresql:// URL")
+      ->envname("SERVEBENCH_DB")
+      ->capture_default_str();
+}
+
+void AddFilters(CLI::App* sub, Options* o) {
+  store::RecordFilter& f = o->filter;
+  sub->add_option("--recipe", f.recipe, "only this recipe");
+  sub->add_option("--engine", f.engine, "only this engine (vllm, sglang, trtllm, llamacpp, sim)");
+  sub->add_option("--model", f.model, "only this model");
+  sub->add_option("--hardware", f.hardware, "only this hardware");
+  sub->add_option("--status", f.status, "only this status")
+      ->check(CLI::IsMember({"ok", "failed", "invalid", "blocked", "skipped"}));
+  sub->add_option("--run-id", f.run_id, "only records of this run");
+  sub->add_option("--point-id", f.point_id, "only records of this point");
+  sub->add_option("--series-id", f.series_id, "only records of this series");
+  sub->add_option("--since", f.since, "started at or after (2026-11-29 or 2026-11-29T20:30:00Z)");
+  sub->add_option("--until", f.until, "started before (same forms as --since)");
+  sub->add_option("--limit", f.limit, "at most this many records (the earliest); 0 = all");
+}
+
+// The filters' times must sort like times: a date, optionally with a time.
+std::string CheckTime(const std::string& flag, const std::string& value) {
+  if (value.empty()) return "";
+  bool ok = value.size() >= 10 && value[4] == '-' && value[7] == '-' &&
+            (value.size() == 10 || value[10] == 'T');
+  if (ok) return "";
+  return fmt::format("{} = \"{}\": give a UTC date 2026-11-29 or time 2026-11-29T20:30:00Z", flag,
+                     value);
+}
+
+int Fail(const std::string& message, int code) {
+  std::fprintf(stderr, "servebench results: %s\n", message.c_str());
+  return code;
+}
+
+std::string Cell(const boost::json::object& r, std::string_view path, size_t width) {
+  std::string text = store::FieldText(r, path);
+  if (text.empty()) text = "-";
+  if (text.size() > width) text = text.substr(0, width - 1) + "~";
+  return text;
+}
+
+std::string Number(const boost::json::object& r, std::string_view path) {
+  const boost::json::value* v = nullptr;
+  const boost::json::object* o = &r;
+  for (std::string_view rest = path;;) {
+    size_t dot = rest.find('.');
+    v = o->if_contains(rest.substr(0, dot));
+    if (v == nullptr || dot == std::string_view::npos || !v->is_object()) break;
+    o = &v->get_object();
+    rest.remove_prefix(dot + 1);
+  }
+  if (v == nullptr || !v->is_number()) return "-";
+  return fmt::format("{:.2f}", v->to_number<double>());
+}
+
+int List(store::Store& db, const Options& o) {
+  auto records = db.Query(o.filter);
+  if (!records.ok()) return Fail(records.status().message(), kExitRunFailed);
+  std::printf("%-20s %-8s %-28s %-9s %-10s %5s %10s %9s %9s  %s\n", "started_at", "status",
+              "recipe", "engine", "hardware", "conc", "out_tok/s", "ttft_ms", "tpot_ms",
+              "record_id");
+  for (const auto& r : *records) {
+    std::printf("%-20s %-8s %-28s %-9s %-10s %5s %10s %9s %9s  %s\n",
+                Cell(r, "provenance.started_at", 20).c_str(), Cell(r, "status", 8).c_str(),
+                Cell(r, "recipe", 28).c_str(), Cell(r, "engine", 9).c_str(),
+                Cell(r, "hardware", 10).c_str(), Cell(r, "concurrency", 5).c_str(),
+                Number(r, "summary.output_throughput").c_str(),
+                Number(r, "summary.median_ttft_ms").c_str(),
+                Number(r, "summary.median_tpot_ms").c_str(), Cell(r, "record_id", 16).c_str());
+  }
+  std::printf("%zu record%s in %s\n", records->size(), records->size() == 1 ? "" : "s",
+              db.Describe().c_str());
+  return kExitOk;
+}
+
+int Show(store::Store& db, const Options& o) {
+  store::RecordFilter exact;
+  exact.record_id = o.record_id;
+  auto records = db.Query(exact);
+  if (!records.ok()) return Fail(records.status().message(), kExitRunFailed);
+  if (records->empty()) {
+    // `list` shows ids cut short; accept a unique prefix of one.
+    auto all = db.Query(store::RecordFilter{});
+    if (!all.ok()) return Fail(all.status().message(), kExitRunFailed);
+    for (auto& r : *all) {
+      if (store::FieldText(r, "record_id").starts_with(o.record_id)) records->push_back(std::move(r));
+    }
+  }
+  if (records->empty()) {
+    return Fail(fmt::format("no record with id (or id prefix) \"{}\" in {}; "
+                            "`servebench results list` shows the ids",
+                            o.record_id, db.Describe()),
+                kExitInvalidInput);
+  }
+  if (records->size() > 1) {
+    return Fail(fmt::format("\"{}\" is the start of {} record ids; give more of the id",
+                            o.record_id, records->size()),
+                kExitInvalidInput);
+  }
+  std::fputs(store::PrettyJson(records->front()).c_str(), stdout);
+  return kExitOk;
+}
+
+int Export(store::Store& db, const Options& o) {
+  auto records = db.Query(o.filter);
+  if (!records.ok()) return Fail(records.status().message(), kExitRunFailed);
+  std::string text =
+      o.format == "csv" ? store::RecordsToCsv(*records) : store::RecordsToJson(*records);
+  if (o.output.empty() || o.output == "-") {
+    std::fputs(text.c_str(), stdout);
+    return kExitOk;
+  }
+  Status written = WriteFileAtomically(o.output, text);
+  if (!written.ok()) return Fail(written.message(), kExitRunFailed);
+  std::fprintf(stderr, "servebench results: wrote %zu records to %s\n", records->size(),
+               o.output.c_str());
+  return kExitOk;
+}
+
+int RunResults(int argc, char** argv) {
+  CLI::App app{"Read the results store: list records, show one, export them as CSV or JSON.",
+               "servebench results"};
+  app.require_subcommand(1);
+  Options o;
+  CLI::App* list = app.add_subcommand("list", "a table of the matching records, oldest first");
+  CLI::App* show = app.add_subcommand("show", "one whole record as indented JSON");
+  CLI::App* exp = app.add_subcommand("export", "the matching records as CSV or JSON");
+  for (CLI::App* sub : {list, show, exp}) AddCommon(sub, &o);
+  AddFilters(list, &o);
+  AddFilters(exp, &o);
+  show->add_option("RECORD_ID", o.record_id, "a record id, or the start of one")->required();
+  exp->add_option("--format", o.format, "csv (one row per record, headline metrics) or json "
+                                        "(the whole records)")
+      ->check(CLI::IsMember({"csv", "json"}))
+      ->capture_default_str();
+  exp->add_option("-o,--output", o.output, "write to this file (atomically) instead of stdout");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  }
+  for (const std::string& problem :
+       {CheckTime("--since", o.filter.since), CheckTime("--until", o.filter.until)}) {
+    if (!problem.empty()) return Fail(problem, kExitUsage);
+  }
+  // Reading must not create a database where there was none (a typo in --db).
+  if (!store::IsPostgresUrl(o.db) && !std::filesystem::exists(o.db)) {
+    return Fail(fmt::format("--db {}: no such database file; give the --db that "
+                            "`servebench run` or `servebench ingest` wrote to",
+                            o.db),
+                kExitInvalidInput);
+  }
+  auto opened = store::Open(o.db);
+  if (!opened.ok()) return Fail(opened.status().message(), kExitRunFailed);
+  if (list->parsed()) return List(**opened, o);
+  if (show->parsed()) return Show(**opened, o);
+  return Export(**opened, o);
+}
+
+const CommandRegistration kRegister{
+    {"results", "read the results store: list, show, export (csv, json)", RunResults}};
+
+}  // namespace
+}  // namespace servebench::cli

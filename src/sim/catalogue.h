@@ -1,0 +1,81 @@
+// Catalogue: the hardware and model descriptions the performance model reads.
+// They ship as YAML (data/sim/hardware.yaml, data/sim/models.yaml), every number
+// with its source, and are compiled into the binary so `servebench sim` needs no
+// files at run time; --catalogue-dir loads edited copies instead.
+// Thread-safe after loading (plain values).
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "common/status.h"
+
+namespace servebench::sim {
+
+struct Hardware {
+  std::string name;              // catalogue key, e.g. "h200"
+  std::string description;
+  double hbm_gb = 0;             // device memory, decimal GB
+  double hbm_tb_per_s = 0;       // peak memory bandwidth
+  std::map<std::string, double> dense_tflops;  // by precision: "bf16", "fp8", "fp4"
+  double scaleup_gb_per_s = 0;   // per GPU, unidirectional
+  int gpus_per_node = 8;
+  // ---- Efficiency factors (fitted or from measured ceilings; sources in the YAML) ----
+  double matmul_efficiency = 0.6;     // achieved / dense peak for prefill GEMMs
+  double hbm_efficiency = 0.75;       // achieved / peak bandwidth for decode reads
+  double allreduce_bus_efficiency = 0.8;
+  double allreduce_latency_us = 8;    // per all-reduce call (small-message floor)
+  double alltoall_latency_us = 30;    // per EP dispatch or combine
+  double step_overhead_us = 1000;     // scheduler + launch per engine step
+  double layer_overhead_us = 15;      // fixed kernel latency per layer per step
+  double moe_layer_overhead_us = 100; // extra fixed latency per MoE layer per step
+};
+
+struct Model {
+  std::string name;              // catalogue key, e.g. "llama-3.1-70b"
+  std::string hf_name;           // served name by default
+  double params_total_b = 0;     // billions
+  double params_active_b = 0;
+  int layers = 0;
+  int hidden = 0;
+  int q_heads = 0;
+  int kv_heads = 0;
+  int head_dim = 0;
+  int vocab = 128256;
+  int max_context = 131072;
+  std::string default_precision = "bf16";
+  // Attention: "gqa" or "mla".
+  std::string attention = "gqa";
+  int mla_kv_lora_rank = 0;
+  int mla_rope_dim = 0;
+  // Sliding-window layers (gpt-oss): this many layers keep only `window` tokens.
+  int sliding_layers = 0;
+  int sliding_window = 0;
+  // MoE (0 experts = dense).
+  int experts = 0;
+  int experts_active = 0;
+  int experts_shared = 0;
+  int expert_ffn = 0;
+  int moe_layers = 0;
+  bool is_moe() const { return experts > 0; }
+  // Parameters in routed experts (billions), derived: moe_layers × experts × 3 × hidden × expert_ffn.
+  double routed_expert_params_b() const;
+};
+
+struct Catalogue {
+  std::map<std::string, Hardware> hardware;
+  std::map<std::string, Model> models;
+
+  // The catalogue compiled into the binary.
+  static StatusOr<Catalogue> BuiltIn();
+  // hardware.yaml and models.yaml from `dir`.
+  static StatusOr<Catalogue> FromDir(const std::string& dir);
+  // Parses the two documents; errors name the entry and field.
+  static StatusOr<Catalogue> FromYaml(const std::string& hardware_yaml, const std::string& models_yaml);
+
+  // Lookups that fail with the list of known names.
+  StatusOr<const Hardware*> FindHardware(const std::string& name) const;
+  StatusOr<const Model*> FindModel(const std::string& name) const;
+};
+
+}  // namespace servebench::sim

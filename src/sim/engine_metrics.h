@@ -1,0 +1,56 @@
+// EngineMetrics: the counters, gauges and histograms the simulated engine exposes
+// at /metrics under vLLM's names (reference engines.md §5, metrics.md §7). Values
+// are plain numbers updated on the loop thread; Render() writes the Prometheus
+// text exposition format. Not thread-safe: loop thread only.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace servebench::sim {
+
+// A cumulative Prometheus histogram with fixed bucket upper bounds (seconds).
+class Histogram {
+ public:
+  explicit Histogram(std::vector<double> bounds);
+  void Observe(double value);
+  // Appends `name_bucket{...,le=...}`, `name_sum`, `name_count` lines.
+  void Render(const std::string& name, const std::string& labels, std::string* out) const;
+
+ private:
+  std::vector<double> bounds_;
+  std::vector<uint64_t> counts_;  // per bucket, not cumulative; last = +Inf
+  double sum_ = 0;
+  uint64_t count_ = 0;
+};
+
+struct EngineMetrics {
+  EngineMetrics();
+  // ---- gauges (set by the engine) ----
+  int num_requests_running = 0;
+  int num_requests_waiting = 0;
+  double kv_cache_usage_perc = 0;  // 0..1, as vLLM v1
+  // ---- counters ----
+  uint64_t prompt_tokens_total = 0;
+  uint64_t generation_tokens_total = 0;
+  uint64_t request_success_length = 0;
+  uint64_t request_success_stop = 0;
+  uint64_t request_success_abort = 0;
+  uint64_t num_preemptions_total = 0;
+  uint64_t spec_decode_num_drafts = 0;
+  uint64_t spec_decode_num_draft_tokens = 0;
+  uint64_t spec_decode_num_accepted_tokens = 0;
+  std::vector<uint64_t> spec_decode_num_accepted_tokens_per_pos;  // size k
+  uint64_t engine_steps_total = 0;  // servebench extension (sim only)
+  // ---- histograms (seconds, wall clock as a client sees it) ----
+  Histogram time_to_first_token;
+  Histogram inter_token_latency;
+  Histogram e2e_request_latency;
+  Histogram request_queue_time;
+
+  // Prometheus text for model `model_name` (label model_name, as vLLM).
+  std::string Render(const std::string& model_name) const;
+};
+
+}  // namespace servebench::sim

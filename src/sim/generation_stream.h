@@ -1,0 +1,86 @@
+// GenerationStream: one generation request between the engine and its HTTP
+// connection. It receives token counts from the Engine (TokenSink), turns them
+// into text (TextSource), applies stop strings and --stream-interval, applies
+// the stream faults (disconnect, stall, malformed event), and writes vLLM-shaped
+// SSE chunks — or, for stream=false, one JSON response at the end.
+// Not thread-safe: loop thread only. Owned by SimServer; it tells the server when
+// it is done (the server then deletes it after the current call returns).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "sim/engine.h"
+#include "sim/http_server.h"
+#include "sim/openai_request.h"
+#include "sim/sim_settings.h"
+#include "sim/text_source.h"
+
+namespace servebench::sim {
+
+struct StreamContext {
+  HttpServer* http;
+  EventLoop* loop;
+  Engine* engine;
+  const Tokenizer* tokenizer;
+  std::string model_name;
+  int stream_interval = 1;
+  bool send_time_field = false;
+};
+
+// Fault decisions for this one request, drawn by the server.
+struct StreamFaults {
+  int disconnect_after_tokens = -1;
+  double stall_ms = 0;
+  int stall_after_tokens = 0;
+  int malformed_after_tokens = -1;
+};
+
+class GenerationStream final : public TokenSink {
+ public:
+  GenerationStream(const StreamContext& ctx, ConnId conn, GenerationRequest request, std::string request_id,
+                   TextSource text, StreamFaults faults, std::function<void()> on_done);
+
+  // Sends the response head (streaming) and records the engine id.
+  void Start(uint64_t engine_id);
+  bool OnTokens(int count, FinishReason finish) override;
+  // The connection is gone: abort in the engine; no more writes.
+  void ConnectionLost();
+  ConnId conn() const { return conn_; }
+
+ private:
+  void EmitChunk(std::string_view text, FinishReason finish);
+  void EmitFinal();
+  void Write(std::string_view sse);
+  void BeginChunk(std::string* out) const;
+  void EndChunk(std::string* out, bool with_usage) const;
+  void Done();
+
+  StreamContext ctx_;
+  ConnId conn_;
+  GenerationRequest req_;
+  std::string id_;
+  int64_t created_;
+  TextSource text_;
+  StreamFaults faults_;
+  std::function<void()> on_done_;
+  uint64_t engine_id_ = 0;
+  bool done_ = false;
+  bool role_sent_ = false;
+  int completion_tokens_ = 0;     // tokens generated (what usage reports)
+  int sent_tokens_ = 0;           // tokens whose text has been written
+  int pending_tokens_ = 0;        // generated, not yet written (stream interval)
+  std::string pending_text_;
+  std::string full_text_;         // non-streaming: the whole output; streaming: tail for stop matching
+  FinishReason finish_ = FinishReason::kNone;
+  std::string stop_reason_;       // the stop string that ended it
+  bool malformed_done_ = false;
+  // Stall fault: output is held until stall_until_ns_.
+  bool stall_done_ = false;
+  int64_t stall_until_ns_ = 0;
+  std::string held_;
+  bool end_after_held_ = false;
+};
+
+}  // namespace servebench::sim

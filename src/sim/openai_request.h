@@ -1,0 +1,54 @@
+// Parsing of OpenAI-compatible generation requests (/v1/completions and
+// /v1/chat/completions) into what the simulated engine needs, and the
+// OpenAI-shaped error body every bad request gets. Unknown fields are rejected
+// (the fields accepted are OpenAI's plus vLLM's extensions; openai_request.cc
+// lists them). Thread-safe (pure functions).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/tokenizer.h"
+
+namespace servebench::sim {
+
+enum class Endpoint { kCompletions, kChat };
+
+struct ApiError {
+  int status = 400;
+  std::string type = "BadRequestError";
+  std::string message;
+  std::string param;  // the offending field, or empty
+};
+
+// {"error": {"message", "type", "param", "code"}}: OpenAI's error shape (vLLM's too).
+std::string ErrorBody(const ApiError& error);
+
+struct GenerationRequest {
+  Endpoint endpoint = Endpoint::kCompletions;
+  std::string model;
+  bool stream = false;
+  bool include_usage = false;      // stream_options.include_usage
+  bool continuous_usage = false;   // stream_options.continuous_usage_stats
+  int prompt_tokens = 0;
+  std::string prompt_text;         // the prompt as text (token ids decoded), for answering mode
+  int max_tokens = -1;             // -1 = not given
+  int min_tokens = 0;
+  bool ignore_eos = false;
+  std::vector<std::string> stop;
+  uint64_t content_hash = 0;       // of the prompt; seeds the generated text
+  std::optional<uint64_t> seed;    // request "seed"
+};
+
+// Parses `body`. On failure returns the error to send (status 400 and a message
+// naming the field, the bad value and the rule).
+std::optional<ApiError> ParseGenerationRequest(std::string_view body, Endpoint endpoint,
+                                               const Tokenizer& tokenizer, GenerationRequest* out);
+
+// Appends `s` as a JSON string literal (with quotes) to `out`.
+void AppendJsonString(std::string* out, std::string_view s);
+
+}  // namespace servebench::sim

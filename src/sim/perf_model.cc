@@ -1,0 +1,169 @@
+#include "sim/perf_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace servebench::sim {
+namespace {
+// Memory the engine keeps for activations, CUDA graphs and the allocator's slack,
+// per GPU (vLLM's profiler reserves a few GB; docs/simulator.md "KV capacity").
+constexpr double kActivationReserveBytes = 3e9;
+}  // namespace
+
+StatusOr<double> BytesPerParam(const std::string& precision) {
+  if (precision == "bf16" || precision == "fp16") return 2.0;
+  if (precision == "fp8" || precision == "mxfp8") return 1.0 + 1.0 / 32;  // + block scales
+  if (precision == "fp4" || precision == "nvfp4") return 0.5 + 1.0 / 16;  // FP8 scale per 16
+  if (precision == "mxfp4") return 0.5 + 1.0 / 32;                        // E8M0 scale per 32
+  return Status::InvalidArgument(fmt::format(
+      "precision {}: unknown (use bf16, fp16, fp8, mxfp8, fp4, nvfp4, mxfp4)", precision));
+}
+
+StatusOr<PerfModel> PerfModel::Create(const Model& model, const Hardware& hw, const PerfSettings& s) {
+  if (s.tensor_parallel < 1 || s.data_parallel < 1) {
+    return Status::InvalidArgument("--tensor-parallel-size and --data-parallel-size must be >= 1");
+  }
+  if (s.build_slowdown <= 0) return Status::InvalidArgument("--build-slowdown must be > 0");
+  PerfModel p(model, hw, s);
+  std::string precision = s.precision.empty() ? model.default_precision : s.precision;
+  p.settings_.precision = precision;
+  SB_ASSIGN_OR_RETURN(p.bytes_per_param_, BytesPerParam(precision));
+  if (s.kv_cache_dtype == "auto" || s.kv_cache_dtype == "bf16" || s.kv_cache_dtype == "fp16" ||
+      s.kv_cache_dtype.empty()) {
+    p.kv_bytes_per_element_ = 2;
+  } else if (s.kv_cache_dtype.rfind("fp8", 0) == 0) {
+    p.kv_bytes_per_element_ = 1;
+  } else {
+    return Status::InvalidArgument(fmt::format(
+        "--kv-cache-dtype {}: unknown (use auto, bf16, fp16, fp8, fp8_e4m3, fp8_e5m2)", s.kv_cache_dtype));
+  }
+  // Compute precision: the weight precision when the GPU has tensor cores for it;
+  // FP4 weights on a GPU without FP4 run FP8 (or BF16) matmuls.
+  std::string compute = precision == "fp16" ? "bf16" : precision;
+  if (compute == "nvfp4" || compute == "mxfp4") compute = "fp4";
+  if (compute == "mxfp8") compute = "fp8";
+  for (const char* fallback : {"fp8", "bf16"}) {
+    if (hw.dense_tflops.count(compute)) break;
+    compute = fallback;
+  }
+  if (!hw.dense_tflops.count(compute)) {
+    return Status::InvalidArgument(fmt::format("hardware {}: dense_tflops has no {} or bf16 entry", hw.name, compute));
+  }
+  p.peak_flops_ = hw.dense_tflops.at(compute) * 1e12;
+
+  const int tp = s.tensor_parallel, dp = s.data_parallel;
+  const double routed_b = model.is_moe() ? model.routed_expert_params_b() : 0;
+  const double dense_b = model.params_total_b - routed_b;
+  p.dense_bytes_per_gpu_ = dense_b * 1e9 * p.bytes_per_param_ / tp;
+  const int expert_shards = s.expert_parallel ? tp * dp : tp;
+  p.weight_bytes_per_gpu_ = p.dense_bytes_per_gpu_ + routed_b * 1e9 * p.bytes_per_param_ / expert_shards;
+  if (model.is_moe()) p.expert_bytes_ = routed_b * 1e9 * p.bytes_per_param_ / model.experts;
+
+  // KV bytes per token per GPU (simulator-data.md §2): GQA splits KV heads over TP
+  // (replicated when TP > heads); MLA's latent is held whole by every TP rank.
+  double per_layer;
+  if (model.attention == "mla") {
+    per_layer = (model.mla_kv_lora_rank + model.mla_rope_dim) * p.kv_bytes_per_element_;
+  } else {
+    double heads = std::max(1.0, static_cast<double>(model.kv_heads) / tp);
+    per_layer = 2 * heads * model.head_dim * p.kv_bytes_per_element_;
+  }
+  int full_layers = model.layers - model.sliding_layers;
+  p.full_kv_per_token_ = per_layer * full_layers;
+  p.sliding_kv_per_token_ = per_layer * model.sliding_layers;
+  p.kv_budget_bytes_ = hw.hbm_gb * 1e9 * s.gpu_memory_utilization - p.weight_bytes_per_gpu_ - kActivationReserveBytes;
+
+  // Attention FLOPs per (query token, attended token) pair over all layers: QK^T and
+  // PV, 2 FLOPs per multiply-add, per query head. MLA (absorbed) works in the
+  // 512-dim latent plus the 64-dim RoPE key.
+  double qk_dim = model.head_dim, v_dim = model.head_dim;
+  if (model.attention == "mla") {
+    qk_dim = model.mla_kv_lora_rank + model.mla_rope_dim;
+    v_dim = model.mla_kv_lora_rank;
+  }
+  p.attention_flops_per_pair_ = 2.0 * model.q_heads * (qk_dim + v_dim) * model.layers;
+
+  // One draft pass: a single transformer layer of the target's width (EAGLE/EAGLE3
+  // heads and one MTP layer are one layer) plus its fixed kernel latency; a
+  // separate draft model is costed the same way (docs/simulator.md).
+  if (s.num_speculative_tokens > 0 && s.spec_method != "ngram") {
+    double layer_bytes = (dense_b * 1e9 / model.layers) * p.bytes_per_param_ / tp;
+    if (model.is_moe()) layer_bytes += model.experts_active * p.expert_bytes_ / std::max(1, model.moe_layers) / tp;
+    p.draft_step_s_ = layer_bytes / (hw.hbm_tb_per_s * 1e12 * hw.hbm_efficiency) +
+                      (4 * hw.layer_overhead_us) * 1e-6;
+  }
+  return p;
+}
+
+int64_t PerfModel::KvBytesPerGpu(int64_t context) const {
+  double window = model_.sliding_window > 0 ? std::min<double>(context, model_.sliding_window) : 0;
+  return static_cast<int64_t>(full_kv_per_token_ * context + sliding_kv_per_token_ * window);
+}
+
+int64_t PerfModel::KvCapacityTokens() const {
+  if (kv_budget_bytes_ <= 0 || full_kv_per_token_ <= 0) return 0;
+  return static_cast<int64_t>(kv_budget_bytes_ / full_kv_per_token_) * settings_.data_parallel;
+}
+
+double PerfModel::ExpertBytesRead(double tokens) const {
+  // Expected distinct experts per layer that `tokens` routed tokens touch with
+  // uniform routing: E × (1 − (1 − k/E)^tokens) (simulator-data.md §4.6).
+  if (!model_.is_moe() || tokens <= 0) return 0;
+  double e = model_.experts, k = model_.experts_active;
+  double touched = e * (1 - std::pow(1 - k / e, tokens));
+  return touched * expert_bytes_;
+}
+
+StepBreakdown PerfModel::Step(const StepShape& shape) const {
+  StepBreakdown b;
+  const int tp = settings_.tensor_parallel, dp = settings_.data_parallel;
+  const int k = settings_.num_speculative_tokens;
+  const double tokens = shape.decode_seqs * (1.0 + k) + shape.prefill_tokens;
+  if (tokens <= 0) return b;
+  const double tokens_per_rank = tokens / dp;
+
+  // ---- memory ----
+  double expert_bytes_per_gpu;
+  if (settings_.expert_parallel) {
+    expert_bytes_per_gpu = ExpertBytesRead(tokens) / (tp * dp);
+  } else {
+    expert_bytes_per_gpu = ExpertBytesRead(tokens_per_rank) / tp;
+  }
+  double kv_bytes_per_gpu = static_cast<double>(shape.decode_kv_bytes) / dp;
+  double bw = hardware_.hbm_tb_per_s * 1e12 * hardware_.hbm_efficiency;
+  b.memory_s = (dense_bytes_per_gpu_ + expert_bytes_per_gpu + kv_bytes_per_gpu) / bw;
+
+  // ---- compute ----
+  double linear = 2.0 * model_.params_active_b * 1e9 * tokens;
+  double pairs = static_cast<double>(shape.decode_context_tokens) * (1.0 + k) + shape.prefill_attention_pairs;
+  double attention = attention_flops_per_pair_ * pairs;
+  b.compute_s = (linear + attention) / (tp * dp) / (peak_flops_ * hardware_.matmul_efficiency);
+
+  // ---- communication (per rank, all layers) ----
+  double link = hardware_.scaleup_gb_per_s * 1e9 * hardware_.allreduce_bus_efficiency;
+  if (tp > 1) {
+    double bytes = tokens_per_rank * model_.hidden * 2.0;  // BF16 activations
+    double one = hardware_.allreduce_latency_us * 1e-6 + 2.0 * (tp - 1) / tp * bytes / link;
+    b.communication_s += 2.0 * model_.layers * one;  // after attention and after the MLP
+  }
+  if (settings_.expert_parallel && model_.is_moe() && tp * dp > 1) {
+    int ep = tp * dp;
+    // Dispatch in FP8 (1 B) and combine in BF16 (2 B) per routed copy (§4.5).
+    double bytes = tokens_per_rank * model_.experts_active * model_.hidden * 3.0 * (ep - 1) / ep;
+    double one = 2 * hardware_.alltoall_latency_us * 1e-6 + bytes / link;
+    b.communication_s += model_.moe_layers * one;
+  }
+
+  // ---- fixed latency ----
+  b.fixed_s = (hardware_.step_overhead_us + model_.layers * hardware_.layer_overhead_us +
+               (model_.is_moe() ? model_.moe_layers * hardware_.moe_layer_overhead_us : 0)) * 1e-6;
+  if (k > 0 && shape.decode_seqs > 0) b.draft_s = k * draft_step_s_;
+
+  b.total_s = (std::max(b.memory_s, b.compute_s) + b.communication_s + b.fixed_s + b.draft_s) *
+              settings_.build_slowdown;
+  return b;
+}
+
+}  // namespace servebench::sim

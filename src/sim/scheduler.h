@@ -1,0 +1,93 @@
+// Scheduler: vLLM-style continuous batching, without time. Each call to Plan()
+// decides what the next engine step computes:
+//   1. running sequences first, in arrival order: a sequence still in prefill gets
+//      a chunk of at most the remaining token budget (chunked prefill); a decoding
+//      sequence gets 1 + num_speculative_tokens tokens;
+//   2. then waiting sequences, while fewer than max_num_seqs run and budget is left;
+//      a sequence is admitted only if the KV cache has room for its first chunk.
+// KV is counted in blocks of 16 tokens, in bytes per GPU (PerfModel::KvBytesPerGpu)
+// against a pool of KvBudgetBytesPerGpu × DP. When a running sequence needs a block
+// and none is free, the most recently admitted running sequence is preempted: its KV
+// is freed and it goes back to the front of the queue, to be recomputed (prompt plus
+// tokens generated so far) when it is admitted again — vLLM's recompute policy.
+// Not thread-safe: the engine's loop thread only.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "sim/perf_model.h"
+
+namespace servebench::sim {
+
+struct SchedulerSettings {
+  int max_num_seqs = 256;             // vLLM --max-num-seqs
+  int max_num_batched_tokens = 8192;  // vLLM --max-num-batched-tokens (token budget per step)
+  int num_speculative_tokens = 0;     // lookahead reserved per decode step
+  int block_size = 16;                // KV block, tokens
+};
+
+// A sequence as the scheduler sees it; owned by the engine.
+struct Sequence {
+  uint64_t id = 0;
+  int prompt_tokens = 0;
+  int generated = 0;          // output tokens produced so far
+  // Set by the scheduler:
+  int prefill_target = 0;     // tokens to (re)compute before decoding: prompt (+ generated after a preemption)
+  int prefilled = 0;          // of prefill_target, computed so far
+  int64_t context = 0;        // tokens whose KV is held
+  int64_t kv_bytes = 0;       // KV reserved in the pool (block-rounded)
+  bool running = false;
+  int preemptions = 0;
+  bool in_prefill() const { return prefilled < prefill_target; }
+};
+
+struct PlannedWork {
+  Sequence* seq;
+  int prefill_tokens;   // > 0: a prefill chunk; 0: a decode step
+};
+
+struct StepPlan {
+  std::vector<PlannedWork> work;
+  std::vector<Sequence*> preempted;  // sequences preempted while planning this step
+  StepShape shape;
+  bool empty() const { return work.empty(); }
+};
+
+class Scheduler {
+ public:
+  Scheduler(const SchedulerSettings& settings, const PerfModel* perf);
+
+  // Queues a new sequence (FIFO).
+  void Add(Sequence* seq);
+  // Forgets a sequence (finished or aborted) and frees its KV.
+  void Remove(Sequence* seq);
+  // Plans the next step; reserves the KV the planned tokens need.
+  StepPlan Plan();
+  // After the step: the sequence's context grew by `tokens` (prefill chunk, or the
+  // decode tokens actually accepted); releases the unused lookahead.
+  void Commit(Sequence* seq, int64_t tokens);
+
+  int running() const { return static_cast<int>(running_.size()); }
+  int waiting() const { return static_cast<int>(waiting_.size()); }
+  double kv_usage() const { return pool_bytes_ > 0 ? static_cast<double>(used_bytes_) / pool_bytes_ : 1.0; }
+  int64_t preemptions_total() const { return preemptions_total_; }
+  int64_t pool_bytes() const { return pool_bytes_; }
+
+ private:
+  int64_t BlockBytes(int64_t tokens) const;
+  bool Reserve(Sequence* seq, int64_t context_after);
+  void Release(Sequence* seq);
+  void Preempt(Sequence* seq, StepPlan* plan);
+
+  SchedulerSettings settings_;
+  const PerfModel* perf_;
+  std::deque<Sequence*> waiting_;
+  std::vector<Sequence*> running_;   // admission order
+  int64_t pool_bytes_ = 0;
+  int64_t used_bytes_ = 0;
+  int64_t preemptions_total_ = 0;
+};
+
+}  // namespace servebench::sim

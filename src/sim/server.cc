@@ -1,0 +1,443 @@
+// SimServerImpl: routes HTTP requests to the engine and the admin endpoints, and
+// decides the per-request faults. The one place that knows every part of sim/.
+#include <boost/json.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/version.h"
+#include "sim/answer_oracle.h"
+#include "sim/catalogue.h"
+#include "sim/engine.h"
+#include "sim/event_loop.h"
+#include "sim/generation_stream.h"
+#include "sim/http_server.h"
+#include "sim/openai_request.h"
+#include "sim/perf_model.h"
+#include "sim/sim.h"
+#include "sim/tokenizer.h"
+
+namespace servebench::sim {
+namespace json = boost::json;
+namespace {
+
+uint64_t Mix(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+// A deterministic uniform [0, 1) draw for (seed, stream, index).
+double Draw(uint64_t seed, uint64_t stream, uint64_t index) {
+  return static_cast<double>(Mix(seed ^ Mix(stream * 0x100000001B3ull + index)) >> 11) / 9007199254740992.0;
+}
+
+class SimServerImpl final : public SimServer, public HttpServer::Handler {
+ public:
+  explicit SimServerImpl(const SimSettings& s) : settings_(s) {}
+
+  Status Init();
+  int port() const override { return http_->port(); }
+  std::string Describe() const override;
+  Status Run() override;
+  void Stop() override { loop_->Stop(); }
+
+  void OnRequest(ConnId conn, HttpRequest& request) override;
+  void OnConnectionLost(ConnId conn) override;
+
+ private:
+  void HandleGeneration(ConnId conn, const HttpRequest& request, Endpoint endpoint);
+  void HandleTokenize(ConnId conn, const HttpRequest& request);
+  void HandleDetokenize(ConnId conn, const HttpRequest& request);
+  void SendError(ConnId conn, const ApiError& e) { http_->Respond(conn, e.status, "application/json", ErrorBody(e)); }
+  bool Ready() const {
+    return settings_.faults.ready_after_s <= 0 ||
+           MonotonicNowNs() - start_ns_ >= static_cast<int64_t>(settings_.faults.ready_after_s * 1e9);
+  }
+  std::optional<ApiError> CheckModel(const std::string& model) const;
+
+  SimSettings settings_;
+  Catalogue catalogue_;
+  const Model* model_ = nullptr;
+  const Hardware* hardware_ = nullptr;
+  std::unique_ptr<Tokenizer> tokenizer_;
+  std::unique_ptr<EventLoop> loop_;
+  std::unique_ptr<HttpServer> http_;
+  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<AnswerOracle> oracle_;
+  std::unordered_map<ConnId, std::unique_ptr<GenerationStream>> streams_;
+  StreamContext stream_ctx_{};
+  std::string served_name_;
+  int max_model_len_ = 0;
+  int64_t start_ns_ = 0;
+  uint64_t generation_requests_ = 0;
+  std::string build_id_;
+};
+
+Status SimServerImpl::Init() {
+  SB_RETURN_IF_ERROR(Validate(settings_));
+  if (!settings_.faults.exit_at_startup.empty()) {
+    return Status::Cancelled(settings_.faults.exit_at_startup);
+  }
+  SB_ASSIGN_OR_RETURN(catalogue_, settings_.catalogue_dir.empty() ? Catalogue::BuiltIn()
+                                                                   : Catalogue::FromDir(settings_.catalogue_dir));
+  SB_ASSIGN_OR_RETURN(model_, catalogue_.FindModel(settings_.model));
+  SB_ASSIGN_OR_RETURN(hardware_, catalogue_.FindHardware(settings_.hardware));
+  served_name_ = settings_.served_model_name.empty() ? model_->hf_name : settings_.served_model_name;
+  max_model_len_ = settings_.max_model_len > 0 ? settings_.max_model_len : model_->max_context;
+  if (max_model_len_ > model_->max_context) {
+    return Status::InvalidArgument(fmt::format("--max-model-len {}: above {}'s maximum context {}",
+                                               max_model_len_, model_->name, model_->max_context));
+  }
+  tokenizer_ = std::make_unique<Tokenizer>(static_cast<uint32_t>(model_->vocab));
+
+  PerfSettings perf;
+  perf.tensor_parallel = settings_.tensor_parallel_size;
+  perf.data_parallel = settings_.data_parallel_size;
+  perf.expert_parallel = settings_.enable_expert_parallel;
+  perf.precision = settings_.precision;
+  perf.kv_cache_dtype = settings_.kv_cache_dtype;
+  perf.gpu_memory_utilization = settings_.gpu_memory_utilization;
+  perf.num_speculative_tokens = settings_.spec.num_speculative_tokens;
+  perf.spec_method = settings_.spec.method;
+  perf.build_slowdown = settings_.build_slowdown;
+  SB_ASSIGN_OR_RETURN(PerfModel model, PerfModel::Create(*model_, *hardware_, perf));
+  if (model.KvBudgetBytesPerGpu() <= 0) {
+    return Status::FailedPrecondition(fmt::format(
+        "torch.OutOfMemoryError: CUDA out of memory (simulated): {} weights need {:.1f} GB per GPU, {} has {:.0f} GB "
+        "x gpu_memory_utilization {}; raise --tensor-parallel-size or lower the precision",
+        model_->name, model.WeightBytesPerGpu() / 1e9, hardware_->name, hardware_->hbm_gb,
+        settings_.gpu_memory_utilization));
+  }
+
+  if (settings_.answer_mode != "off") {
+    AnswerOracleSettings oracle;
+    oracle.error_rate = settings_.answer_error_rate;
+    oracle.seed = settings_.seed;
+    if (settings_.answer_mode == "file") oracle.answers_path = settings_.answer_file;
+    auto created = AnswerOracle::Create(oracle);
+    if (!created.ok()) return created.status().WithContext("--answer-mode " + settings_.answer_mode);
+    oracle_ = std::move(created).value();
+  }
+
+  SB_ASSIGN_OR_RETURN(loop_, EventLoop::Create());
+  SB_ASSIGN_OR_RETURN(http_, HttpServer::Listen(loop_.get(), settings_.host, settings_.port, this));
+
+  SchedulerSettings sched;
+  sched.max_num_seqs = settings_.max_num_seqs;
+  sched.max_num_batched_tokens = settings_.max_num_batched_tokens;
+  sched.num_speculative_tokens = settings_.spec.num_speculative_tokens;
+  EngineSettings eng;
+  eng.time_scale = settings_.time_scale;
+  eng.num_speculative_tokens = settings_.spec.num_speculative_tokens;
+  eng.target_acceptance_length = settings_.spec.synthetic_acceptance_length;
+  eng.seed = settings_.seed;
+  HttpServer* http = http_.get();
+  SB_ASSIGN_OR_RETURN(engine_, Engine::Create(loop_.get(), std::move(model), sched, eng,
+                                              [http] { return http->total_pending_bytes(); }));
+
+  stream_ctx_.http = http_.get();
+  stream_ctx_.loop = loop_.get();
+  stream_ctx_.engine = engine_.get();
+  stream_ctx_.tokenizer = tokenizer_.get();
+  stream_ctx_.model_name = served_name_;
+  stream_ctx_.stream_interval = settings_.stream_interval;
+  stream_ctx_.send_time_field = settings_.send_time_field;
+  build_id_ = fmt::format("sim-{}-slowdown{:.2f}", kGitRevision, settings_.build_slowdown);
+  start_ns_ = MonotonicNowNs();
+  return Status::Ok();
+}
+
+Status SimServerImpl::Run() {
+  // The supervisor and tests read these lines (docs/simulator.md, "Startup lines").
+  std::printf("servebench sim: %s\n", Describe().c_str());
+  std::printf("servebench sim: listening on http://%s:%d (port %d)\n", settings_.host.c_str(), port(), port());
+  std::fflush(stdout);
+  auto ready_line = [] {
+    std::printf("servebench sim: ready (Application startup complete.)\n");
+    std::fflush(stdout);
+  };
+  if (settings_.faults.ready_after_s > 0) {
+    loop_->RunAt(start_ns_ + static_cast<int64_t>(settings_.faults.ready_after_s * 1e9), ready_line);
+  } else {
+    ready_line();
+  }
+  return loop_->Run();
+}
+
+std::string SimServerImpl::Describe() const {
+  const PerfModel& p = engine_->perf();
+  std::string spec = "off";
+  if (settings_.spec.num_speculative_tokens > 0) {
+    spec = fmt::format("{} k={} target AL {:.2f}", settings_.spec.method, settings_.spec.num_speculative_tokens,
+                       settings_.spec.synthetic_acceptance_length);
+  }
+  return fmt::format(
+      "model {} ({}) served as '{}'; hardware {} x {} (TP {}, DP {}, EP {}); weights {} {:.1f} GB/GPU; "
+      "KV cache {} tokens ({:.1f} GB/GPU, kv dtype {}); max_model_len {}; max_num_seqs {}; "
+      "max_num_batched_tokens {}; speculative decoding {}; time scale {}; build slowdown {}",
+      model_->name, model_->hf_name, served_name_, p.gpus(), hardware_->name, settings_.tensor_parallel_size,
+      settings_.data_parallel_size, settings_.enable_expert_parallel ? "on" : "off", p.settings().precision,
+      p.WeightBytesPerGpu() / 1e9, p.KvCapacityTokens(), p.KvBudgetBytesPerGpu() / 1e9, settings_.kv_cache_dtype,
+      max_model_len_, settings_.max_num_seqs, settings_.max_num_batched_tokens, spec, settings_.time_scale,
+      settings_.build_slowdown);
+}
+
+std::optional<ApiError> SimServerImpl::CheckModel(const std::string& model) const {
+  if (model.empty() || model == served_name_) return std::nullopt;
+  ApiError e;
+  e.status = 404;
+  e.type = "NotFoundError";
+  e.message = fmt::format("The model `{}` does not exist.", model);
+  e.param = "model";
+  return e;
+}
+
+void SimServerImpl::OnRequest(ConnId conn, HttpRequest& request) {
+  std::string_view path = request.target;
+  if (size_t q = path.find('?'); q != std::string_view::npos) path = path.substr(0, q);
+  const bool get = request.method == "GET", post = request.method == "POST";
+  auto method_not_allowed = [&] {
+    ApiError e;
+    e.status = 405;
+    e.type = "MethodNotAllowed";
+    e.message = fmt::format("{} is not allowed on {}", request.method, path);
+    SendError(conn, e);
+  };
+  if (path == "/health" || path == "/ping") {
+    if (!get) return method_not_allowed();
+    if (!Ready()) {
+      ApiError e;
+      e.status = 503;
+      e.type = "ServiceUnavailableError";
+      e.message = "Loading model (simulated --fault-ready-after-s)";
+      return SendError(conn, e);
+    }
+    return http_->Respond(conn, 200, "application/json", "");
+  }
+  if (path == "/version") {
+    if (!get) return method_not_allowed();
+    std::string body = fmt::format(
+        "{{\"version\":\"{}\",\"engine\":\"servebench-sim\",\"git_revision\":\"{}\",\"build_id\":\"{}\","
+        "\"build_slowdown\":{}}}",
+        kVersion, kGitRevision, build_id_, settings_.build_slowdown);
+    return http_->Respond(conn, 200, "application/json", body);
+  }
+  if (path == "/metrics") {
+    if (!get) return method_not_allowed();
+    return http_->Respond(conn, 200, "text/plain; version=0.0.4; charset=utf-8",
+                          engine_->metrics().Render(served_name_));
+  }
+  if (path == "/v1/models") {
+    if (!get) return method_not_allowed();
+    std::string body = "{\"object\":\"list\",\"data\":[{\"id\":";
+    AppendJsonString(&body, served_name_);
+    fmt::format_to(std::back_inserter(body),
+                   ",\"object\":\"model\",\"created\":{},\"owned_by\":\"servebench-sim\",\"root\":", RealtimeNowNs() / 1000000000);
+    AppendJsonString(&body, model_->hf_name);
+    fmt::format_to(std::back_inserter(body), ",\"parent\":null,\"max_model_len\":{},\"permission\":[]}}]}}", max_model_len_);
+    return http_->Respond(conn, 200, "application/json", body);
+  }
+  bool generation = path == "/v1/completions" || path == "/v1/chat/completions";
+  if (generation || path == "/tokenize" || path == "/detokenize") {
+    if (!post) return method_not_allowed();
+    if (!Ready()) {
+      ApiError e;
+      e.status = 503;
+      e.type = "ServiceUnavailableError";
+      e.message = "the server is not ready yet";
+      return SendError(conn, e);
+    }
+    if (path == "/tokenize") return HandleTokenize(conn, request);
+    if (path == "/detokenize") return HandleDetokenize(conn, request);
+    return HandleGeneration(conn, request, path == "/v1/completions" ? Endpoint::kCompletions : Endpoint::kChat);
+  }
+  ApiError e;
+  e.status = 404;
+  e.type = "NotFoundError";
+  e.message = fmt::format("no route for {} {} (serves /v1/completions, /v1/chat/completions, /v1/models, /health, "
+                          "/version, /metrics, /tokenize, /detokenize)", request.method, path);
+  SendError(conn, e);
+}
+
+void SimServerImpl::HandleGeneration(ConnId conn, const HttpRequest& request, Endpoint endpoint) {
+  const FaultSettings& f = settings_.faults;
+  ++generation_requests_;
+  if (f.crash_after_requests >= 0 && generation_requests_ > static_cast<uint64_t>(f.crash_after_requests)) {
+    std::fprintf(stderr, "servebench sim: simulated crash after %d requests (--fault-crash-after-requests)\n",
+                 f.crash_after_requests);
+    std::fflush(stderr);
+    std::_Exit(f.exit_code);
+  }
+  GenerationRequest req;
+  if (auto e = ParseGenerationRequest(request.body, endpoint, *tokenizer_, &req)) return SendError(conn, *e);
+  if (auto e = CheckModel(req.model)) return SendError(conn, *e);
+  if (req.max_tokens < 0) req.max_tokens = endpoint == Endpoint::kCompletions ? 16 : max_model_len_ - req.prompt_tokens;
+  if (req.prompt_tokens + std::max(0, req.max_tokens) > max_model_len_ || req.max_tokens <= 0) {
+    ApiError e;
+    e.message = fmt::format(
+        "This model's maximum context length is {} tokens. However, you requested {} tokens ({} in the messages, "
+        "{} in the completion). Please reduce the length of the messages or completion.",
+        max_model_len_, req.prompt_tokens + std::max(0, req.max_tokens), req.prompt_tokens, req.max_tokens);
+    e.param = "max_tokens";
+    return SendError(conn, e);
+  }
+  if (settings_.max_waiting_requests > 0 && engine_->scheduler().waiting() >= settings_.max_waiting_requests) {
+    ApiError e;
+    e.status = 429;
+    e.type = "TooManyRequests";
+    e.message = fmt::format("the server is overloaded: {} requests are waiting (--max-waiting-requests {}); retry later",
+                            engine_->scheduler().waiting(), settings_.max_waiting_requests);
+    return SendError(conn, e);
+  }
+  uint64_t n = generation_requests_;
+  if (f.http_500_rate > 0 && Draw(settings_.seed, 1, n) < f.http_500_rate) {
+    ApiError e;
+    e.status = 500;
+    e.type = "InternalServerError";
+    e.message = "simulated internal error (--fault-http-500-rate)";
+    return SendError(conn, e);
+  }
+  StreamFaults sf;
+  if (f.disconnect_after_tokens >= 0 && Draw(settings_.seed, 2, n) < f.disconnect_rate) {
+    sf.disconnect_after_tokens = f.disconnect_after_tokens;
+  }
+  if (f.stall_ms > 0 && Draw(settings_.seed, 3, n) < f.stall_rate) {
+    sf.stall_ms = f.stall_ms;
+    sf.stall_after_tokens = f.stall_after_tokens;
+  }
+  if (f.malformed_sse_rate > 0 && Draw(settings_.seed, 4, n) < f.malformed_sse_rate) {
+    sf.malformed_after_tokens = f.malformed_after_tokens;
+  }
+
+  std::string answer;
+  if (oracle_) {
+    if (auto a = oracle_->Answer(req.prompt_text)) answer = *a;
+  }
+  uint64_t text_seed = Mix(settings_.seed ^ (req.seed ? Mix(*req.seed) : req.content_hash));
+  TextSource text(tokenizer_.get(), text_seed, answer);
+  EngineRequest er;
+  er.prompt_tokens = req.prompt_tokens;
+  er.max_tokens = req.max_tokens;
+  er.min_tokens = req.min_tokens;
+  er.ignore_eos = req.ignore_eos;
+  if (text.answer_tokens() > 0) {
+    er.eos_at = text.answer_tokens();
+  } else if (settings_.eos_after_mean_tokens > 0) {
+    er.eos_at = 1 + static_cast<int>(Mix(text_seed) % (2 * static_cast<uint64_t>(settings_.eos_after_mean_tokens)));
+  }
+  std::string id = fmt::format("{}-{:016x}", endpoint == Endpoint::kChat ? "chatcmpl" : "cmpl", Mix(settings_.seed + n));
+  auto stream = std::make_unique<GenerationStream>(stream_ctx_, conn, std::move(req), std::move(id), std::move(text),
+                                                   sf, [this, conn] {
+                                                     // Delete after the current call returns.
+                                                     loop_->Post([this, conn] { streams_.erase(conn); });
+                                                   });
+  GenerationStream* raw = stream.get();
+  streams_[conn] = std::move(stream);
+  er.sink = raw;
+  raw->Start(engine_->Submit(er));
+}
+
+void SimServerImpl::OnConnectionLost(ConnId conn) {
+  auto it = streams_.find(conn);
+  if (it != streams_.end()) it->second->ConnectionLost();
+}
+
+void SimServerImpl::HandleTokenize(ConnId conn, const HttpRequest& request) {
+  boost::system::error_code ec;
+  json::value root = json::parse(request.body, ec);
+  ApiError e;
+  if (ec || !root.is_object()) {
+    e.message = "malformed JSON body: expected an object with 'prompt' (or 'messages')";
+    return SendError(conn, e);
+  }
+  const json::object& o = root.as_object();
+  for (const auto& kv : o) {
+    std::string_view k = kv.key();
+    if (k != "model" && k != "prompt" && k != "messages" && k != "add_special_tokens" && k != "return_token_strs" &&
+        k != "add_generation_prompt" && k != "continue_final_message" && k != "chat_template" &&
+        k != "chat_template_kwargs" && k != "tools" && k != "mm_processor_kwargs") {
+      e.message = fmt::format("unknown field '{}' for /tokenize", k);
+      e.param = std::string(k);
+      return SendError(conn, e);
+    }
+  }
+  if (auto it = o.find("model"); it != o.end() && it->value().is_string()) {
+    if (auto err = CheckModel(std::string(it->value().as_string()))) return SendError(conn, *err);
+  }
+  std::vector<uint32_t> ids;
+  if (auto it = o.find("prompt"); it != o.end() && it->value().is_string()) {
+    ids = tokenizer_->Encode(it->value().as_string());
+  } else if (auto m = o.find("messages"); m != o.end()) {
+    GenerationRequest req;
+    std::string wrapped = "{\"messages\":" + json::serialize(m->value()) + "}";
+    if (auto err = ParseGenerationRequest(wrapped, Endpoint::kChat, *tokenizer_, &req)) return SendError(conn, *err);
+    ids = tokenizer_->Encode(req.prompt_text);
+    // Template tokens (see ReadMessages): pad with the id of "\n" so count matches usage.
+    while (static_cast<int>(ids.size()) < req.prompt_tokens) ids.push_back(tokenizer_->Encode("\n").front());
+    ids.resize(static_cast<size_t>(req.prompt_tokens));
+  } else {
+    e.message = "'prompt' (a string) or 'messages' is required";
+    e.param = "prompt";
+    return SendError(conn, e);
+  }
+  std::string body = fmt::format("{{\"count\":{},\"max_model_len\":{},\"tokens\":[", ids.size(), max_model_len_);
+  for (size_t i = 0; i < ids.size(); ++i) fmt::format_to(std::back_inserter(body), "{}{}", i ? "," : "", ids[i]);
+  body += "],\"token_strs\":null}";
+  http_->Respond(conn, 200, "application/json", body);
+}
+
+void SimServerImpl::HandleDetokenize(ConnId conn, const HttpRequest& request) {
+  boost::system::error_code ec;
+  json::value root = json::parse(request.body, ec);
+  ApiError e;
+  if (ec || !root.is_object()) {
+    e.message = "malformed JSON body: expected an object with 'tokens'";
+    return SendError(conn, e);
+  }
+  const json::object& o = root.as_object();
+  for (const auto& kv : o) {
+    if (kv.key() != "model" && kv.key() != "tokens") {
+      e.message = fmt::format("unknown field '{}' for /detokenize", std::string_view(kv.key()));
+      return SendError(conn, e);
+    }
+  }
+  if (auto it = o.find("model"); it != o.end() && it->value().is_string()) {
+    if (auto err = CheckModel(std::string(it->value().as_string()))) return SendError(conn, *err);
+  }
+  auto t = o.find("tokens");
+  if (t == o.end() || !t->value().is_array()) {
+    e.message = "'tokens' (a list of token ids) is required";
+    e.param = "tokens";
+    return SendError(conn, e);
+  }
+  std::vector<uint32_t> ids;
+  for (const auto& v : t->value().as_array()) {
+    if (!v.is_int64() || v.as_int64() < 0 || v.as_int64() >= tokenizer_->vocab_size()) {
+      e.message = fmt::format("'tokens' holds {}: each must be an integer in [0, {})", json::serialize(v),
+                              tokenizer_->vocab_size());
+      e.param = "tokens";
+      return SendError(conn, e);
+    }
+    ids.push_back(static_cast<uint32_t>(v.as_int64()));
+  }
+  std::string body = "{\"prompt\":";
+  AppendJsonString(&body, tokenizer_->Decode(ids));
+  body += "}";
+  http_->Respond(conn, 200, "application/json", body);
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<SimServer>> SimServer::Create(const SimSettings& settings) {
+  auto server = std::make_unique<SimServerImpl>(settings);
+  SB_RETURN_IF_ERROR(server->Init());
+  return std::unique_ptr<SimServer>(std::move(server));
+}
+
+}  // namespace servebench::sim

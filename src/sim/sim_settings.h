@@ -1,0 +1,80 @@
+// SimSettings: everything `servebench sim` is told on its command line. Flags that
+// mean the same as a vLLM flag carry vLLM's name (noted per field); the rest are
+// the simulator's own. cli/sim.cc maps flags onto this struct; Validate() checks
+// it. docs/simulator.md lists the flags.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace servebench::sim {
+
+struct SpecConfig {
+  std::string method;                   // eagle, eagle3, mtp, draft_model, ngram; empty = off
+  std::string model;                    // draft model name (recorded only)
+  int num_speculative_tokens = 0;
+  std::string rejection_sample_method;  // "synthetic" or empty/"strict"
+  double synthetic_acceptance_length = 0;  // target AL; 0 = method default (see docs)
+};
+
+// Parses vLLM's --speculative-config JSON; unknown keys are kept out with an error
+// naming them, except ones vLLM accepts that do not change the simulation
+// (attention_backend, draft_tensor_parallel_size, ...), which are ignored.
+StatusOr<SpecConfig> ParseSpecConfig(const std::string& json);
+
+struct FaultSettings {
+  double http_500_rate = 0;          // fraction of generation requests answered 500
+  int disconnect_after_tokens = -1;  // close the socket after this many tokens; -1 = off
+  double disconnect_rate = 1.0;      // ... for this fraction of requests
+  double stall_ms = 0;               // hold a stream's events for this long ...
+  int stall_after_tokens = 1;        // ... once it has sent this many tokens
+  double stall_rate = 1.0;           // ... for this fraction of requests
+  double malformed_sse_rate = 0;     // fraction of streams that get one malformed event
+  int malformed_after_tokens = 1;    // ... after this many tokens
+  double ready_after_s = 0;          // /health answers 503 until this long after start
+  std::string exit_at_startup;       // log this line and exit before listening; empty = off
+  int exit_code = 1;                 // exit code for exit_at_startup and crash_after_requests
+  int crash_after_requests = -1;     // exit when request N+1 arrives; -1 = off
+};
+
+struct SimSettings {
+  // ---- Serving ----
+  std::string host = "127.0.0.1";
+  int port = 8000;                   // 0 picks a free port (printed at startup)
+  std::string served_model_name;     // vLLM --served-model-name; empty = the model's hub name
+  std::string model = "llama-3.1-8b";  // catalogue key or hub name
+  std::string hardware = "h200";
+  std::string catalogue_dir;         // empty = built-in catalogue
+  // ---- Parallelism and memory (vLLM names) ----
+  int tensor_parallel_size = 1;
+  int data_parallel_size = 1;
+  bool enable_expert_parallel = false;
+  int max_model_len = 0;             // 0 = the model's max context
+  int max_num_seqs = 256;
+  int max_num_batched_tokens = 8192;
+  std::string kv_cache_dtype = "auto";
+  std::string precision;             // weights (--quantization-like); empty = model default
+  double gpu_memory_utilization = 0.9;
+  int stream_interval = 1;           // tokens per SSE event at most (vLLM --stream-interval)
+  SpecConfig spec;
+  // ---- Simulation ----
+  double time_scale = 1.0;           // wall seconds per simulated second; 0 = no waiting
+  double build_slowdown = 1.0;       // multiplies every step time (a "slower build")
+  uint64_t seed = 0;
+  int eos_after_mean_tokens = 0;     // without ignore_eos: mean natural output length; 0 = never EOS
+  int max_waiting_requests = 0;      // more waiting than this gets 429; 0 = unlimited
+  bool send_time_field = false;      // add "servebench_send_ns" to every SSE chunk
+  // ---- Answering mode (evals) ----
+  std::string answer_mode = "off";   // off | oracle | file
+  double answer_error_rate = 0;
+  std::string answer_file;
+  // ---- Faults ----
+  FaultSettings faults;
+};
+
+Status Validate(const SimSettings& settings);
+
+}  // namespace servebench::sim

@@ -1,0 +1,37 @@
+// SQL text shared by the SQLite and PostgreSQL backends. Every value travels as a
+// bound parameter, never spliced into the text. Placeholders are numbered: "?1" for
+// SQLite, "$1" for PostgreSQL. Thread-safe (pure functions).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "store/record_columns.h"
+#include "store/store.h"
+
+namespace servebench::store {
+
+struct SqlQuery {
+  std::string sql;
+  std::vector<std::string> params;  // bound in order: params[0] is placeholder 1
+};
+
+enum class Dialect { kSqlite, kPostgres };
+
+// SELECT <record_column> FROM records WHERE <filter> ORDER BY <filter.order> [LIMIT].
+SqlQuery BuildRecordQuery(const RecordFilter& filter, Dialect dialect,
+                          const std::string& record_column);
+
+// SELECT DISTINCT point_id FROM records WHERE status = 'ok' AND point_id IN (...).
+SqlQuery BuildOkPointIdsQuery(const std::vector<std::string>& point_ids, Dialect dialect);
+
+// INSERT INTO records (...) VALUES (...) ON CONFLICT (record_id) DO NOTHING, with
+// the columns, ingested_at and the record's JSON text as parameters. For PostgreSQL
+// the text is bound twice: record_json (cast to jsonb) and record_text.
+SqlQuery BuildInsert(const RecordColumns& columns, const std::string& record_text,
+                     const std::string& ingested_at, Dialect dialect);
+
+// The current UTC time as RFC 3339 with seconds ("2026-11-29T20:30:00Z").
+std::string NowRfc3339();
+
+}  // namespace servebench::store
