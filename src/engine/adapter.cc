@@ -143,6 +143,12 @@ StatusOr<ServerCommand> RenderServerCommand(const recipe::ServeSpec& spec,
         spec.engine));
   }
   const EngineFlagTable& table = it->second;
+  if (spec.multinode || spec.disagg) {
+    return Status::InvalidArgument(fmt::format(
+        "serve.multinode = {}, serve.disagg = {}: the {} adapter launches single-node servers only; "
+        "run multinode/disaggregated recipes with their own launchers (servebench matrix exports them)",
+        spec.multinode, spec.disagg, spec.engine));
+  }
   if (spec.model.empty()) {
     return Status::InvalidArgument(fmt::format("serve.model is empty: the {} adapter needs a model", spec.engine));
   }

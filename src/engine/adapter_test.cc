@@ -191,6 +191,8 @@ TEST(AdapterTest, SimTakesVllmNamesAndJsonSpeculativeConfig) {
   spec.ep = 1;
   spec.dp_attn = false;
   spec.readiness_timeout_s = 10;
+  spec.hardware = "h200";  // overridden by the sim option below
+  spec.precision = "fp8";
   spec.sim_options = {{"hardware", "mi355x"}, {"time-scale", "0.01"}, {"--seed", "7"}};
   auto command = RenderServerCommand(spec, Options(18000), Catalog());
   ASSERT_TRUE(command.ok()) << command.status().ToString();
@@ -278,6 +280,13 @@ TEST(AdapterTest, SyntheticAcceptanceLengthOutsideOneToNPlusOneIsAnError) {
   spec.spec.synthetic_acceptance_length = 2;
   EXPECT_THAT(RenderServerCommand(spec, Options(), Catalog()).status().message(),
               HasSubstr("serve.spec.draft_model is empty"));
+}
+
+TEST(AdapterTest, MultinodeDeploymentsAreRefused) {
+  ServeSpec spec = SeedNightlySpec();
+  spec.multinode = true;
+  EXPECT_THAT(RenderServerCommand(spec, Options(), Catalog()).status().message(),
+              HasSubstr("single-node servers only"));
 }
 
 TEST(AdapterTest, FormatDecimalDropsBinaryNoise) {

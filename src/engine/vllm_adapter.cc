@@ -182,6 +182,15 @@ Status RenderSim(const RenderContext& ctx, ServerCommand& out) {
   out.argv.insert(out.argv.end(), ctx.table.command.begin(), ctx.table.command.end());
   AddFlag(out.argv, ctx.table.Flag("model"), ctx.spec.model);
   SB_RETURN_IF_ERROR(AddCommon(ctx, out));
+  // The sim's catalogue is keyed by servebench's hardware and precision names; an
+  // explicit sim option wins.
+  auto has_option = [&](const std::string& name) {
+    return ctx.spec.sim_options.count(name) > 0 || ctx.spec.sim_options.count("--" + name) > 0;
+  };
+  if (!ctx.spec.hardware.empty() && !has_option("hardware")) AddFlag(out.argv, "--hardware", ctx.spec.hardware);
+  if (!ctx.spec.precision.empty() && !has_option("precision") && !has_option("quantization")) {
+    AddFlag(out.argv, "--precision", ctx.spec.precision);
+  }
   out.argv.insert(out.argv.end(), ctx.spec.extra_args.begin(), ctx.spec.extra_args.end());
   for (const auto& [key, value] : ctx.spec.sim_options) {
     out.argv.push_back(key.rfind("-", 0) == 0 ? key : "--" + key);

@@ -1,0 +1,48 @@
+// client/: servebench's load generator. RunBench runs one load run (warm-ups, the
+// measured phase, Prometheus scrapes) against a running OpenAI-compatible server
+// and returns the RunSummary and the vllm-bench-compatible result JSON.
+//
+// Threads: RunBench blocks its caller. It starts `num_workers` event-loop threads,
+// each owning its connections, its slice of the schedule and its records; records
+// are merged after the run. `cancel` may be set from any thread (a signal handler
+// included): in-flight requests are closed, marked cancelled, and the partial
+// result is returned with `interrupted` set.
+#pragma once
+
+#include <atomic>
+#include <boost/json.hpp>
+#include <vector>
+
+#include "client/client_settings.h"
+#include "common/status.h"
+#include "metrics/metrics.h"
+
+namespace servebench::client {
+
+// The client's measurement of itself (design.md principle 4).
+struct ClientSelfStats {
+  double cpu_s = 0;            // user + system CPU of the process in the measured phase
+  int64_t events = 0;          // SSE events received in the measured phase
+  double cpu_us_per_event = 0;
+  int workers = 0;
+  int64_t connections_opened = 0;
+};
+
+struct BenchResult {
+  metrics::RunSummary summary;
+  boost::json::object result;               // the vllm-bench-compatible JSON
+  metrics::ResultHeader header;             // what the JSON's header says (for the table)
+  std::vector<metrics::RequestRecord> records;  // warm-ups first, then measured
+  ClientSelfStats self;
+  bool interrupted = false;
+  // kExitOk, kExitRunInvalid (a validity rule broke) or kExitInterrupted.
+  int exit_code() const;
+};
+
+// Runs the load. Fails (without running) on invalid settings, an unreadable dataset
+// or a server that cannot be reached at all (Unavailable); request failures during
+// the run are data in the result, never a Status.
+StatusOr<BenchResult> RunBench(const BenchSettings& settings,
+                               const std::atomic<bool>* cancel = nullptr);
+
+}  // namespace servebench::client

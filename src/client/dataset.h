@@ -1,0 +1,47 @@
+// Prompt datasets (vLLM names): "random" (token ids for /v1/completions, text for
+// chat), random with a shared prefix (--random-prefix-len), "custom" JSONL and
+// "sharegpt" JSON. Deterministic for a seed. Warm-up prompts are drawn after the
+// measured ones so they never repeat a measured prompt (prefix caching would
+// otherwise flatter the first measured requests).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "client/client_settings.h"
+#include "common/status.h"
+
+namespace servebench::client {
+
+struct Prompt {
+  std::vector<int32_t> token_ids;  // set for token-id prompts (random, completions)
+  std::string text;                // set for text prompts
+  std::string prefix_text;         // shared prefix as text (chat), empty when none
+  int64_t prompt_tokens = 0;       // the client's count (exact for token ids)
+  bool prompt_tokens_exact = false;  // from ids or the server's /tokenize
+  int64_t max_tokens = 0;
+};
+
+// Counts tokens of `text` with the server's tokenizer, or nullopt when the server
+// has none (then text lengths are estimated and recorded as such).
+using TokenCounter = std::function<std::optional<int64_t>(const std::string& text)>;
+
+struct PromptSet {
+  std::vector<Prompt> measured;
+  std::vector<Prompt> warmups;
+  std::string note;  // how lengths were made (recorded in the result)
+};
+
+// Builds num_prompts + num_warmups prompts. `count_tokens` may be empty.
+// Fails with the file, line and rule for an unreadable or malformed dataset file.
+StatusOr<PromptSet> MakePrompts(const BenchSettings& settings, bool chat,
+                                const TokenCounter& count_tokens);
+
+// Input/output length of prompt i under the range-ratio semantics (exposed for tests).
+int64_t SampleLength(int64_t base, double ratio, RangeRatioSemantics semantics,
+                     uint64_t random_bits);
+
+}  // namespace servebench::client

@@ -1,0 +1,388 @@
+#include "client/load_worker.h"
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "client/http_response_parser.h"
+#include "client/openai_stream.h"
+#include "client/sse_parser.h"
+#include "client/transport.h"
+#include "common/clock.h"
+
+namespace servebench::client {
+
+namespace asio = boost::asio;
+using metrics::FailureKind;
+using metrics::RequestRecord;
+
+namespace {
+// Read buffers start small (10,000 idle streams must fit in memory) and double
+// when a read fills them, up to kMaxReadBuffer.
+constexpr size_t kInitialReadBuffer = 4 * 1024;
+constexpr size_t kMaxReadBuffer = 256 * 1024;
+constexpr size_t kMaxErrorBody = 2048;
+constexpr auto kCancelPoll = std::chrono::milliseconds(10);
+
+std::chrono::steady_clock::time_point AtNs(int64_t monotonic_ns) {
+  // steady_clock is CLOCK_MONOTONIC on Linux: the same clock as MonotonicNowNs().
+  return std::chrono::steady_clock::time_point(std::chrono::nanoseconds(monotonic_ns));
+}
+}  // namespace
+
+// One connection and the request on it (at most one: no pipelining).
+struct LoadWorker::Conn {
+  Conn(LoadWorker* w, asio::io_context& io)
+      : transport(io, w->cfg_.tls, w->cfg_.host),
+        deadline(io),
+        http([this](std::string_view b) { OnBody(b); }),
+        sse([this](std::string_view, std::string_view data, int64_t t) { OnEvent(data, t); }) {
+    buf.resize(kInitialReadBuffer);
+  }
+
+  void OnBody(std::string_view bytes) {
+    if (http.status() != 200) {
+      if (error_body.size() < kMaxErrorBody) error_body.append(bytes.substr(0, kMaxErrorBody));
+      return;
+    }
+    if (stream_failed) return;
+    Status s = sse.Feed(bytes, read_t_ns);
+    if (!s.ok()) {
+      stream_failed = true;
+      rec->failure = FailureKind::kMalformed;
+      rec->error = s.message();
+    }
+  }
+  void OnEvent(std::string_view data, int64_t t) {
+    if (stream_failed) return;
+    if (!decoder->OnData(data, t)) stream_failed = true;
+  }
+
+  Transport transport;
+  asio::steady_timer deadline;
+  HttpResponseParser http;
+  SseParser sse;
+  std::optional<StreamDecoder> decoder;
+  std::vector<char> buf;
+  std::string error_body;
+  RequestRecord* rec = nullptr;
+  Job* job = nullptr;
+  int64_t read_t_ns = 0;
+  uint64_t serial = 0;  // which request the pending callbacks belong to
+  bool connected = false, connecting = false, dead = false, writing = false;
+  bool stream_failed = false;
+};
+
+LoadWorker::LoadWorker(WorkerConfig config) : cfg_(std::move(config)) {}
+LoadWorker::~LoadWorker() = default;
+
+LoadWorker::Conn* LoadWorker::NewConn() {
+  conns_.push_back(std::make_unique<Conn>(this, io_));
+  ++connections_opened_;
+  return conns_.back().get();
+}
+
+LoadWorker::Conn* LoadWorker::AcquireConn() {
+  while (!idle_.empty()) {
+    Conn* c = idle_.back();
+    idle_.pop_back();
+    if (!c->dead) return c;
+  }
+  return NewConn();
+}
+
+void LoadWorker::Connect(Conn* c, bool then_send) {
+  c->connecting = true;
+  uint64_t serial = c->serial;
+  c->transport.AsyncConnect(cfg_.endpoints, [this, c, then_send, serial](
+                                                const boost::system::error_code& ec) {
+    c->connecting = false;
+    if (!then_send) {  // preconnect
+      if (ec) {
+        c->dead = true;
+      } else {
+        c->connected = true;
+        idle_.push_back(c);
+      }
+      return;
+    }
+    if (c->serial != serial || c->rec == nullptr) return;
+    if (ec) return Fail(c, FailureKind::kConnect, "connect: " + ec.message());
+    c->connected = true;
+    Send(c);
+  });
+}
+
+void LoadWorker::StartJob(Job* job, int64_t t_scheduled, int64_t t_slot_free) {
+  RequestRecord& r = records_.emplace_back();
+  r.index = job->index;
+  r.warmup = job->warmup;
+  r.t_scheduled_ns = t_scheduled;
+  r.t_slot_free_ns = t_slot_free;
+  r.client_prompt_tokens = job->client_prompt_tokens;
+  r.max_tokens = job->max_tokens;
+  ++in_flight_;
+  Conn* c = AcquireConn();
+  c->rec = &r;
+  c->job = job;
+  c->serial = ++serial_;
+  if (c->connected) {
+    Send(c);
+  } else {
+    Connect(c, /*then_send=*/true);
+  }
+}
+
+void LoadWorker::Send(Conn* c) {
+  c->http.Reset();
+  c->sse.Reset();
+  c->error_body.clear();
+  c->stream_failed = false;
+  c->decoder.emplace(c->rec, cfg_.keep_text);
+  uint64_t serial = c->serial;
+  if (cfg_.request_timeout_s > 0) {
+    c->deadline.expires_after(std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::duration<double>(cfg_.request_timeout_s)));
+    c->deadline.async_wait([this, c, serial](const boost::system::error_code& ec) {
+      if (ec || c->serial != serial || c->rec == nullptr) return;
+      Fail(c, FailureKind::kTimeout,
+           fmt::format("no complete response within the {} s request deadline",
+                       cfg_.request_timeout_s));
+    });
+  }
+  c->writing = true;
+  int64_t now = MonotonicNowNs();
+  c->rec->t_sent_ns = now;
+  int64_t lag = now - std::max(c->rec->t_scheduled_ns, c->rec->t_slot_free_ns);
+  if (lag > cfg_.progress->max_issue_delay_ns.load(std::memory_order_relaxed)) {
+    cfg_.progress->max_issue_delay_ns.store(lag, std::memory_order_relaxed);
+  }
+  c->transport.AsyncWriteAll(c->job->request, [this, c, serial](const boost::system::error_code& ec,
+                                                                size_t) {
+    c->writing = false;
+    if (c->serial != serial) return;
+    if (c->job) std::string().swap(c->job->request);  // free a large prompt early
+    if (ec && c->rec != nullptr) Fail(c, FailureKind::kWrite, "write: " + ec.message());
+  });
+  Read(c);
+}
+
+void LoadWorker::Read(Conn* c) {
+  uint64_t serial = c->serial;
+  c->transport.AsyncReadSome(c->buf.data(), c->buf.size(),
+                             [this, c, serial](const boost::system::error_code& ec, size_t n) {
+                               OnRead(c, serial, ec, n);
+                             });
+}
+
+void LoadWorker::OnRead(Conn* c, uint64_t serial, const boost::system::error_code& ec, size_t n) {
+  // Stamp first: the event time is the time of this read, before any parsing.
+  c->read_t_ns = MonotonicNowNs();
+  if (c->serial != serial || c->rec == nullptr) return;
+  if (n > 0) {
+    Status s = c->http.Feed(std::string_view(c->buf.data(), n));
+    if (!s.ok()) return Fail(c, FailureKind::kMalformed, "bad HTTP response: " + s.message());
+    if (c->stream_failed && c->rec->failure != FailureKind::kNone &&
+        c->rec->failure != FailureKind::kStreamError) {
+      return Fail(c, c->rec->failure, c->rec->error);
+    }
+    if (c->http.complete()) return Complete(c);
+    if (n == c->buf.size() && c->buf.size() < kMaxReadBuffer) c->buf.resize(c->buf.size() * 2);
+  }
+  if (ec) {
+    if (ec == asio::error::operation_aborted) return;
+    c->http.OnEof();
+    if (c->http.complete() || (c->decoder && c->decoder->saw_done())) {
+      c->dead = true;  // the server closed: do not reuse
+      return Complete(c);
+    }
+    return Fail(c, FailureKind::kRead,
+                fmt::format("connection {} after {} stream events, before the stream ended",
+                            ec == asio::error::eof ? "closed by the server" : "failed: " + ec.message(),
+                            c->rec->events.size()));
+  }
+  Read(c);
+}
+
+void LoadWorker::Complete(Conn* c) {
+  RequestRecord* r = c->rec;
+  r->http_status = c->http.status();
+  if (r->http_status != 200) {
+    r->failure = FailureKind::kHttpStatus;
+    r->error = fmt::format("HTTP {}: {}", r->http_status, c->error_body.substr(0, 300));
+  } else {
+    c->decoder->OnEnd();
+  }
+  r->t_done_ns = MonotonicNowNs();
+  c->deadline.cancel();
+  bool reusable = !c->dead && !c->http.connection_close() && !c->writing;
+  if (!reusable) {
+    c->transport.Close();
+    c->dead = true;
+  }
+  Finish(c, reusable);
+}
+
+void LoadWorker::Fail(Conn* c, FailureKind kind, std::string message) {
+  RequestRecord* r = c->rec;
+  if (r == nullptr) return;
+  r->failure = kind;
+  r->error = std::move(message);
+  r->http_status = c->http.status();
+  r->t_done_ns = MonotonicNowNs();
+  if (c->decoder) c->decoder->OnEnd();  // k sources; keeps the failure set above
+  c->deadline.cancel();
+  c->transport.Close();
+  c->dead = true;
+  Finish(c, /*reusable=*/false);
+}
+
+void LoadWorker::Finish(Conn* c, bool reusable) {
+  RequestRecord* r = c->rec;
+  Progress& p = *cfg_.progress;
+  if (r->ok()) {
+    p.done.fetch_add(1, std::memory_order_relaxed);
+    int64_t tokens = 0;
+    for (const metrics::StreamEvent& e : r->events) tokens += e.k;
+    p.tokens.fetch_add(tokens, std::memory_order_relaxed);
+  } else {
+    p.failed.fetch_add(1, std::memory_order_relaxed);
+  }
+  p.events.fetch_add(static_cast<int64_t>(r->events.size()), std::memory_order_relaxed);
+  c->rec = nullptr;
+  c->job = nullptr;
+  c->decoder.reset();
+  ++c->serial;
+  --in_flight_;
+  if (reusable) idle_.push_back(c);
+  ScheduleNext();
+}
+
+void LoadWorker::Dispatch(Job* job) {
+  int64_t t_scheduled = start_ns_ + job->offset_ns;
+  if (cfg_.slots > 0 && in_flight_ >= cfg_.slots) {
+    pending_.emplace_back(job, t_scheduled);
+    return;
+  }
+  StartJob(job, t_scheduled, -1);
+}
+
+void LoadWorker::OnArrivalTimer() {
+  if (cancelled_) return;
+  int64_t now = MonotonicNowNs();
+  std::vector<Job>& jobs = *cfg_.jobs;
+  while (next_arrival_ < cfg_.my_jobs.size()) {
+    Job* job = &jobs[cfg_.my_jobs[next_arrival_]];
+    if (start_ns_ + job->offset_ns > now) break;
+    ++next_arrival_;
+    Dispatch(job);
+  }
+  if (next_arrival_ < cfg_.my_jobs.size()) {
+    Job* job = &jobs[cfg_.my_jobs[next_arrival_]];
+    arrival_timer_.expires_at(AtNs(start_ns_ + job->offset_ns));
+    arrival_timer_.async_wait([this](const boost::system::error_code& ec) {
+      if (!ec) OnArrivalTimer();
+    });
+  }
+  CheckDone();
+}
+
+void LoadWorker::ScheduleNext() {
+  if (cancelled_) return CheckDone();
+  if (cfg_.closed_loop) {
+    int64_t i = cfg_.next_job->fetch_add(1, std::memory_order_relaxed);
+    // The slot is released now: this instant is the request's t_scheduled.
+    if (i < static_cast<int64_t>(cfg_.jobs->size())) {
+      StartJob(&(*cfg_.jobs)[static_cast<size_t>(i)], MonotonicNowNs(), -1);
+    }
+  } else if (!pending_.empty() && (cfg_.slots == 0 || in_flight_ < cfg_.slots)) {
+    auto [job, t_scheduled] = pending_.front();
+    pending_.pop_front();
+    StartJob(job, t_scheduled, MonotonicNowNs());
+  }
+  CheckDone();
+}
+
+void LoadWorker::CheckDone() {
+  if (in_flight_ > 0) return;
+  bool all_started = cancelled_ ||
+                     (cfg_.closed_loop
+                          ? cfg_.next_job->load(std::memory_order_relaxed) >=
+                                static_cast<int64_t>(cfg_.jobs->size())
+                          : next_arrival_ >= cfg_.my_jobs.size() && pending_.empty());
+  if (all_started) Shutdown();
+}
+
+void LoadWorker::PollCancel() {
+  if (shut_down_) return;
+  if (cfg_.cancel != nullptr && cfg_.cancel->load()) {
+    cancelled_ = true;
+    pending_.clear();
+    arrival_timer_.cancel();
+    for (auto& c : conns_) {
+      if (c->rec != nullptr) Fail(c.get(), FailureKind::kCancelled, "the run was interrupted");
+    }
+    CheckDone();
+    return;
+  }
+  cancel_timer_.expires_after(kCancelPoll);
+  cancel_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) PollCancel();
+  });
+}
+
+void LoadWorker::Shutdown() {
+  if (shut_down_) return;
+  shut_down_ = true;
+  arrival_timer_.cancel();
+  cancel_timer_.cancel();
+  for (auto& c : conns_) {
+    c->deadline.cancel();
+    c->transport.Close();
+  }
+}
+
+void LoadWorker::Run() {
+  try {
+    // Connect before the start so the first wave does not pay for handshakes.
+    for (int64_t i = 0; i < cfg_.preconnect; ++i) Connect(NewConn(), /*then_send=*/false);
+    io_.run();
+    io_.restart();
+    cfg_.start->not_ready.fetch_sub(1);
+    cfg_.start->not_ready.notify_all();
+    cfg_.start->start_ns.wait(0);
+    start_ns_ = cfg_.start->start_ns.load();
+    PollCancel();
+    if (cfg_.closed_loop) {
+      auto timer = std::make_shared<asio::steady_timer>(io_, AtNs(start_ns_));
+      timer->async_wait([this, timer](const boost::system::error_code&) {
+        int64_t slots = std::max<int64_t>(cfg_.slots, 1);
+        for (int64_t s = 0; s < slots && !cancelled_; ++s) {
+          int64_t i = cfg_.next_job->fetch_add(1, std::memory_order_relaxed);
+          if (i >= static_cast<int64_t>(cfg_.jobs->size())) break;
+          StartJob(&(*cfg_.jobs)[static_cast<size_t>(i)], start_ns_, -1);
+        }
+        CheckDone();
+      });
+    } else {
+      arrival_timer_.expires_at(AtNs(start_ns_));
+      arrival_timer_.async_wait([this](const boost::system::error_code& ec) {
+        if (!ec) OnArrivalTimer();
+      });
+    }
+    io_.run();
+  } catch (const std::exception& e) {
+    // Asio reports only resource exhaustion this way; record it on what was in flight.
+    for (auto& c : conns_) {
+      if (c->rec != nullptr) {
+        c->rec->failure = FailureKind::kRead;
+        c->rec->error = std::string("client event loop failed: ") + e.what();
+        c->rec->t_done_ns = MonotonicNowNs();
+      }
+    }
+  }
+}
+
+}  // namespace servebench::client

@@ -1,0 +1,115 @@
+// LoadWorker: one event-loop thread of the load generator. It owns its
+// io_context, its connections, its slice of the arrival schedule and the records
+// of the requests it ran; nothing on its hot path is shared with other workers
+// except the closed-loop job counter (one atomic increment per request) and
+// relaxed progress counters. Create, Run() on its own thread, then read records().
+#pragma once
+
+#include <atomic>
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "metrics/request_record.h"
+
+namespace servebench::client {
+
+// One request to send. `request` holds the complete HTTP bytes; the worker frees
+// them once written.
+struct Job {
+  int64_t index = 0;
+  bool warmup = false;
+  int64_t offset_ns = 0;  // open loop: arrival offset from the phase start
+  std::string request;
+  int64_t client_prompt_tokens = 0;
+  int64_t max_tokens = 0;
+};
+
+// Live counters for the progress line, summed over workers by the reader.
+struct Progress {
+  std::atomic<int64_t> done{0}, failed{0}, tokens{0}, events{0}, max_issue_delay_ns{0};
+};
+
+// Start line shared by the workers of one phase: each worker connects, then
+// counts down `ready`; the coordinator then stores the phase start time in
+// `start_ns` (monotonic ns) and notifies.
+struct PhaseStart {
+  std::atomic<int> not_ready{0};
+  std::atomic<int64_t> start_ns{0};
+};
+
+struct WorkerConfig {
+  boost::asio::ip::tcp::resolver::results_type endpoints;
+  boost::asio::ssl::context* tls = nullptr;  // null for http://
+  std::string host;                          // TLS SNI and verification
+  bool keep_text = false;
+  double request_timeout_s = 0;              // 0 = no deadline
+  bool closed_loop = true;
+  // Closed loop: requests this worker keeps in flight. Open loop: the cap on
+  // requests in flight (0 = none); arrivals beyond it wait in a FIFO.
+  int64_t slots = 0;
+  int64_t preconnect = 0;                    // connections opened before the start
+  std::vector<Job>* jobs = nullptr;          // all jobs of the phase
+  std::atomic<int64_t>* next_job = nullptr;  // closed loop: next index to take
+  std::vector<size_t> my_jobs;               // open loop: this worker's jobs, by time
+  PhaseStart* start = nullptr;
+  const std::atomic<bool>* cancel = nullptr;
+  Progress* progress = nullptr;
+};
+
+class LoadWorker {
+ public:
+  explicit LoadWorker(WorkerConfig config);
+  ~LoadWorker();
+  LoadWorker(const LoadWorker&) = delete;
+  LoadWorker& operator=(const LoadWorker&) = delete;
+
+  // Connects, waits for the phase start, runs every job; returns when all are
+  // done or the run is cancelled. Never throws.
+  void Run();
+
+  std::deque<metrics::RequestRecord>& records() { return records_; }
+  int64_t connections_opened() const { return connections_opened_; }
+  bool cancelled() const { return cancelled_; }
+
+ private:
+  struct Conn;
+  Conn* NewConn();
+  Conn* AcquireConn();
+  void Connect(Conn* c, bool then_send);
+  void StartJob(Job* job, int64_t t_scheduled, int64_t t_slot_free);
+  void Send(Conn* c);
+  void Read(Conn* c);
+  void OnRead(Conn* c, uint64_t serial, const boost::system::error_code& ec, size_t n);
+  void Complete(Conn* c);
+  void Fail(Conn* c, metrics::FailureKind kind, std::string message);
+  void Finish(Conn* c, bool reusable);
+  void Dispatch(Job* job);
+  void OnArrivalTimer();
+  void ScheduleNext();
+  void CheckDone();
+  void PollCancel();
+  void Shutdown();
+
+  WorkerConfig cfg_;
+  boost::asio::io_context io_{1};
+  boost::asio::steady_timer arrival_timer_{io_};
+  boost::asio::steady_timer cancel_timer_{io_};
+  std::vector<std::unique_ptr<Conn>> conns_;
+  std::vector<Conn*> idle_;
+  std::deque<metrics::RequestRecord> records_;  // stable addresses for in-flight decoders
+  std::deque<std::pair<Job*, int64_t>> pending_;  // open loop over the cap: (job, t_scheduled)
+  size_t next_arrival_ = 0;
+  int64_t in_flight_ = 0;
+  int64_t start_ns_ = 0;
+  int64_t connections_opened_ = 0;
+  uint64_t serial_ = 0;
+  bool cancelled_ = false;
+  bool shut_down_ = false;
+};
+
+}  // namespace servebench::client

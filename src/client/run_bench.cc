@@ -1,0 +1,410 @@
+// RunBench: the coordinator of one load run. It prepares everything that can be
+// prepared (prompts, request bytes, schedule, connections) before the measured
+// phase starts, runs the worker threads, then computes the summary with metrics/.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "client/client.h"
+#include "client/dataset.h"
+#include "client/http_fetch.h"
+#include "client/load_worker.h"
+#include "client/request_builder.h"
+#include "client/schedule.h"
+#include "client/url.h"
+#include "common/atomic_file.h"
+#include "common/clock.h"
+#include "common/exit_codes.h"
+#include "common/log.h"
+#include "common/version.h"
+
+namespace servebench::client {
+namespace {
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using metrics::RequestRecord;
+
+// Raises the open-file limit to its hard maximum: each stream is a socket.
+void RaiseFileLimit() {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &lim);
+  }
+}
+
+double CpuSeconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+int64_t MaxRssKb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+std::string LocalDate() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y%m%d-%H%M%S", &tm);
+  return buf;
+}
+
+struct PhasePlan {
+  std::vector<Job>* jobs = nullptr;
+  bool closed_loop = true;
+  int64_t max_in_flight = 0;  // closed loop: loops; open loop: cap (0 = none)
+  double rate_per_s = 0;
+  int workers = 1;
+};
+
+struct PhaseOutcome {
+  std::vector<RequestRecord> records;
+  int64_t start_ns = 0;
+  int64_t connections_opened = 0;
+  int64_t events = 0;
+  bool cancelled = false;
+};
+
+void PrintProgress(const Progress& p, int64_t total, int64_t start_ns) {
+  double elapsed = static_cast<double>(MonotonicNowNs() - start_ns) / 1e9;
+  int64_t done = p.done.load(std::memory_order_relaxed);
+  int64_t failed = p.failed.load(std::memory_order_relaxed);
+  int64_t tokens = p.tokens.load(std::memory_order_relaxed);
+  std::fprintf(stderr, "\r%lld/%lld done, %lld errors, %.0f tok/s, max client lag %.3f ms, %.0f s   ",
+               static_cast<long long>(done + failed), static_cast<long long>(total),
+               static_cast<long long>(failed), elapsed > 0 ? tokens / elapsed : 0.0,
+               p.max_issue_delay_ns.load(std::memory_order_relaxed) / 1e6, elapsed);
+}
+
+PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::results_type& endpoints,
+                      asio::ssl::context* tls, const Url& url, const BenchSettings& s,
+                      const std::atomic<bool>* cancel, bool show_progress) {
+  PhaseOutcome out;
+  Progress progress;
+  PhaseStart start;
+  std::atomic<int64_t> next_job{0};
+  int w_count = std::max(1, plan.workers);
+  start.not_ready.store(w_count);
+  std::vector<std::unique_ptr<LoadWorker>> workers;
+  int64_t n_jobs = static_cast<int64_t>(plan.jobs->size());
+  for (int w = 0; w < w_count; ++w) {
+    WorkerConfig c;
+    c.endpoints = endpoints;
+    c.tls = tls;
+    c.host = url.host;
+    c.keep_text = s.keep_generated_text;
+    c.request_timeout_s = s.request_timeout_s;
+    c.closed_loop = plan.closed_loop;
+    int64_t cap = plan.max_in_flight;
+    int64_t share = cap > 0 ? cap / w_count + (w < cap % w_count ? 1 : 0) : 0;
+    c.slots = share;
+    c.jobs = plan.jobs;
+    c.next_job = &next_job;
+    if (!plan.closed_loop) {
+      for (int64_t i = w; i < n_jobs; i += w_count) c.my_jobs.push_back(static_cast<size_t>(i));
+    }
+    int64_t mine = plan.closed_loop ? share : static_cast<int64_t>(c.my_jobs.size());
+    if (!plan.closed_loop && share > 0) mine = std::min(mine, share);
+    if (!plan.closed_loop && plan.rate_per_s > 0 && share == 0) mine = std::min<int64_t>(mine, 64);
+    c.preconnect = std::min<int64_t>(mine, 20000);
+    c.start = &start;
+    c.cancel = cancel;
+    c.progress = &progress;
+    workers.push_back(std::make_unique<LoadWorker>(std::move(c)));
+  }
+  std::vector<std::thread> threads;
+  for (auto& w : workers) threads.emplace_back([&w] { w->Run(); });
+  // Every worker connected: start 2 ms from now so all threads see the same start.
+  for (int v = start.not_ready.load(); v != 0; v = start.not_ready.load()) start.not_ready.wait(v);
+  out.start_ns = MonotonicNowNs() + 2'000'000;
+  start.start_ns.store(out.start_ns);
+  start.start_ns.notify_all();
+  if (show_progress) {
+    std::atomic<bool> finished{false};
+    std::thread progress_thread([&] {
+      while (!finished.load()) {
+        PrintProgress(progress, n_jobs, out.start_ns);
+        for (int i = 0; i < 10 && !finished.load(); ++i) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+      }
+    });
+    for (auto& t : threads) t.join();
+    finished.store(true);
+    progress_thread.join();
+    PrintProgress(progress, n_jobs, out.start_ns);
+    std::fprintf(stderr, "\n");
+  } else {
+    for (auto& t : threads) t.join();
+  }
+  for (auto& w : workers) {
+    out.connections_opened += w->connections_opened();
+    out.cancelled = out.cancelled || w->cancelled();
+    for (RequestRecord& r : w->records()) out.records.push_back(std::move(r));
+  }
+  out.events = progress.events.load();
+  return out;
+}
+
+std::optional<metrics::SpecCounters> Scrape(const std::string& metrics_url) {
+  StatusOr<Url> url = ParseUrl(metrics_url);
+  if (!url.ok()) return std::nullopt;
+  std::string path = url->path.empty() ? "/" : url->path;
+  Url base = *url;
+  base.path.clear();
+  StatusOr<HttpReply> reply = HttpFetch(base, path, "", 10.0);
+  if (!reply.ok() || reply->status != 200) {
+    Log(LogLevel::kWarning, "metrics scrape of {} failed: {}", metrics_url,
+        reply.ok() ? fmt::format("HTTP {}", reply->status) : reply.status().ToString());
+    return std::nullopt;
+  }
+  auto samples = metrics::ParsePrometheusText(reply->body);
+  if (!samples.ok()) {
+    Log(LogLevel::kWarning, "{}", samples.status().ToString());
+    return std::nullopt;
+  }
+  return metrics::ExtractSpecCounters(*samples);
+}
+
+// The server's tokenizer, when it has /tokenize (vLLM, SGLang, the sim).
+TokenCounter MakeTokenCounter(const Url& url, const BenchSettings& s) {
+  auto count = [url, model = s.served_model_name.empty() ? s.model : s.served_model_name](const std::string& text) -> std::optional<int64_t> {
+    json::object req{{"model", model}, {"prompt", text}};
+    StatusOr<HttpReply> reply = HttpFetch(url, "/tokenize", json::serialize(req), 30.0);
+    if (!reply.ok() || reply->status != 200) return std::nullopt;
+    json::error_code ec;
+    json::value v = json::parse(reply->body, ec);
+    if (ec || !v.is_object()) return std::nullopt;
+    if (const json::value* c = v.get_object().if_contains("count"); c && c->is_int64()) {
+      return c->get_int64();
+    }
+    if (const json::value* t = v.get_object().if_contains("tokens"); t && t->is_array()) {
+      return static_cast<int64_t>(t->get_array().size());
+    }
+    return std::nullopt;
+  };
+  if (!count("hello world")) return {};
+  return count;
+}
+
+int AutoWorkers(int64_t concurrency) {
+  int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int64_t want = (concurrency + 1999) / 2000;  // one loop comfortably holds 2,000 streams
+  return static_cast<int>(std::clamp<int64_t>(want, 1, hw));
+}
+
+json::object RunObject(const BenchSettings& s, const Url& url, const PromptSet& prompts,
+                       int workers, bool interrupted, int64_t anchor_realtime_ns,
+                       int64_t anchor_monotonic_ns) {
+  json::object o;
+  o["servebench_version"] = kVersion;
+  o["git_revision"] = kGitRevision;
+  o["base_url"] = fmt::format("{}://{}{}", url.tls ? "https" : "http", url.HostHeader(), url.path);
+  o["endpoint"] = s.endpoint;
+  o["dataset_name"] = s.dataset_name;
+  o["dataset_path"] = s.dataset_path;
+  o["dataset_note"] = prompts.note;
+  o["random_input_len"] = s.random_input_len;
+  o["random_output_len"] = s.random_output_len;
+  o["random_range_ratio"] = s.random_range_ratio;
+  o["range_ratio_semantics"] =
+      s.range_ratio_semantics == RangeRatioSemantics::kVllm ? "vllm" : "inferencex";
+  o["random_prefix_len"] = s.random_prefix_len;
+  o["arrival"] = s.request_rate_per_s <= 0 ? (s.max_concurrency > 0 ? "closed_loop" : "all_at_once")
+                 : s.arrival == ArrivalProcess::kConstant ? "constant"
+                 : s.burstiness == 1.0                    ? "poisson"
+                                                          : "gamma";
+  o["seed"] = s.seed;
+  o["num_warmups"] = s.num_warmups;
+  o["ignore_eos"] = s.ignore_eos;
+  o["continuous_usage_stats"] = s.continuous_usage_stats;
+  o["request_timeout_s"] = s.request_timeout_s;
+  o["workers"] = workers;
+  o["interrupted"] = interrupted;
+  o["anchor_realtime_ns"] = anchor_realtime_ns;
+  o["anchor_monotonic_ns"] = anchor_monotonic_ns;
+  return o;
+}
+
+}  // namespace
+
+int BenchResult::exit_code() const {
+  if (interrupted) return kExitInterrupted;
+  return summary.validity.valid() ? kExitOk : kExitRunInvalid;
+}
+
+StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* cancel) {
+  SB_RETURN_IF_ERROR(Validate(s));
+  SB_ASSIGN_OR_RETURN(Url url, ParseUrl(s.base_url));
+  RaiseFileLimit();
+  std::string api_key;
+  if (const char* k = std::getenv(s.api_key_env.c_str()); k != nullptr) api_key = k;
+
+  asio::io_context resolve_io;
+  asio::ip::tcp::resolver resolver(resolve_io);
+  boost::system::error_code ec;
+  auto endpoints = resolver.resolve(url.host, url.port, ec);
+  if (ec) {
+    return Status::Unavailable(fmt::format("--base-url {}: cannot resolve {}: {}", s.base_url,
+                                           url.host, ec.message()));
+  }
+  // Reachability: any HTTP reply will do; nothing listening fails the run up front.
+  StatusOr<HttpReply> probe = HttpFetch(url, "/v1/models", "", 10.0);
+  if (!probe.ok()) {
+    return Status::Unavailable(fmt::format("server at {} is not reachable ({}); is it running?",
+                                           s.base_url, probe.status().message()));
+  }
+
+  bool chat = IsChatEndpoint(s);
+  TokenCounter counter;
+  if (s.tokenize_chat_prompts && (chat || s.dataset_name != "random")) {
+    counter = MakeTokenCounter(url, s);
+  }
+  SB_ASSIGN_OR_RETURN(PromptSet prompts, MakePrompts(s, chat, counter));
+  SB_ASSIGN_OR_RETURN(RequestTemplate tmpl, MakeRequestTemplate(s, url, api_key));
+
+  std::optional<asio::ssl::context> tls;
+  if (url.tls) {
+    tls.emplace(asio::ssl::context::tls_client);
+    tls->set_default_verify_paths();
+    tls->set_verify_mode(asio::ssl::verify_peer);
+  }
+
+  auto make_jobs = [&](const std::vector<Prompt>& ps, bool warmup, const std::vector<int64_t>& offsets) {
+    std::vector<Job> jobs(ps.size());
+    for (size_t i = 0; i < ps.size(); ++i) {
+      jobs[i].index = static_cast<int64_t>(i);
+      jobs[i].warmup = warmup;
+      jobs[i].offset_ns = offsets.empty() ? 0 : offsets[i];
+      jobs[i].request = BuildRequest(tmpl, ps[i], s.ignore_eos);
+      jobs[i].client_prompt_tokens = ps[i].prompt_tokens;
+      jobs[i].max_tokens = ps[i].max_tokens;
+    }
+    return jobs;
+  };
+
+  BenchResult result;
+  bool show_progress = s.progress && isatty(STDERR_FILENO);
+  if (!prompts.warmups.empty()) {
+    std::vector<Job> warm = make_jobs(prompts.warmups, true, {});
+    PhasePlan plan;
+    plan.jobs = &warm;
+    plan.closed_loop = true;
+    plan.max_in_flight = s.max_concurrency > 0 ? std::min<int64_t>(s.max_concurrency, s.num_warmups)
+                                               : s.num_warmups;
+    PhaseOutcome w = RunPhase(plan, endpoints, tls ? &*tls : nullptr, url, s, cancel, false);
+    for (RequestRecord& r : w.records) result.records.push_back(std::move(r));
+  }
+
+  std::vector<int64_t> offsets = MakeArrivalSchedule(s.num_prompts, s.request_rate_per_s,
+                                                     s.burstiness, s.arrival, s.seed);
+  std::vector<Job> jobs = make_jobs(prompts.measured, false, offsets);
+  prompts.measured.clear();
+  prompts.measured.shrink_to_fit();
+  PhasePlan plan;
+  plan.jobs = &jobs;
+  plan.closed_loop = s.request_rate_per_s <= 0 && s.max_concurrency > 0;
+  plan.max_in_flight = s.max_concurrency;
+  plan.rate_per_s = s.request_rate_per_s;
+  int64_t concurrency = s.max_concurrency > 0 ? s.max_concurrency : s.num_prompts;
+  plan.workers = s.num_workers > 0 ? s.num_workers : AutoWorkers(concurrency);
+  plan.workers = static_cast<int>(std::min<int64_t>(plan.workers, std::max<int64_t>(concurrency, 1)));
+
+  std::optional<metrics::SpecCounters> before, after;
+  std::string metrics_url = s.metrics_url.empty()
+                                ? fmt::format("{}://{}{}/metrics", url.tls ? "https" : "http",
+                                              url.HostHeader(), url.path)
+                                : s.metrics_url;
+  if (s.scrape_metrics) before = Scrape(metrics_url);
+
+  int64_t anchor_rt = RealtimeNowNs();
+  int64_t anchor_mono = MonotonicNowNs();
+  double cpu_before = CpuSeconds();
+  PhaseOutcome main = RunPhase(plan, endpoints, tls ? &*tls : nullptr, url, s, cancel, show_progress);
+  double cpu_s = CpuSeconds() - cpu_before;
+  int64_t end_mono = MonotonicNowNs();
+  int64_t end_rt = RealtimeNowNs();
+  if (s.scrape_metrics && !main.cancelled) after = Scrape(metrics_url);
+  result.interrupted = main.cancelled;
+  for (RequestRecord& r : main.records) result.records.push_back(std::move(r));
+
+  metrics::SummaryInputs in;
+  in.requested_prompts = s.num_prompts;
+  in.main_phase_start_ns = main.start_ns;
+  in.percentiles = s.percentiles;
+  for (double p : s.metric_percentiles) {
+    if (std::find(in.percentiles.begin(), in.percentiles.end(), p) == in.percentiles.end()) {
+      in.percentiles.push_back(p);
+    }
+  }
+  in.goodput = s.goodput;
+  in.gpus = s.gpus;
+  in.ignore_eos = s.ignore_eos;
+  in.spec_decoding_on = s.spec_decoding;
+  in.spec_before = before;
+  in.spec_after = after;
+  in.client_issue_delay_limit_ms = s.client_issue_delay_limit_ms;
+  result.summary = metrics::ComputeRunSummary(result.records, in);
+
+  result.self.cpu_s = cpu_s;
+  result.self.events = main.events;
+  result.self.cpu_us_per_event = main.events > 0 ? cpu_s * 1e6 / static_cast<double>(main.events) : 0;
+  result.self.workers = plan.workers;
+  result.self.connections_opened = main.connections_opened;
+
+  metrics::ResultHeader h;
+  h.date = LocalDate();
+  h.backend = s.backend;
+  h.label = s.label;
+  h.model_id = s.model;
+  h.tokenizer_id = s.tokenizer_id.empty() ? s.model : s.tokenizer_id;
+  h.num_prompts = s.num_prompts;
+  h.metadata = s.metadata;
+  h.request_rate = s.request_rate_per_s;
+  h.burstiness = s.burstiness;
+  h.max_concurrency = s.max_concurrency;
+  h.percentile_metrics = s.percentile_metrics;
+  h.metric_percentiles = s.metric_percentiles;
+  double start_unix = static_cast<double>(anchor_rt + (main.start_ns - anchor_mono)) / 1e9;
+  h.benchmark_start_time_unix = start_unix;
+  h.benchmark_end_time_unix = static_cast<double>(end_rt) / 1e9;
+  h.save_detailed = s.save_detailed;
+  h.servebench_extra["run"] =
+      RunObject(s, url, prompts, plan.workers, result.interrupted, anchor_rt, anchor_mono);
+  h.servebench_extra["client"] = json::object{
+      {"cpu_s", cpu_s},
+      {"events", main.events},
+      {"cpu_us_per_event", result.self.cpu_us_per_event},
+      {"workers", plan.workers},
+      {"connections_opened", main.connections_opened},
+      {"max_rss_kb", MaxRssKb()},
+      {"measured_phase_wall_s", static_cast<double>(end_mono - main.start_ns) / 1e9}};
+  result.result = metrics::BuildResultJson(result.summary, h, result.records);
+  result.header = std::move(h);
+
+  if (!s.requests_jsonl_path.empty()) {
+    std::string lines;
+    for (const RequestRecord& r : result.records) {
+      lines += json::serialize(metrics::RequestRecordJson(r));
+      lines += '\n';
+    }
+    SB_RETURN_IF_ERROR(WriteFileAtomically(s.requests_jsonl_path, lines));
+  }
+  return result;
+}
+
+}  // namespace servebench::client
