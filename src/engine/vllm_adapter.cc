@@ -71,7 +71,9 @@ std::vector<std::pair<std::string, std::string>> VllmSpecConfig(const recipe::Sp
   std::vector<std::pair<std::string, std::string>> kv;
   kv.emplace_back("method", VllmMethod(spec.method));
   if (!spec.draft_model.empty()) kv.emplace_back("model", spec.draft_model);
-  kv.emplace_back("num_speculative_tokens", std::to_string(spec.num_speculative_tokens));
+  if (spec.num_speculative_tokens > 0) {
+    kv.emplace_back("num_speculative_tokens", std::to_string(spec.num_speculative_tokens));
+  }
   for (const auto& [key, value] : spec.extra) kv.emplace_back(key, value);
   if (IsSynthetic(spec)) {
     kv.emplace_back("rejection_sample_method", "synthetic");
@@ -135,7 +137,11 @@ Status CheckSpec(const recipe::SpecDecoding& spec, std::string_view engine) {
     return Status::Ok();
   }
   const std::string_view method = SpecMethodName(spec.method);
-  if (spec.num_speculative_tokens < 1) {
+  // vLLM's MTP takes its depth from the model (num_nextn_predict_layers) when the
+  // recipe leaves it out, as InferenceX master configs do; every other case needs N.
+  const bool engine_default_depth =
+      engine == "vllm" && spec.method == SpecMethod::kMtp && !IsSynthetic(spec);
+  if (spec.num_speculative_tokens < 1 && !(engine_default_depth && spec.num_speculative_tokens == 0)) {
     return Status::InvalidArgument(fmt::format(
         "serve.spec.num_speculative_tokens = {}: must be >= 1 with method {}", spec.num_speculative_tokens,
         method));

@@ -1,6 +1,7 @@
 #include "recipe/diagnostics.h"
 
 #include <algorithm>
+#include <map>
 #include <fmt/format.h>
 
 namespace servebench::recipe {
@@ -49,11 +50,15 @@ void Diagnostics::Append(const Diagnostics& other) {
 }
 
 std::string Diagnostics::ToString() const {
+  // Files in the order they were loaded; within a file, by position.
+  std::map<std::string, size_t> file_order;
+  for (const auto& d : items_) file_order.emplace(d.location.file, file_order.size());
   std::vector<const Diagnostic*> sorted;
   sorted.reserve(items_.size());
   for (const auto& d : items_) sorted.push_back(&d);
-  std::stable_sort(sorted.begin(), sorted.end(), [](const Diagnostic* a, const Diagnostic* b) {
-    if (a->location.file != b->location.file) return false;  // keep file order as loaded
+  std::stable_sort(sorted.begin(), sorted.end(), [&](const Diagnostic* a, const Diagnostic* b) {
+    size_t fa = file_order[a->location.file], fb = file_order[b->location.file];
+    if (fa != fb) return fa < fb;
     if (a->location.line != b->location.line) return a->location.line < b->location.line;
     return a->location.column < b->location.column;
   });

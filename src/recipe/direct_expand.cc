@@ -54,6 +54,8 @@ void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* p
     int isl = 0, osl = 0;
     if (ParseSeqLen(s, &isl, &osl)) seq_filter.emplace_back(isl, osl);
   }
+  std::vector<Point> mine;
+  std::vector<bool> highest_flags;
   for (const auto& sc : r.scenarios) {
     if (!f.scenario_types.empty() &&
         std::find(f.scenario_types.begin(), f.scenario_types.end(), sc.type) ==
@@ -86,6 +88,7 @@ void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* p
         p.serve = r.serve;
         ServeSpec& s = p.serve;
         s.tp = e.tp;
+        s.dp = e.dp;
         s.pp = e.pp;
         s.ep = e.ep.value_or(1);
         s.dp_attn = e.dp_attn.value_or(false);
@@ -104,23 +107,29 @@ void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* p
         p.exp_name = r.source_format == "nightly"
                          ? fmt::format("{}-conc-{}", sc.name, c)
                          : fmt::format("{}_{}", r.model_prefix, SeqLenName(sc.isl, sc.osl));
-        bool wants_eval = !r.evals.empty() && f.evals != EvalSelection::kNone &&
-                          (r.eval_at == "all" || c == highest);
-        if (wants_eval) {
-          p.run_eval = true;
-          p.evals = r.evals;
-          for (const auto& t : r.evals) p.eval_tasks.push_back(t.name);
-        }
-        bool only = f.evals == EvalSelection::kOnly || f.evals == EvalSelection::kAll ||
-                    f.evals == EvalSelection::kOnlyAll;
-        if (only) {
-          if (!p.run_eval) continue;
-          p.eval_only = true;
-        }
-        rows->push_back(RowFor(r, p));
-        points->push_back(std::move(p));
+        highest_flags.push_back(c == highest);
+        mine.push_back(std::move(p));
       }
     }
+  }
+  bool only = f.evals == EvalSelection::kOnly || f.evals == EvalSelection::kAll ||
+              f.evals == EvalSelection::kOnlyAll;
+  for (size_t i = 0; i < mine.size(); ++i) {
+    Point& p = mine[i];
+    bool wants_eval = !r.evals.empty() && f.evals != EvalSelection::kNone &&
+                      (r.eval_at == "all" || (r.eval_at == "highest" && highest_flags[i]) ||
+                       (r.eval_at == "once" && i + 1 == mine.size()));
+    if (wants_eval) {
+      p.run_eval = true;
+      p.evals = r.evals;
+      for (const auto& t : r.evals) p.eval_tasks.push_back(t.name);
+    }
+    if (only) {
+      if (!p.run_eval) continue;
+      p.eval_only = true;
+    }
+    rows->push_back(RowFor(r, p));
+    points->push_back(std::move(p));
   }
   (void)errors;
 }

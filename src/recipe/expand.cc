@@ -132,6 +132,28 @@ std::vector<Point> PointsFromInferenceXRow(const boost::json::object& row,
     s.pcp_size = IntOf(row, "pcp-size", 1);
     s.dp_attn = BoolOf(row, "dp-attn");
   }
+  if (s.spec.method != SpecMethod::kNone) {
+    // The master config says only "mtp" / "draft_model"; InferenceX's launch scripts
+    // choose the draft length (multinode ones via DECODE_MTP_SIZE) and, for
+    // synthetic acceptance, SYNTHETIC_ACCEPTANCE_LENGTH. Without them: 3 drafts.
+    s.spec.num_speculative_tokens = 3;
+    for (const auto* w : {&e.prefill, &e.decode}) {
+      for (const auto& kv : w->additional_settings) {
+        auto eq = kv.find('=');
+        if (eq == std::string::npos) continue;
+        std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
+        try {
+          if (k == "DECODE_MTP_SIZE" && std::stoi(v) > 0) s.spec.num_speculative_tokens = std::stoi(v);
+          if (k == "SYNTHETIC_ACCEPTANCE_LENGTH" && std::stod(v) >= 1) {
+            s.spec.acceptance = AcceptanceMode::kSyntheticTarget;
+            s.spec.synthetic_acceptance_length = std::stod(v);
+          }
+        } catch (...) {
+          // Not a number: the setting is still exported verbatim as env by the job.
+        }
+      }
+    }
+  }
   if (auto* router = row.if_contains("router"); router && router->is_object()) {
     s.router_name = StringOf(router->get_object(), "name");
     s.router_version = StringOf(router->get_object(), "version");

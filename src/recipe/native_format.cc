@@ -1,7 +1,524 @@
+// servebench's native recipe format (docs/recipes.md): one file, `servebench: 1`,
+// a map of named recipes. Everything a Point holds can be written here.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
 #include "recipe/formats.h"
+#include "recipe/golden_al.h"
+
 namespace servebench::recipe {
-std::vector<Recipe> LoadNative(const LoadContext& ctx, const YNode& root) {
-  ctx.Error(root, "", "native recipes are not supported by this build yet");
-  return {};
+namespace {
+
+const std::vector<std::string> kRecipeKeys = {
+    "model", "served_model_name", "engine", "framework", "image", "precision", "hardware",
+    "runner", "model_prefix", "max_model_len", "kv_cache_dtype", "readiness_timeout_s",
+    "extra_args", "env", "sim", "spec_decoding", "evals", "blocked", "nightly", "load",
+    "scenarios"};
+const std::vector<std::string> kLoadKeys = {
+    "endpoint", "backend", "dataset", "dataset_path", "random_range_ratio", "num_prompts",
+    "prompts_per_concurrency", "request_rate_per_s", "num_warmups", "ignore_eos", "repetitions",
+    "extra_args"};
+const std::vector<std::string> kEngines = {"vllm", "sglang", "trtllm", "llamacpp", "sim", "atom"};
+const std::vector<std::string> kMethods = {"none", "mtp", "eagle", "eagle3", "draft_model",
+                                           "ngram"};
+
+SpecMethod MethodFrom(const std::string& s) {
+  if (s == "mtp") return SpecMethod::kMtp;
+  if (s == "eagle") return SpecMethod::kEagle;
+  if (s == "eagle3") return SpecMethod::kEagle3;
+  if (s == "draft_model") return SpecMethod::kDraftModel;
+  if (s == "ngram") return SpecMethod::kNgram;
+  return SpecMethod::kNone;
 }
+
+std::string Trimmed(double v) { return fmt::format("{:g}", v); }
+
+// spec_decoding: none | {method, draft_model, num_speculative_tokens, acceptance, extra}
+std::optional<SpecDecoding> ReadSpec(const LoadContext& ctx, const YNode& n,
+                                     const std::string& path) {
+  SpecDecoding spec;
+  if (n.IsScalar()) {
+    if (n.scalar == "none") return spec;
+    ctx.Error(n, path, fmt::format("is '{}'; write `none` or a map {{method, draft_model, "
+                                   "num_speculative_tokens, acceptance}}",
+                                   n.scalar));
+    return std::nullopt;
+  }
+  FieldReader r(ctx, n, path,
+                {"method", "draft_model", "num_speculative_tokens", "acceptance", "extra"});
+  if (!r.valid()) return std::nullopt;
+  bool ok = true;
+  auto method = r.Enum("method", kMethods, true);
+  if (!method) return std::nullopt;
+  spec.method = MethodFrom(*method);
+  spec.draft_model = r.String("draft_model", false, true).value_or("");
+  auto tokens = r.Int("num_speculative_tokens");
+  if (spec.method == SpecMethod::kNone) {
+    for (const char* k : {"draft_model", "num_speculative_tokens", "acceptance"})
+      if (r.Has(k)) {
+        r.ErrorAt(k, "is set but method is none; remove it or choose a method");
+        ok = false;
+      }
+    return ok ? std::optional<SpecDecoding>(spec) : std::nullopt;
+  }
+  if (!tokens) {
+    if (!r.Has("num_speculative_tokens")) r.Missing("num_speculative_tokens");
+    ok = false;
+  } else if (*tokens < 1 || *tokens > 64) {
+    r.ErrorAt("num_speculative_tokens", fmt::format("is {}; must be 1..64", *tokens));
+    ok = false;
+  } else {
+    spec.num_speculative_tokens = static_cast<int>(*tokens);
+  }
+  bool needs_draft = spec.method == SpecMethod::kEagle || spec.method == SpecMethod::kEagle3 ||
+                     spec.method == SpecMethod::kDraftModel;
+  if (needs_draft && spec.draft_model.empty() && !r.Has("draft_model")) {
+    r.ErrorAt("method", fmt::format("is {}; it needs draft_model (the drafter's path or hub "
+                                    "name)",
+                                    *method));
+    ok = false;
+  }
+  if (!needs_draft && !spec.draft_model.empty()) {
+    r.ErrorAt("draft_model", fmt::format("is set but method {} drafts without a separate model; "
+                                         "draft_model is for eagle, eagle3 and draft_model",
+                                         *method));
+    ok = false;
+  }
+  if (auto extra = r.StringMap("extra"))
+    for (const auto& [k, v] : *extra) spec.extra[k] = v;
+  if (const YNode* a = r.Get("acceptance")) {
+    std::string apath = r.PathOf("acceptance");
+    if (a->IsScalar()) {
+      if (a->scalar != "real") {
+        ctx.Error(*a, apath, fmt::format("is '{}'; write `real`, {{mode: synthetic, length: AL}} "
+                                         "or {{mode: golden, table, model, thinking}}",
+                                         a->scalar));
+        ok = false;
+      }
+    } else {
+      FieldReader ar(ctx, *a, apath, {"mode", "length", "table", "model", "thinking"});
+      auto mode = ar.Enum("mode", {"real", "synthetic", "golden"}, true);
+      if (mode == "synthetic") {
+        spec.acceptance = AcceptanceMode::kSyntheticTarget;
+        auto len = ar.Double("length", true);
+        for (const char* k : {"table", "model", "thinking"})
+          if (ar.Has(k)) ar.ErrorAt(k, "is only for mode: golden"), ok = false;
+        if (!len) {
+          ok = false;
+        } else if (!(*len >= 1.0) || *len > spec.num_speculative_tokens + 1) {
+          ar.ErrorAt("length", fmt::format("is {}; an acceptance length is between 1 and "
+                                           "num_speculative_tokens + 1 = {}",
+                                           Trimmed(*len), spec.num_speculative_tokens + 1));
+          ok = false;
+        } else {
+          spec.synthetic_acceptance_length = *len;
+        }
+      } else if (mode == "golden") {
+        spec.acceptance = AcceptanceMode::kSyntheticGolden;
+        auto table = ar.String("table", true, true);
+        auto model = ar.String("model", true, true);
+        spec.golden_thinking = ar.Bool("thinking").value_or(true);
+        if (ar.Has("length")) ar.ErrorAt("length", "is only for mode: synthetic"), ok = false;
+        if (table && model && spec.num_speculative_tokens > 0) {
+          auto al = LookupGoldenAl(*table, *model, spec.golden_thinking,
+                                   spec.num_speculative_tokens);
+          if (!al.ok()) {
+            ar.ErrorAt("table", al.status().message());
+            ok = false;
+          } else {
+            spec.golden_table = *table;
+            spec.golden_model = *model;
+            spec.synthetic_acceptance_length = *al;
+          }
+        } else {
+          ok = false;
+        }
+      } else if (mode == "real") {
+        for (const char* k : {"length", "table", "model", "thinking"})
+          if (ar.Has(k)) ar.ErrorAt(k, "is not used with mode: real"), ok = false;
+      } else {
+        ok = false;
+      }
+    }
+  }
+  if (!ok) return std::nullopt;
+  return spec;
+}
+
+void ReadConcurrency(const LoadContext& ctx, FieldReader& r, ConcurrencySpec* conc, bool* ok) {
+  const YNode* n = r.Get("concurrency");
+  std::string path = r.PathOf("concurrency");
+  if (n == nullptr) {
+    r.Missing("concurrency");
+    *ok = false;
+    return;
+  }
+  if (n->IsScalar()) {
+    auto v = n->AsInt();
+    if (!v || *v <= 0 || *v > 1'000'000) {
+      ctx.Error(*n, path, "expected a concurrency > 0, a list [1, 4, 16] or {start, end, step}");
+      *ok = false;
+      return;
+    }
+    conc->list = {static_cast<int>(*v)};
+    return;
+  }
+  if (n->IsSequence()) {
+    if (n->items.empty()) {
+      ctx.Error(*n, path, "is an empty list; give at least one concurrency");
+      *ok = false;
+    }
+    for (size_t i = 0; i < n->items.size(); ++i) {
+      auto v = n->items[i].AsInt();
+      if (!v || *v <= 0 || *v > 1'000'000) {
+        ctx.Error(n->items[i], IndexPath(path, i),
+                  fmt::format("is {}; concurrencies are integers in 1..1000000",
+                              n->items[i].scalar));
+        *ok = false;
+        continue;
+      }
+      if (std::find(conc->list.begin(), conc->list.end(), *v) != conc->list.end()) {
+        ctx.Error(n->items[i], IndexPath(path, i),
+                  fmt::format("{} is listed twice; each concurrency once", *v));
+        *ok = false;
+      }
+      conc->list.push_back(static_cast<int>(*v));
+    }
+    return;
+  }
+  FieldReader cr(ctx, *n, path, {"start", "end", "step"});
+  if (!cr.valid()) {
+    *ok = false;
+    return;
+  }
+  auto start = cr.PositiveInt("start", true);
+  auto end = cr.PositiveInt("end", true);
+  auto step = cr.Int("step");
+  if (!start || !end) {
+    *ok = false;
+    return;
+  }
+  if (*start > *end) {
+    cr.ErrorAt("start", fmt::format("start {} is greater than end {}; start must be <= end",
+                                    *start, *end));
+    *ok = false;
+  }
+  if (step && *step < 2) {
+    cr.ErrorAt("step", fmt::format("is {}; the range multiplies by step, so step must be >= 2",
+                                   *step));
+    *ok = false;
+  }
+  conc->is_range = true;
+  conc->start = static_cast<int>(*start);
+  conc->end = static_cast<int>(*end);
+  conc->step = static_cast<int>(step.value_or(2));
+}
+
+// Load options: recipe-level `load:` and each scenario may set them.
+void ReadLoad(const LoadContext& ctx, FieldReader& r, LoadSpec* load, int* per_conc, bool* ok) {
+  if (auto v = r.String("endpoint", false, true)) load->endpoint = *v;
+  if (auto v = r.Enum("backend", {"openai", "openai-chat"})) {
+    load->backend = *v;
+    if (!r.Has("endpoint"))
+      load->endpoint = *v == "openai-chat" ? "/v1/chat/completions" : "/v1/completions";
+  }
+  if (auto v = r.Enum("dataset", {"random", "random-prefix", "sharegpt", "custom", "speed_bench"}))
+    load->dataset = *v;
+  if (auto v = r.String("dataset_path", false, true)) load->dataset_path = *v;
+  if (auto v = r.Double("random_range_ratio")) {
+    if (*v < 0 || *v > 1) r.ErrorAt("random_range_ratio", "must be in [0, 1]"), *ok = false;
+    else load->random_range_ratio = *v;
+  }
+  if (auto v = r.PositiveInt("num_prompts")) load->num_prompts = static_cast<int>(*v);
+  if (auto v = r.PositiveInt("prompts_per_concurrency")) *per_conc = static_cast<int>(*v);
+  if (r.Has("num_prompts") && r.Has("prompts_per_concurrency")) {
+    r.ErrorAt("prompts_per_concurrency", "num_prompts and prompts_per_concurrency are "
+                                         "alternatives; set one");
+    *ok = false;
+  }
+  if (r.Has("num_prompts")) *per_conc = 0;
+  if (auto v = r.Double("request_rate_per_s")) {
+    if (*v < 0 || !std::isfinite(*v))
+      r.ErrorAt("request_rate_per_s", fmt::format("is {}; must be >= 0 (0 = closed loop at the "
+                                                  "concurrency)",
+                                                  Trimmed(*v))),
+          *ok = false;
+    else load->request_rate_per_s = *v;
+  }
+  if (auto v = r.Int("num_warmups")) {
+    if (*v < 0) r.ErrorAt("num_warmups", "must be >= 0"), *ok = false;
+    else load->num_warmups = static_cast<int>(*v);
+  }
+  if (auto v = r.Bool("ignore_eos")) load->ignore_eos = *v;
+  if (auto v = r.Int("repetitions")) {
+    if (*v < 1 || *v % 2 == 0 || *v > 99)
+      r.ErrorAt("repetitions", fmt::format("is {}; must be an odd number 1..99 (the median run "
+                                           "is kept)",
+                                           *v)),
+          *ok = false;
+    else load->repetitions = static_cast<int>(*v);
+  }
+  if (auto v = r.StringList("extra_args")) load->extra_args = *v;
+}
+
+std::optional<SearchEntry> ReadEntry(const LoadContext& ctx, const YNode& n,
+                                     const std::string& path) {
+  FieldReader r(ctx, n, path,
+                {"tp", "pp", "ep", "dp", "dp_attn", "dcp_size", "pcp_size", "spec_decoding",
+                 "concurrency", "extra_args", "env"});
+  if (!r.valid()) return std::nullopt;
+  bool ok = true;
+  SearchEntry e;
+  e.location = ctx.At(n);
+  e.path = path;
+  e.has_tp = true;
+  if (auto v = r.PositiveInt("tp")) e.tp = static_cast<int>(*v);
+  if (auto v = r.PositiveInt("pp")) e.pp = static_cast<int>(*v);
+  if (auto v = r.PositiveInt("ep")) e.ep = static_cast<int>(*v);
+  if (auto v = r.PositiveInt("dcp_size")) e.dcp_size = static_cast<int>(*v);
+  if (auto v = r.PositiveInt("pcp_size")) e.pcp_size = static_cast<int>(*v);
+  if (auto v = r.Bool("dp_attn")) e.dp_attn = *v;
+  if (r.Has("dp")) {
+    if (auto v = r.PositiveInt("dp")) e.dp = static_cast<int>(*v);
+  }
+  if (e.tp % e.dcp_size != 0) {
+    r.ErrorAt("dcp_size", fmt::format("tp {} is not divisible by dcp_size {}; tp % dcp_size must "
+                                      "be 0",
+                                      e.tp, e.dcp_size));
+    ok = false;
+  }
+  if (const YNode* s = r.Get("spec_decoding")) {
+    e.spec = ReadSpec(ctx, *s, r.PathOf("spec_decoding"));
+    if (!e.spec) ok = false;
+  }
+  ReadConcurrency(ctx, r, &e.conc, &ok);
+  if (auto v = r.StringList("extra_args")) e.extra_args = *v;
+  if (auto v = r.StringMap("env"))
+    for (const auto& [k, val] : *v) e.env[k] = val;
+  if (!ok) return std::nullopt;
+  return e;
+}
+
+std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const YNode& n) {
+  std::string name = key.scalar;
+  FieldReader r(ctx, n, name, kRecipeKeys);
+  if (!r.valid()) return std::nullopt;
+  bool ok = true;
+  Recipe recipe;
+  recipe.name = name;
+  recipe.location = ctx.At(key);
+  recipe.source_format = "native";
+  if (name.empty() || name.find_first_of("*? \t") != std::string::npos) {
+    ctx.Error(key, name, "recipe names are non-empty and hold no spaces, '*' or '?'");
+    ok = false;
+  }
+  ServeSpec& s = recipe.serve;
+  auto model = r.String("model", true, true);
+  auto engine = r.Enum("engine", kEngines, true);
+  if (!model || !engine) ok = false;
+  s.model = model.value_or("");
+  s.engine = engine.value_or("");
+  s.framework = r.String("framework", false, true).value_or(s.engine);
+  s.served_model_name = r.String("served_model_name", false, true).value_or("");
+  s.image = r.String("image").value_or("");
+  s.precision = r.String("precision", false, true).value_or("bf16");
+  s.hardware = r.String("hardware", false, true).value_or("");
+  if (s.hardware.empty() && s.engine != "sim") {
+    r.Missing("hardware");
+    ok = false;
+  }
+  s.kv_cache_dtype = r.String("kv_cache_dtype", false, true).value_or("");
+  if (const YNode* m = r.Get("max_model_len")) {
+    if (m->IsScalar() && m->scalar == "auto") {
+      s.max_model_len = -1;  // isl + osl + 256 per scenario, resolved at expansion
+    } else if (auto v = r.PositiveInt("max_model_len")) {
+      s.max_model_len = static_cast<int>(*v);
+    } else {
+      ok = false;
+    }
+  }
+  if (auto v = r.Double("readiness_timeout_s")) {
+    if (*v <= 0 || *v > 86400) r.ErrorAt("readiness_timeout_s", "must be in (0, 86400]"), ok = false;
+    else s.readiness_timeout_s = *v;
+  }
+  if (auto v = r.StringList("extra_args")) s.extra_args = *v;
+  if (auto v = r.StringMap("env"))
+    for (const auto& [k, val] : *v) s.env[k] = val;
+  if (const YNode* sim = r.Get("sim")) {
+    // The catalogue model is `model` itself (the sim adapter renders it).
+    FieldReader sr(ctx, *sim, r.PathOf("sim"), {"hardware", "time_scale", "seed", "faults"});
+    if (sr.valid()) {
+      s.sim_options["hardware"] = sr.String("hardware", false, true).value_or(s.hardware);
+      if (auto t = sr.Double("time_scale")) {
+        if (*t < 0 || *t > 1000)
+          sr.ErrorAt("time_scale", "must be in [0, 1000] (0 = as fast as possible)"), ok = false;
+        else s.sim_options["time-scale"] = Trimmed(*t);
+      }
+      if (auto seed = sr.Int("seed")) s.sim_options["seed"] = std::to_string(*seed);
+      if (auto faults = sr.StringMap("faults"))
+        for (const auto& [k, v] : *faults) s.sim_options[k] = v;
+    } else {
+      ok = false;
+    }
+    if (s.engine != "sim") r.ErrorAt("sim", "sim options need engine: sim"), ok = false;
+    if (s.hardware.empty()) s.hardware = s.sim_options["hardware"];
+  }
+  if (s.engine == "sim" && !s.hardware.empty() && !s.sim_options.count("hardware"))
+    s.sim_options["hardware"] = s.hardware;
+  if (s.engine == "sim" && s.hardware.empty()) {
+    r.ErrorAt("engine", "engine sim needs hardware (or sim.hardware): a catalogue GPU, e.g. h200");
+    ok = false;
+  }
+  if (const YNode* sp = r.Get("spec_decoding")) {
+    auto spec = ReadSpec(ctx, *sp, r.PathOf("spec_decoding"));
+    if (spec) s.spec = *spec;
+    else ok = false;
+  }
+  recipe.runner = r.String("runner", false, true).value_or(s.hardware);
+  recipe.model_prefix = r.String("model_prefix", false, true).value_or(name);
+  recipe.precision = s.precision;
+  recipe.framework = s.framework;
+  recipe.image = s.image;
+  recipe.model = s.model;
+  recipe.nightly = r.Bool("nightly").value_or(false);
+  if (const YNode* b = r.Get("blocked")) {
+    FieldReader br(ctx, *b, r.PathOf("blocked"), {"reason", "link"});
+    auto reason = br.String("reason", true, true);
+    recipe.blocked = true;
+    recipe.blocked_reason = reason.value_or("");
+    recipe.blocked_link = br.String("link", false, true).value_or("");
+    if (!reason) ok = false;
+  }
+  if (const YNode* ev = r.Get("evals")) {
+    FieldReader er(ctx, *ev, r.PathOf("evals"), {"tasks", "at"});
+    recipe.eval_at = er.Enum("at", {"highest", "all", "once"}).value_or("highest");
+    const YNode* tasks = er.Get("tasks");
+    if (er.valid() && tasks == nullptr) er.Missing("tasks"), ok = false;
+    if (tasks && !tasks->IsSequence()) {
+      ctx.Error(*tasks, er.PathOf("tasks"), "expected a list of task names or {name, "
+                                            "num_fewshot, model_args}");
+      ok = false;
+    } else if (tasks) {
+      for (size_t i = 0; i < tasks->items.size(); ++i) {
+        const YNode& t = tasks->items[i];
+        std::string tpath = IndexPath(er.PathOf("tasks"), i);
+        EvalTask task;
+        if (auto nm = t.AsString()) {
+          task.name = *nm;
+        } else {
+          FieldReader tr(ctx, t, tpath, {"name", "num_fewshot", "model_args"});
+          auto nm2 = tr.String("name", true, true);
+          if (!nm2) {
+            ok = false;
+            continue;
+          }
+          task.name = *nm2;
+          if (auto f = tr.Int("num_fewshot")) task.num_fewshot = static_cast<int>(*f);
+          if (auto a = tr.StringMap("model_args"))
+            for (const auto& [k, v] : *a) task.model_args[k] = v;
+        }
+        if (task.name.empty()) ctx.Error(t, tpath, "task name is empty"), ok = false;
+        recipe.evals.push_back(std::move(task));
+      }
+    }
+  }
+  LoadSpec defaults;
+  int per_conc = 0;
+  if (const YNode* l = r.Get("load")) {
+    FieldReader lr(ctx, *l, r.PathOf("load"), kLoadKeys);
+    if (lr.valid()) ReadLoad(ctx, lr, &defaults, &per_conc, &ok);
+    else ok = false;
+  }
+  const YNode* scenarios = r.Get("scenarios");
+  if (scenarios == nullptr) {
+    r.Missing("scenarios");
+    return std::nullopt;
+  }
+  if (!scenarios->IsSequence() || scenarios->items.empty()) {
+    ctx.Error(*scenarios, r.PathOf("scenarios"), "expected a non-empty list of {isl, osl, "
+                                                 "search_space}");
+    return std::nullopt;
+  }
+  std::vector<std::string> scenario_keys = kLoadKeys;
+  for (const char* k : {"isl", "osl", "search_space"}) scenario_keys.push_back(k);
+  for (size_t i = 0; i < scenarios->items.size(); ++i) {
+    std::string spath = IndexPath(r.PathOf("scenarios"), i);
+    FieldReader sr(ctx, scenarios->items[i], spath, scenario_keys);
+    if (!sr.valid()) {
+      ok = false;
+      continue;
+    }
+    Scenario sc;
+    sc.load = defaults;
+    sc.prompts_per_concurrency = per_conc;
+    ReadLoad(ctx, sr, &sc.load, &sc.prompts_per_concurrency, &ok);
+    auto isl = sr.PositiveInt("isl", true);
+    auto osl = sr.PositiveInt("osl", true);
+    if (!isl || !osl) ok = false;
+    sc.isl = static_cast<int>(isl.value_or(0));
+    sc.osl = static_cast<int>(osl.value_or(0));
+    const YNode* space = sr.Get("search_space");
+    if (space == nullptr) {
+      sr.Missing("search_space");
+      ok = false;
+      continue;
+    }
+    if (!space->IsSequence() || space->items.empty()) {
+      ctx.Error(*space, sr.PathOf("search_space"), "expected a non-empty list of {tp, ..., "
+                                                   "concurrency}");
+      ok = false;
+      continue;
+    }
+    for (size_t j = 0; j < space->items.size(); ++j) {
+      auto e = ReadEntry(ctx, space->items[j], IndexPath(sr.PathOf("search_space"), j));
+      if (!e) {
+        ok = false;
+        continue;
+      }
+      sc.search_space.push_back(std::move(*e));
+    }
+    recipe.scenarios.push_back(std::move(sc));
+  }
+  if (!ok) return std::nullopt;
+  return recipe;
+}
+
+}  // namespace
+
+std::vector<Recipe> LoadNative(const LoadContext& ctx, const YNode& root) {
+  std::vector<Recipe> out;
+  FieldReader top(ctx, root, "", {"servebench", "recipes"});
+  if (!top.valid()) return out;
+  auto version = top.Int("servebench", true);
+  if (version && *version != 1) {
+    top.ErrorAt("servebench", fmt::format("is {}; this build reads format version 1", *version));
+    return out;
+  }
+  const YNode* recipes = top.Get("recipes");
+  if (recipes == nullptr) {
+    top.Missing("recipes");
+    return out;
+  }
+  if (!recipes->IsMap() || recipes->entries.empty()) {
+    ctx.Error(*recipes, "recipes", "expected a map of recipe name → recipe");
+    return out;
+  }
+  std::vector<std::string> seen;
+  for (const auto& [k, v] : recipes->entries) {
+    if (!k.IsScalar()) {
+      ctx.Error(k, "recipes", "recipe names are plain strings");
+      continue;
+    }
+    if (std::find(seen.begin(), seen.end(), k.scalar) != seen.end()) {
+      ctx.Error(k, k.scalar, "duplicate recipe name in this file");
+      continue;
+    }
+    seen.push_back(k.scalar);
+    if (auto r = ReadRecipe(ctx, k, v)) out.push_back(std::move(*r));
+  }
+  return out;
+}
+
 }  // namespace servebench::recipe

@@ -36,6 +36,7 @@ struct SearchEntry {
   // Single node (has_tp) ...
   bool has_tp = false;
   int tp = 1, pp = 1, dcp_size = 1, pcp_size = 1;
+  int dp = 1;  // native: data-parallel replicas
   std::optional<int> ep;
   std::optional<bool> dp_attn;
   bool pp_given = false, dcp_given = false, pcp_given = false;
@@ -77,7 +78,7 @@ struct Recipe {
   std::vector<Scenario> scenarios;  // fixed-seq-len entries first, then agentic
   ServeSpec serve;                  // defaults for every point (engine, hardware, spec, ...)
   std::vector<EvalTask> evals;      // native / nightly accuracy tasks
-  std::string eval_at = "highest";  // native: "highest" | "all" | "inferencex"
+  std::string eval_at = "highest";  // "highest" (per session) | "all" | "once" (last point)
   bool nightly = false;
   bool blocked = false;
   std::string blocked_reason, blocked_link;

@@ -1,0 +1,18 @@
+# Writes OUT: a C++ file holding every data/golden_al/*.yaml as (name, text) pairs,
+# so the binary carries its golden AL tables without reading the source tree.
+file(GLOB tables "${DATA_DIR}/*.yaml")
+list(SORT tables)
+set(body "// Generated from data/golden_al/*.yaml by embed_golden_al.cmake. Do not edit.\n")
+string(APPEND body "#include \"recipe/golden_al.h\"\nnamespace servebench::recipe {\n")
+string(APPEND body "const std::vector<EmbeddedTable>& EmbeddedGoldenTables() {\n")
+string(APPEND body "  static const std::vector<EmbeddedTable> kTables = {\n")
+foreach(f ${tables})
+  get_filename_component(name "${f}" NAME_WE)
+  get_filename_component(fname "${f}" NAME)
+  string(REGEX REPLACE "\\.yaml$" "" name "${fname}")
+  file(READ "${f}" text)
+  string(APPEND body "    {\"${name}\", R\"sb_golden(${text})sb_golden\"},\n")
+endforeach()
+string(APPEND body "  };\n  return kTables;\n}\n}  // namespace servebench::recipe\n")
+file(WRITE "${OUT}.tmp" "${body}")
+file(COPY_FILE "${OUT}.tmp" "${OUT}" ONLY_IF_DIFFERENT)
