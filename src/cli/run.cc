@@ -78,6 +78,9 @@ void AddRunFlags(CLI::App& app, run::RunSettings* s) {
                  "seconds an engine may take to become ready (default: recipe, else engine's)");
   app.add_option("--request-timeout", s->request_timeout_s, "per-request deadline, seconds")
       ->capture_default_str();
+  app.add_option("--issue-delay-limit-ms", s->client_issue_delay_limit_ms,
+                 "P99 client issue delay above which a point is invalid (client_saturated)")
+      ->capture_default_str();
   app.add_option("--prompts-per-concurrency", s->default_prompts_per_concurrency,
                  "prompts per point when the recipe sets none: concurrency × this (min 20)")
       ->capture_default_str();

@@ -33,6 +33,10 @@ class LiveEngine {
   virtual ~LiveEngine() = default;
   virtual std::string base_url() const = 0;        // "http://127.0.0.1:PORT"
   virtual std::string engine_version() const = 0;  // from GET /version, or ""
+  // The first model id GET /v1/models listed at readiness ("" if none): what clients
+  // send when the recipe names no served model (the sim serves catalogue names under
+  // their hub ids, as vLLM serves a path under the path).
+  virtual std::string served_model() const { return ""; }
   virtual std::string log_path() const = 0;
   // False once the engine process has exited.
   virtual bool IsAlive() = 0;

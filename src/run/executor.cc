@@ -210,7 +210,13 @@ void Executor::RunPoint(const recipe::Point& point, SessionState* state,
       fmt::format("{}/requests/{}.jsonl", settings_.out_dir, point.point_id.substr(0, 16));
   *log_ << fmt::format("servebench: point {} concurrency {} ...\n", Short(point.point_id),
                        point.load.concurrency);
-  LoadOutcome load = load_->Run(point, state->engine->base_url(), requests_path, cancel);
+  // What the client sends as "model": the recipe's served name, else what the
+  // engine lists (the point itself, and so its identity, is unchanged).
+  recipe::Point target = point;
+  if (target.serve.served_model_name.empty()) {
+    target.serve.served_model_name = state->engine->served_model();
+  }
+  LoadOutcome load = load_->Run(target, state->engine->base_url(), requests_path, cancel);
   bool alive = state->engine->IsAlive();
 
   PointResult result;
@@ -237,7 +243,7 @@ void Executor::RunPoint(const recipe::Point& point, SessionState* state,
 
   EvalOutcome eval;
   if (!failed && !invalid && point.run_eval && eval_ != nullptr) {
-    eval = eval_->Run(point, state->engine->base_url(),
+    eval = eval_->Run(target, state->engine->base_url(),
                       fmt::format("{}/evals/{}", settings_.out_dir, point.point_id.substr(0, 16)),
                       cancel);
     result.eval = &eval;

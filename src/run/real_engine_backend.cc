@@ -4,16 +4,33 @@
 
 #include <filesystem>
 
+#include <boost/json.hpp>
+
 #include "engine/engine.h"
 #include "run/real_backends.h"
 
 namespace servebench::run {
 namespace {
 
+// data[0].id of an OpenAI /v1/models body, or "".
+std::string FirstModelId(const std::string& models_json) {
+  boost::system::error_code ec;
+  boost::json::value v = boost::json::parse(models_json, ec);
+  if (ec || !v.is_object()) return "";
+  const boost::json::value* data = v.as_object().if_contains("data");
+  if (data == nullptr || !data->is_array() || data->as_array().empty()) return "";
+  const boost::json::value& first = data->as_array().front();
+  if (!first.is_object()) return "";
+  const boost::json::value* id = first.as_object().if_contains("id");
+  return id != nullptr && id->is_string() ? std::string(id->as_string()) : "";
+}
+
 class SupervisedEngine final : public LiveEngine {
  public:
-  SupervisedEngine(std::unique_ptr<engine::Supervisor> supervisor, std::string version)
-      : supervisor_(std::move(supervisor)), version_(std::move(version)) {}
+  SupervisedEngine(std::unique_ptr<engine::Supervisor> supervisor, const engine::ReadyInfo& ready)
+      : supervisor_(std::move(supervisor)),
+        version_(ready.engine_version),
+        served_model_(FirstModelId(ready.models_json)) {}
   ~SupervisedEngine() override { Stop(); }
 
   std::string base_url() const override {
@@ -21,6 +38,7 @@ class SupervisedEngine final : public LiveEngine {
     return "http://" + c.host + ":" + std::to_string(c.port);
   }
   std::string engine_version() const override { return version_; }
+  std::string served_model() const override { return served_model_; }
   std::string log_path() const override { return supervisor_->log_path(); }
   bool IsAlive() override { return supervisor_->IsAlive(); }
   Failure Diagnose() override {
@@ -32,6 +50,7 @@ class SupervisedEngine final : public LiveEngine {
  private:
   std::unique_ptr<engine::Supervisor> supervisor_;
   std::string version_;
+  std::string served_model_;
 };
 
 engine::RenderOptions Options(const RunSettings& settings, const recipe::ServeSpec& serve,
@@ -104,7 +123,7 @@ std::unique_ptr<LiveEngine> SupervisedEngineBackend::Start(const recipe::ServeSp
     (void)(*supervisor)->Stop();
     return nullptr;
   }
-  return std::make_unique<SupervisedEngine>(std::move(*supervisor), ready->engine_version);
+  return std::make_unique<SupervisedEngine>(std::move(*supervisor), *ready);
 }
 
 }  // namespace servebench::run

@@ -39,6 +39,7 @@ client::BenchSettings ToBenchSettings(const recipe::Point& point, const RunSetti
   b.num_warmups = load.num_warmups;
   b.ignore_eos = load.ignore_eos;
   b.request_timeout_s = settings.request_timeout_s;
+  b.client_issue_delay_limit_ms = settings.client_issue_delay_limit_ms;
   b.gpus.num_gpus = NumGpus(point.serve);
   b.spec_decoding = point.serve.spec.method != recipe::SpecMethod::kNone;
   b.requests_jsonl_path = requests_path;

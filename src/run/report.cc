@@ -63,7 +63,7 @@ std::string ConfigLabel(const recipe::Point& p) {
   if (p.serve.dp_attn) label += " dpa";
   if (p.serve.spec.method != recipe::SpecMethod::kNone) {
     static const char* kNames[] = {"none", "mtp", "eagle", "eagle3", "draft", "ngram"};
-    label += fmt::format(" {}{}", kNames[static_cast<int>(p.serve.spec.method)],
+    label += fmt::format(" {} n{}", kNames[static_cast<int>(p.serve.spec.method)],
                          p.serve.spec.num_speculative_tokens);
   }
   return label;
@@ -105,10 +105,17 @@ std::string FormatSweepReport(const SweepReport& r, ReportStyle style) {
   for (const auto& sid : order) {
     const auto& pts = by_session[sid];
     const recipe::Point& first = pts.front()->point;
-    out += fmt::format("{}session {} — {} {} {} on {} ({}, {})\n\n", md ? "## " : "",
+    std::string kind = "measured";
+    if (first.serve.engine == "sim") {
+      auto scale = first.serve.sim_options.find("time-scale");
+      kind = scale == first.serve.sim_options.end() || scale->second == "1"
+                 ? "simulated"
+                 : "simulated at time scale " + scale->second +
+                       ": times are wall-clock, i.e. simulated times × the scale";
+    }
+    out += fmt::format("{}session {} — {} {} {} on {} ({}; {})\n\n", md ? "## " : "",
                        sid.substr(0, 12), first.recipe, first.serve.engine, first.serve.model,
-                       first.serve.hardware, ConfigLabel(first),
-                       first.serve.engine == "sim" ? "simulated" : "measured");
+                       first.serve.hardware, ConfigLabel(first), kind);
     std::vector<std::vector<std::string>> rows;
     for (const PointReport* p : pts) {
       std::vector<std::string> row = {std::to_string(p->point.load.concurrency),

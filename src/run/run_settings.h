@@ -32,6 +32,9 @@ struct RunSettings {
   int default_prompts_per_concurrency = 10;  // num_prompts = max(concurrency × this, 20)
   int min_prompts = 20;
   double request_timeout_s = 600;
+  // Validity rule client_saturated (metrics.md §8): P99 issue delay above this marks a
+  // point invalid. Raise it only on a machine shared with other work (tests in CI).
+  double client_issue_delay_limit_ms = 1.0;
   // ---- Engines ----
   std::string servebench_binary;  // the `servebench` that runs `sim`; default: ourselves
   double readiness_timeout_s = 0;  // 0 = recipe, else the adapter's default
