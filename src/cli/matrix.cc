@@ -24,17 +24,17 @@ int RunMatrix(int argc, char** argv) {
       ->check(CLI::IsMember({"table", "json", "jsonl", "github", "buildkite"}));
   app.add_option("--runners", runners, "runners.yaml (default: one beside the master config)");
   app.add_option("--config-keys", f.config_keys, "recipe names or globs (* ?); each must match")
-      ->delimiter(',');
-  app.add_option("--seq-lens", f.seq_lens, "1k1k, 8k1k, 1k8k or <isl>x<osl>")->delimiter(',');
-  app.add_option("--conc", f.conc, "keep only these concurrencies")->delimiter(',');
-  app.add_option("--runner", f.runners, "runner labels")->delimiter(',');
-  app.add_option("--framework", f.frameworks, "frameworks / engines")->delimiter(',');
-  app.add_option("--precision", f.precisions, "precisions (fp4, fp8, ...)")->delimiter(',');
+      ->delimiter(',')->allow_extra_args(false);
+  app.add_option("--seq-lens", f.seq_lens, "1k1k, 8k1k, 1k8k or <isl>x<osl>")->delimiter(',')->allow_extra_args(false);
+  app.add_option("--conc", f.conc, "keep only these concurrencies")->delimiter(',')->allow_extra_args(false);
+  app.add_option("--runner", f.runners, "runner labels")->delimiter(',')->allow_extra_args(false);
+  app.add_option("--framework", f.frameworks, "frameworks / engines")->delimiter(',')->allow_extra_args(false);
+  app.add_option("--precision", f.precisions, "precisions (fp4, fp8, ...)")->delimiter(',')->allow_extra_args(false);
   app.add_option("--model-prefix", f.model_prefixes,
                  "model prefixes (matches a config key's prefix or its model-prefix)")
-      ->delimiter(',');
+      ->delimiter(',')->allow_extra_args(false);
   app.add_option("--scenario-type", f.scenario_types, "fixed-seq-len and/or agentic-coding")
-      ->delimiter(',');
+      ->delimiter(',')->allow_extra_args(false);
   app.add_option("--runner-node-filter", f.runner_node_filter,
                  "one row per runner node whose name contains this");
   app.add_flag("--single-node", single, "only single-node points");

@@ -7,6 +7,8 @@
 
 #include "cli/command.h"
 #include "common/exit_codes.h"
+#include "sim/predict.h"
+#include "sim/resolved_config.h"
 #include "sim/sim.h"
 
 namespace servebench::cli {
@@ -82,6 +84,15 @@ int RunSim(int argc, char** argv) {
   app.add_option("--fault-exit-code", f.exit_code, "exit code for --fault-exit-at-startup and crashes")
       ->capture_default_str();
   app.add_option("--fault-crash-after-requests", f.crash_after_requests, "exit when generation request N+1 arrives");
+  // ---- prediction (no server) ----
+  std::vector<int> predict_concurrency;
+  sim::PredictLoad load;
+  app.add_option("--predict", predict_concurrency, "print the predicted sweep over these concurrencies "
+                 "(e.g. 1,4,16,64) in simulated time and exit; serves nothing")->delimiter(',');
+  app.add_option("--isl", load.isl, "--predict: prompt tokens per request")->capture_default_str();
+  app.add_option("--osl", load.osl, "--predict: output tokens per request")->capture_default_str();
+  app.add_option("--num-prompts", load.num_requests, "--predict: requests per point; 0 = 10 x concurrency")
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -95,6 +106,26 @@ int RunSim(int argc, char** argv) {
       return kExitUsage;
     }
     s.spec = *spec;
+  }
+  if (!predict_concurrency.empty()) {
+    Status valid = sim::Validate(s);
+    auto config = valid.ok() ? sim::Resolve(s) : StatusOr<sim::ResolvedConfig>(valid);
+    if (!config.ok()) {
+      std::fprintf(stderr, "servebench sim: %s\n", config.status().message().c_str());
+      return kExitInvalidInput;
+    }
+    std::vector<sim::PredictedPoint> points;
+    for (int c : predict_concurrency) {
+      load.concurrency = c;
+      auto p = sim::PredictClosedLoop(*config->perf, config->scheduler, config->engine, load);
+      if (!p.ok()) {
+        std::fprintf(stderr, "servebench sim: %s\n", p.status().message().c_str());
+        return kExitInvalidInput;
+      }
+      points.push_back(*p);
+    }
+    std::printf("%s", sim::PredictTable(points).c_str());
+    return kExitOk;
   }
   auto server = sim::SimServer::Create(s);
   if (!server.ok()) {

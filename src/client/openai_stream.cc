@@ -122,7 +122,12 @@ bool StreamDecoder::OnData(std::string_view data, int64_t t_ns) {
   if (carries) {
     if (!has_usage) all_token_events_had_usage_ = false;
     ++token_events_;
-    if (record_->t_first_token_ns < 0) record_->t_first_token_ns = t_ns;
+    if (record_->t_first_token_ns < 0) {
+      record_->t_first_token_ns = t_ns;
+      if (const json::value* st = chunk.if_contains("servebench_send_ns"); st && st->is_int64()) {
+        record_->server_first_token_send_ns = st->get_int64();
+      }
+    }
     record_->t_last_token_ns = t_ns;
   }
   ReadSpecStats(chunk, record_);

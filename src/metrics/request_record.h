@@ -81,6 +81,10 @@ struct RequestRecord {
   FailureKind failure = FailureKind::kNone;
   std::string error;                     // empty on success; a human line otherwise
   std::string generated_text;            // kept only when the run asks for it
+  // Ground truth for measuring the client itself: the server's own CLOCK_MONOTONIC
+  // send time of the first token-carrying event, when the server reports one
+  // (`servebench sim --send-time-field` adds "servebench_send_ns"). -1 = none.
+  int64_t server_first_token_send_ns = -1;
 
   bool ok() const { return failure == FailureKind::kNone && error.empty(); }
 };

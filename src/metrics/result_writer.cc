@@ -265,6 +265,7 @@ json::object RequestRecordJson(const RequestRecord& r) {
                              {"num_accepted_draft_tokens", r.spec->num_accepted_draft_tokens},
                              {"mean_acceptance_length", r.spec->mean_acceptance_length}};
   }
+  if (r.server_first_token_send_ns >= 0) o["server_first_token_send_ns"] = r.server_first_token_send_ns;
   if (!r.generated_text.empty()) o["generated_text"] = r.generated_text;
   return o;
 }

@@ -69,21 +69,26 @@ std::string Diagnostics::ToString() const {
 }
 
 size_t EditDistance(std::string_view a, std::string_view b, size_t cap) {
+  // Optimal string alignment: insert, delete, substitute and swap two neighbours
+  // each cost 1 ("modle" is one edit from "model"). Names are short; inputs past
+  // 256 characters are not words anyone misspelt.
   if (a.size() > b.size() + cap || b.size() > a.size() + cap) return cap + 1;
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  if (a.size() > 256 || b.size() > 256) return cap + 1;
+  const size_t w = b.size() + 1;
+  std::vector<size_t> d((a.size() + 1) * w);
+  for (size_t i = 0; i <= a.size(); ++i) d[i * w] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    size_t row_min = cur[0];
     for (size_t j = 1; j <= b.size(); ++j) {
       size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
-      row_min = std::min(row_min, cur[j]);
+      size_t v = std::min({d[(i - 1) * w + j] + 1, d[i * w + j - 1] + 1,
+                           d[(i - 1) * w + j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        v = std::min(v, d[(i - 2) * w + j - 2] + 1);
+      d[i * w + j] = v;
     }
-    if (row_min > cap) return cap + 1;
-    std::swap(prev, cur);
   }
-  return std::min(prev[b.size()], cap + 1);
+  return std::min(d[a.size() * w + b.size()], cap + 1);
 }
 
 std::string DidYouMean(std::string_view word, const std::vector<std::string>& candidates) {

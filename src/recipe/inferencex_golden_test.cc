@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 
@@ -80,6 +81,82 @@ TEST(InferenceXGoldenTest, JsonFormatIsOneLineOfInferenceXRows) {
   auto parsed = boost::json::parse(json).as_array();
   EXPECT_EQ(parsed.size(), 53u);
   EXPECT_EQ(json.find('\n'), json.size() - 1);
+}
+
+// Filters and eval modes, checked against InferenceX's generator at 843c6254 run on
+// the same files: row count and SHA-256 of its `json.dumps(rows)` output (kept as
+// hashes so the test data stays small). Our `--format json` prints the same bytes.
+struct FilterCase {
+  const char* name;
+  MatrixFilters filters;
+  size_t rows;
+  const char* sha256;
+};
+
+MatrixFilters With(std::function<void(MatrixFilters&)> edit) {
+  MatrixFilters f;
+  edit(f);
+  return f;
+}
+
+// One test over every case, so the two master configs are parsed once.
+TEST(InferenceXGoldenTest, FiltersAndEvalModesMatchInferenceXGeneratorByteForByte) {
+  Diagnostics d;
+  RecipeSet set = LoadRecipes(
+      {kData + "amd-master.yaml", kData + "nvidia-master.yaml", kData + "runners.yaml"}, &d);
+  const std::vector<FilterCase> cases = {
+        FilterCase{"evals_only", With([](auto& f) { f.evals = EvalSelection::kOnly; }), 645,
+                   "d8277b55c655b6d204c783cdf4f9730de9f377ed8f42a75b584f1846266b6f15"},
+        FilterCase{"all_evals", With([](auto& f) { f.evals = EvalSelection::kAll; }), 1663,
+                   "a91968312462b23380a29ddd1296dd5759d3643397d8fbc729d340fc5040eea7"},
+        FilterCase{"all_evals_evals_only", With([](auto& f) { f.evals = EvalSelection::kOnlyAll; }),
+                   1663, "a91968312462b23380a29ddd1296dd5759d3643397d8fbc729d340fc5040eea7"},
+        FilterCase{"single_node_8k1k_fp8_sglang_vllm", With([](auto& f) {
+                     f.evals = EvalSelection::kNone;
+                     f.multi_node = false;
+                     f.seq_lens = {"8k1k"};
+                     f.precisions = {"fp8"};
+                     f.frameworks = {"sglang", "vllm"};
+                   }),
+                   422, "c6711ce0b28e79c883edb320dcb643bff4aa5bcb6ceb819d260d1d8177cadcdf"},
+        FilterCase{"multi_node_agentic", With([](auto& f) {
+                     f.single_node = false;
+                     f.scenario_types = {"agentic-coding"};
+                   }),
+                   264, "1571ea5c60a85f248895fc1f181772720b58579f6ea5f2cf934dc0093028d50b"},
+        FilterCase{"runners_and_model_prefix", With([](auto& f) {
+                     f.runners = {"mi355x", "h200"};
+                     f.model_prefixes = {"dsr1"};
+                   }),
+                   77, "ad169e4ab1ab53dd5bb6b9e88b67ba5de49a749bade82373496fd609c21eb369"},
+        FilterCase{"config_key_glob_and_conc", With([](auto& f) {
+                     f.config_keys = {"dsr1-*"};
+                     f.conc = {4, 64};
+                   }),
+                   105, "95efaaf3f764011de16774b4cbd757edb3b0f238ca68c1eb74ca67a326f96eb5"},
+        FilterCase{"runner_node_filter", With([](auto& f) { f.runner_node_filter = "amds_0"; }),
+                   3912, "c5b5cdfd58fc6249236a146a3b43179098ae17f1e2bd74651c0313e0d1ce0a1f"}};
+  for (const auto& c : cases) {
+    auto plan = ExpandRecipes(set, c.filters);
+    ASSERT_TRUE(plan.ok()) << c.name << ": " << plan.status().ToString();
+    EXPECT_EQ(plan->rows.size(), c.rows) << c.name;
+    std::string json = RenderMatrix(*plan, MatrixFormat::kJson, {});
+    json.pop_back();  // trailing newline
+    EXPECT_EQ(Sha256Hex(json), c.sha256) << c.name;
+  }
+}
+
+TEST(InferenceXGoldenTest, DramBudgetFollowsTheWorkedExample) {
+  // inferencex-formats.md §5: cluster:mi355x-amds, utilization 0.50, tp 8 → 1499 GB.
+  Plan plan = Expand({kData + "amd-master.yaml", kData + "runners.yaml"}, MatrixFilters{});
+  bool found = false;
+  for (const auto& row : plan.rows) {
+    if (row.at("exp-name").as_string() == "kimik3_tp8_conc10_kvdram-vllm-simple_spec-mtp") {
+      EXPECT_EQ(row.at("total-cpu-dram-gb").as_int64(), 1499);
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found);
 }
 
 }  // namespace

@@ -23,17 +23,18 @@ struct Engine::Seq : Sequence {
   bool aborted = false;
 };
 
-Engine::Engine(EventLoop* loop, PerfModel perf, const SchedulerSettings& s, const EngineSettings& e,
-               std::function<size_t()> pending_bytes)
-    : loop_(loop), perf_(std::move(perf)), scheduler_(s, &perf_), settings_(e),
+Engine::Engine(EventLoop* loop, const Clock* clock, PerfModel perf, const SchedulerSettings& s,
+               const EngineSettings& e, std::function<size_t()> pending_bytes)
+    : loop_(loop), clock_(clock), perf_(std::move(perf)), scheduler_(s, &perf_), settings_(e),
       pending_bytes_(std::move(pending_bytes)) {}
 
 Engine::~Engine() = default;
 
-StatusOr<std::unique_ptr<Engine>> Engine::Create(EventLoop* loop, PerfModel perf, const SchedulerSettings& s,
-                                                 const EngineSettings& e, std::function<size_t()> pending_bytes) {
+StatusOr<std::unique_ptr<Engine>> Engine::Create(EventLoop* loop, const Clock* clock, PerfModel perf,
+                                                 const SchedulerSettings& s, const EngineSettings& e,
+                                                 std::function<size_t()> pending_bytes) {
   if (e.time_scale < 0) return Status::InvalidArgument("--time-scale must be >= 0 (0 = as fast as possible)");
-  std::unique_ptr<Engine> engine(new Engine(loop, std::move(perf), s, e, std::move(pending_bytes)));
+  std::unique_ptr<Engine> engine(new Engine(loop, clock, std::move(perf), s, e, std::move(pending_bytes)));
   // Scheduler keeps a pointer to perf_; it was built from the member, so it is valid.
   if (e.num_speculative_tokens > 0) {
     SB_ASSIGN_OR_RETURN(AcceptanceSampler sampler,
@@ -55,7 +56,7 @@ uint64_t Engine::Submit(const EngineRequest& request) {
   seq->s.id = id;
   seq->s.prompt_tokens = std::max(1, request.prompt_tokens);
   seq->req = request;
-  seq->arrival_ns = MonotonicNowNs();
+  seq->arrival_ns = clock_->NowNs();
   scheduler_.Add(&seq->s);
   seqs_.emplace(id, std::move(seq));
   metrics_.prompt_tokens_total += static_cast<uint64_t>(std::max(1, request.prompt_tokens));
@@ -81,7 +82,7 @@ void Engine::Abort(uint64_t id) {
 void Engine::Finish(Seq* seq, FinishReason reason, bool notify) {
   if (notify && seq->req.sink) seq->req.sink->OnTokens(0, reason);
   scheduler_.Remove(&seq->s);
-  int64_t now = MonotonicNowNs();
+  int64_t now = clock_->NowNs();
   switch (reason) {
     case FinishReason::kLength: ++metrics_.request_success_length; break;
     case FinishReason::kStop: ++metrics_.request_success_stop; break;
@@ -102,7 +103,7 @@ void Engine::UpdateGauges() {
 std::optional<double> Engine::PlanStep() {
   plan_ = scheduler_.Plan();
   if (plan_.empty()) return std::nullopt;
-  int64_t now = MonotonicNowNs();
+  int64_t now = clock_->NowNs();
   for (const PlannedWork& w : plan_.work) {
     Seq* seq = static_cast<Seq*>(w.seq);
     if (!seq->scheduled_once) {
@@ -117,8 +118,16 @@ std::optional<double> Engine::PlanStep() {
   return step_s;
 }
 
+std::optional<double> Engine::BeginStep() {
+  std::optional<double> step_s = PlanStep();
+  if (step_s) step_active_ = true;
+  return step_s;
+}
+
+void Engine::CompleteStep() { FinishStep(); }
+
 void Engine::MaybeStart() {
-  if (step_active_) return;
+  if (step_active_ || loop_ == nullptr) return;
   if (settings_.time_scale == 0) {
     if (!back_to_back_posted_ && scheduler_.running() + scheduler_.waiting() > 0) {
       back_to_back_posted_ = true;
@@ -129,7 +138,7 @@ void Engine::MaybeStart() {
   std::optional<double> step_s = PlanStep();
   if (!step_s) return;
   step_active_ = true;
-  int64_t now = MonotonicNowNs();
+  int64_t now = clock_->NowNs();
   int64_t start = std::max(now, step_deadline_ns_);
   step_deadline_ns_ = start + static_cast<int64_t>(std::llround(*step_s * settings_.time_scale * 1e9));
   loop_->RunAt(step_deadline_ns_, [this] { FinishStep(); });
@@ -137,12 +146,12 @@ void Engine::MaybeStart() {
 
 void Engine::RunBackToBack() {
   back_to_back_posted_ = false;
-  int64_t start = MonotonicNowNs();
-  while (MonotonicNowNs() - start < kBackToBackSliceNs) {
+  int64_t start = clock_->NowNs();
+  while (clock_->NowNs() - start < kBackToBackSliceNs) {
     if (pending_bytes_ && pending_bytes_() > settings_.max_pending_bytes) {
       // Let the sockets drain; try again shortly.
       back_to_back_posted_ = true;
-      loop_->RunAt(MonotonicNowNs() + 1'000'000, [this] { RunBackToBack(); });
+      loop_->RunAt(clock_->NowNs() + 1'000'000, [this] { RunBackToBack(); });
       return;
     }
     if (!PlanStep()) return;
@@ -156,7 +165,7 @@ void Engine::RunBackToBack() {
 }
 
 void Engine::FinishStep() {
-  int64_t now = MonotonicNowNs();
+  int64_t now = clock_->NowNs();
   StepPlan plan = std::move(plan_);
   plan_ = StepPlan();
   std::vector<std::pair<Seq*, FinishReason>> finished;
@@ -220,7 +229,7 @@ void Engine::FinishStep() {
   aborted.swap(aborted_);
   for (Seq* seq : aborted) Finish(seq, FinishReason::kAbort, false);
   UpdateGauges();
-  if (settings_.time_scale > 0) MaybeStart();
+  if (settings_.time_scale > 0 || loop_ == nullptr) MaybeStart();
 }
 
 }  // namespace servebench::sim

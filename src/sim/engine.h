@@ -8,6 +8,9 @@
 // next step starts at that deadline (not at "now"), so loop latency does not add
 // up over a run. time_scale 0 runs steps back to back as fast as the loop allows,
 // several per loop iteration, pausing while the server has too many unsent bytes.
+// Manual mode (no loop): the caller drives steps with BeginStep()/CompleteStep()
+// and moves the injected clock itself; predict.h uses it to run a whole sweep in
+// simulated time with exactly the serving engine's logic.
 // Not thread-safe: loop thread only. Sinks are called on the loop thread.
 #pragma once
 
@@ -18,6 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/clock.h"
 #include "sim/engine_metrics.h"
 #include "sim/event_loop.h"
 #include "sim/perf_model.h"
@@ -59,10 +63,11 @@ struct EngineSettings {
 class Engine {
  public:
   // `pending_bytes` reports the server's unsent bytes (for time_scale 0 back-pressure).
-  static StatusOr<std::unique_ptr<Engine>> Create(EventLoop* loop, PerfModel perf,
+  // `loop` null selects manual mode. `clock` must outlive the engine.
+  static StatusOr<std::unique_ptr<Engine>> Create(EventLoop* loop, const Clock* clock, PerfModel perf,
                                                   const SchedulerSettings& scheduler,
                                                   const EngineSettings& settings,
-                                                  std::function<size_t()> pending_bytes);
+                                                  std::function<size_t()> pending_bytes = nullptr);
   ~Engine();
 
   // Queues a request; returns its id. The sink must stay valid until it receives a
@@ -70,6 +75,12 @@ class Engine {
   uint64_t Submit(const EngineRequest& request);
   // The client is gone: the sequence is dropped and its sink never called again.
   void Abort(uint64_t id);
+
+  // Manual mode: plans the next step and returns its simulated duration (seconds),
+  // or nullopt when there is nothing to run. The caller advances the clock by the
+  // duration and then calls CompleteStep(), which delivers the tokens.
+  std::optional<double> BeginStep();
+  void CompleteStep();
 
   EngineMetrics& metrics() { return metrics_; }
   const PerfModel& perf() const { return perf_; }
@@ -79,8 +90,8 @@ class Engine {
 
  private:
   struct Seq;
-  Engine(EventLoop* loop, PerfModel perf, const SchedulerSettings& s, const EngineSettings& e,
-         std::function<size_t()> pending_bytes);
+  Engine(EventLoop* loop, const Clock* clock, PerfModel perf, const SchedulerSettings& s,
+         const EngineSettings& e, std::function<size_t()> pending_bytes);
   void MaybeStart();
   // Plans a step; returns its duration in simulated seconds, or nullopt when idle.
   std::optional<double> PlanStep();
@@ -90,6 +101,7 @@ class Engine {
   void UpdateGauges();
 
   EventLoop* loop_;
+  const Clock* clock_;
   PerfModel perf_;
   Scheduler scheduler_;
   EngineSettings settings_;

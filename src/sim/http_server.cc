@@ -356,7 +356,18 @@ void HttpServer::FinishResponse(Connection* c) {
 }
 
 void HttpServer::Abort(ConnId conn) {
-  if (Connection* c = Find(conn)) Close(c, false);
+  Connection* c = Find(conn);
+  if (!c) return;
+  // What was already produced leaves first (best effort, one send), as when a
+  // real server process drops a connection mid-stream.
+  if (c->woff < c->wbuf.size()) {
+    ssize_t n = send(c->fd, c->wbuf.data() + c->woff, c->wbuf.size() - c->woff, MSG_NOSIGNAL);
+    if (n > 0) {
+      c->woff += static_cast<size_t>(n);
+      pending_total_ -= static_cast<size_t>(n);
+    }
+  }
+  Close(c, false);
 }
 
 void HttpServer::Flush(Connection* c) {

@@ -58,7 +58,8 @@ class HttpServer {
   void BeginStream(ConnId conn, int status, std::string_view content_type);
   void WriteChunk(ConnId conn, std::string_view data);
   void EndStream(ConnId conn);
-  // Closes the socket at once, response unfinished (fault injection).
+  // Sends what is queued (one attempt) and closes the socket, response unfinished
+  // (fault injection).
   void Abort(ConnId conn);
   bool IsOpen(ConnId conn) const;
   // Bytes queued on `conn` that the kernel has not taken yet.

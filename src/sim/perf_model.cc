@@ -86,13 +86,15 @@ StatusOr<PerfModel> PerfModel::Create(const Model& model, const Hardware& hw, co
   p.attention_flops_per_pair_ = 2.0 * model.q_heads * (qk_dim + v_dim) * model.layers;
 
   // One draft pass: a single transformer layer of the target's width (EAGLE/EAGLE3
-  // heads and one MTP layer are one layer) plus its fixed kernel latency; a
-  // separate draft model is costed the same way (docs/simulator.md).
+  // heads and one MTP layer are one layer) plus the LM head over the vocabulary, and
+  // a fixed latency of 10 layers' worth of kernels (norms, sampling, the proposer's
+  // bookkeeping). A separate draft model is costed the same way (docs/simulator.md).
   if (s.num_speculative_tokens > 0 && s.spec_method != "ngram") {
     double layer_bytes = (dense_b * 1e9 / model.layers) * p.bytes_per_param_ / tp;
     if (model.is_moe()) layer_bytes += model.experts_active * p.expert_bytes_ / std::max(1, model.moe_layers) / tp;
-    p.draft_step_s_ = layer_bytes / (hw.hbm_tb_per_s * 1e12 * hw.hbm_efficiency) +
-                      (4 * hw.layer_overhead_us) * 1e-6;
+    double lm_head_bytes = static_cast<double>(model.vocab) * model.hidden * 2.0 / tp;
+    p.draft_step_s_ = (layer_bytes + lm_head_bytes) / (hw.hbm_tb_per_s * 1e12 * hw.hbm_efficiency) +
+                      (10 * hw.layer_overhead_us) * 1e-6;
   }
   return p;
 }

@@ -19,6 +19,7 @@
 #include "sim/http_server.h"
 #include "sim/openai_request.h"
 #include "sim/perf_model.h"
+#include "sim/resolved_config.h"
 #include "sim/sim.h"
 #include "sim/tokenizer.h"
 
@@ -62,10 +63,11 @@ class SimServerImpl final : public SimServer, public HttpServer::Handler {
   std::optional<ApiError> CheckModel(const std::string& model) const;
 
   SimSettings settings_;
-  Catalogue catalogue_;
+  ResolvedConfig config_;
   const Model* model_ = nullptr;
   const Hardware* hardware_ = nullptr;
   std::unique_ptr<Tokenizer> tokenizer_;
+  MonotonicClock clock_;
   std::unique_ptr<EventLoop> loop_;
   std::unique_ptr<HttpServer> http_;
   std::unique_ptr<Engine> engine_;
@@ -84,36 +86,12 @@ Status SimServerImpl::Init() {
   if (!settings_.faults.exit_at_startup.empty()) {
     return Status::Cancelled(settings_.faults.exit_at_startup);
   }
-  SB_ASSIGN_OR_RETURN(catalogue_, settings_.catalogue_dir.empty() ? Catalogue::BuiltIn()
-                                                                   : Catalogue::FromDir(settings_.catalogue_dir));
-  SB_ASSIGN_OR_RETURN(model_, catalogue_.FindModel(settings_.model));
-  SB_ASSIGN_OR_RETURN(hardware_, catalogue_.FindHardware(settings_.hardware));
-  served_name_ = settings_.served_model_name.empty() ? model_->hf_name : settings_.served_model_name;
-  max_model_len_ = settings_.max_model_len > 0 ? settings_.max_model_len : model_->max_context;
-  if (max_model_len_ > model_->max_context) {
-    return Status::InvalidArgument(fmt::format("--max-model-len {}: above {}'s maximum context {}",
-                                               max_model_len_, model_->name, model_->max_context));
-  }
+  SB_ASSIGN_OR_RETURN(config_, Resolve(settings_));
+  model_ = &config_.model;
+  hardware_ = &config_.hardware;
+  served_name_ = config_.served_name;
+  max_model_len_ = config_.max_model_len;
   tokenizer_ = std::make_unique<Tokenizer>(static_cast<uint32_t>(model_->vocab));
-
-  PerfSettings perf;
-  perf.tensor_parallel = settings_.tensor_parallel_size;
-  perf.data_parallel = settings_.data_parallel_size;
-  perf.expert_parallel = settings_.enable_expert_parallel;
-  perf.precision = settings_.precision;
-  perf.kv_cache_dtype = settings_.kv_cache_dtype;
-  perf.gpu_memory_utilization = settings_.gpu_memory_utilization;
-  perf.num_speculative_tokens = settings_.spec.num_speculative_tokens;
-  perf.spec_method = settings_.spec.method;
-  perf.build_slowdown = settings_.build_slowdown;
-  SB_ASSIGN_OR_RETURN(PerfModel model, PerfModel::Create(*model_, *hardware_, perf));
-  if (model.KvBudgetBytesPerGpu() <= 0) {
-    return Status::FailedPrecondition(fmt::format(
-        "torch.OutOfMemoryError: CUDA out of memory (simulated): {} weights need {:.1f} GB per GPU, {} has {:.0f} GB "
-        "x gpu_memory_utilization {}; raise --tensor-parallel-size or lower the precision",
-        model_->name, model.WeightBytesPerGpu() / 1e9, hardware_->name, hardware_->hbm_gb,
-        settings_.gpu_memory_utilization));
-  }
 
   if (settings_.answer_mode != "off") {
     AnswerOracleSettings oracle;
@@ -128,17 +106,8 @@ Status SimServerImpl::Init() {
   SB_ASSIGN_OR_RETURN(loop_, EventLoop::Create());
   SB_ASSIGN_OR_RETURN(http_, HttpServer::Listen(loop_.get(), settings_.host, settings_.port, this));
 
-  SchedulerSettings sched;
-  sched.max_num_seqs = settings_.max_num_seqs;
-  sched.max_num_batched_tokens = settings_.max_num_batched_tokens;
-  sched.num_speculative_tokens = settings_.spec.num_speculative_tokens;
-  EngineSettings eng;
-  eng.time_scale = settings_.time_scale;
-  eng.num_speculative_tokens = settings_.spec.num_speculative_tokens;
-  eng.target_acceptance_length = settings_.spec.synthetic_acceptance_length;
-  eng.seed = settings_.seed;
   HttpServer* http = http_.get();
-  SB_ASSIGN_OR_RETURN(engine_, Engine::Create(loop_.get(), std::move(model), sched, eng,
+  SB_ASSIGN_OR_RETURN(engine_, Engine::Create(loop_.get(), &clock_, *config_.perf, config_.scheduler, config_.engine,
                                               [http] { return http->total_pending_bytes(); }));
 
   stream_ctx_.http = http_.get();

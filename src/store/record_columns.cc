@@ -122,15 +122,6 @@ const boost::json::object* TakeObject(const boost::json::object& o, std::string_
 
 }  // namespace
 
-const std::vector<std::string>& RecordColumnNames() {
-  static const std::vector<std::string> kNames = {
-      "record_id", "run_id",      "point_id",      "session_id",  "series_id",
-      "recipe",    "engine",      "model",         "hardware",    "precision",
-      "status",    "failure_class", "concurrency", "build_date",  "build_commit",
-      "build_image", "started_at", "ended_at"};
-  return kNames;
-}
-
 bool IsRecordStatus(std::string_view status) {
   return status == "ok" || status == "failed" || status == "invalid" || status == "blocked" ||
          status == "skipped";

@@ -38,9 +38,6 @@ struct RecordColumns {
   std::string ended_at;                // provenance.ended_at, "" when absent
 };
 
-// The names of the indexed columns, in table order (for CSV headers and SQL).
-const std::vector<std::string>& RecordColumnNames();
-
 // Checks `record` against docs/record.md and returns its indexed columns.
 // InvalidArgument lists every problem found, each as "<field>: <what is wrong>;
 // <rule>", e.g. `record_id: missing; a non-empty string of [A-Za-z0-9._-]`.

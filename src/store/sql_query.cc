@@ -59,9 +59,12 @@ SqlQuery BuildOkPointIdsQuery(const std::vector<std::string>& point_ids, Dialect
   std::vector<std::string> placeholders;
   placeholders.reserve(point_ids.size());
   for (const auto& id : point_ids) placeholders.push_back(b.Bind(id));
+  // SQLite's planner, without ANALYZE statistics, may pick the status index (nearly
+  // every row is 'ok') over the point_id one; unary + keeps it on point_id. The
+  // PostgreSQL planner has statistics (and + is not defined for text there).
   b.query().sql = fmt::format(
-      "SELECT DISTINCT point_id FROM records WHERE status = 'ok' AND point_id IN ({})",
-      fmt::join(placeholders, ", "));
+      "SELECT DISTINCT point_id FROM records WHERE {}status = 'ok' AND point_id IN ({})",
+      dialect == Dialect::kSqlite ? "+" : "", fmt::join(placeholders, ", "));
   return std::move(b.query());
 }
 

@@ -1,0 +1,90 @@
+// `servebench validate` and `servebench matrix` end to end: the real binary, real
+// files, exit codes and located messages.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace {
+
+const std::string kRoot = std::string(SERVEBENCH_SOURCE_DIR) + "/";
+
+struct Result {
+  int exit_code = -1;
+  std::string output;
+};
+
+Result RunServebench(const std::string& args) {
+  std::string cmd = std::string(SERVEBENCH_BIN) + " " + args + " 2>&1";
+  Result r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return r;
+  std::array<char, 4096> buf{};
+  for (size_t n; (n = fread(buf.data(), 1, buf.size(), pipe)) > 0;) r.output.append(buf.data(), n);
+  int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string TempFile(const std::string& name, const std::string& text) {
+  auto path = std::filesystem::temp_directory_path() /
+              ("sb_recipe_cli_" + std::to_string(::getpid()) + "_" + name);
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+TEST(RecipeCliTest, ExamplesAndSeedsValidate) {
+  Result r = RunServebench("validate " + kRoot + "examples/quickstart.yaml " + kRoot +
+                 "examples/minimaxm3-mi355x-mtp.yaml " + kRoot +
+                 "src/recipe/testdata/minimax_m3_mi355x.workload.yaml");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("ok: 3 recipe(s), 82 point(s)"), std::string::npos) << r.output;
+}
+
+TEST(RecipeCliTest, BrokenRecipeExitsOneWithEveryLocatedProblem) {
+  std::string path = TempFile("broken.yaml",
+                              "servebench: 1\nrecipes:\n  r:\n    engine: vlm\n    model: m\n"
+                              "    hardware: h200\n    scenarios:\n      - isl: 1\n        osl: 1\n"
+                              "        search_space:\n          - {tp: 1, concurency: [1]}\n");
+  Result r = RunServebench("validate " + path);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find(path + ":4:13: r.engine: is 'vlm'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(":11:21: r.scenarios[0].search_space[0].concurency: unknown field"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("did you mean 'concurrency'?"), std::string::npos) << r.output;
+  Result m = RunServebench("matrix " + path);
+  EXPECT_EQ(m.exit_code, 1);
+  std::filesystem::remove(path);
+}
+
+TEST(RecipeCliTest, BinaryAndMissingFilesExitOne) {
+  EXPECT_EQ(RunServebench("validate /bin/sh").exit_code, 1);
+  Result r = RunServebench("validate /nonexistent/recipe.yaml");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("cannot read"), std::string::npos);
+}
+
+TEST(RecipeCliTest, MatrixJsonOfTheSeedIsTheInferenceXShape) {
+  Result r = RunServebench("matrix --format json --no-evals " + kRoot +
+                 "src/recipe/testdata/minimaxm3-mi355x-mtp.inferencex.yaml");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.output.rfind("[{\"image\": \"vllm/vllm-openai-rocm:minimax-m3\", \"model\": ", 0), 0u)
+      << r.output.substr(0, 200);
+}
+
+TEST(RecipeCliTest, ConflictingEvalFlagsAreAUsageError) {
+  Result r = RunServebench("matrix --no-evals --all-evals " + kRoot + "examples/quickstart.yaml");
+  EXPECT_EQ(r.exit_code, 64);
+}
+
+TEST(RecipeCliTest, HelpWorks) {
+  EXPECT_EQ(RunServebench("matrix --help").exit_code, 0);
+  EXPECT_EQ(RunServebench("validate --help").exit_code, 0);
+}
+
+}  // namespace

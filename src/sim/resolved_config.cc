@@ -1,0 +1,48 @@
+#include "sim/resolved_config.h"
+
+#include <fmt/format.h>
+
+namespace servebench::sim {
+
+StatusOr<ResolvedConfig> Resolve(const SimSettings& s) {
+  ResolvedConfig r;
+  SB_ASSIGN_OR_RETURN(r.catalogue, s.catalogue_dir.empty() ? Catalogue::BuiltIn() : Catalogue::FromDir(s.catalogue_dir));
+  SB_ASSIGN_OR_RETURN(const Model* model, r.catalogue.FindModel(s.model));
+  SB_ASSIGN_OR_RETURN(const Hardware* hardware, r.catalogue.FindHardware(s.hardware));
+  r.model = *model;
+  r.hardware = *hardware;
+  r.served_name = s.served_model_name.empty() ? model->hf_name : s.served_model_name;
+  r.max_model_len = s.max_model_len > 0 ? s.max_model_len : model->max_context;
+  if (r.max_model_len > model->max_context) {
+    return Status::InvalidArgument(fmt::format("--max-model-len {}: above {}'s maximum context {}", r.max_model_len,
+                                               model->name, model->max_context));
+  }
+  PerfSettings perf;
+  perf.tensor_parallel = s.tensor_parallel_size;
+  perf.data_parallel = s.data_parallel_size;
+  perf.expert_parallel = s.enable_expert_parallel;
+  perf.precision = s.precision;
+  perf.kv_cache_dtype = s.kv_cache_dtype;
+  perf.gpu_memory_utilization = s.gpu_memory_utilization;
+  perf.num_speculative_tokens = s.spec.num_speculative_tokens;
+  perf.spec_method = s.spec.method;
+  perf.build_slowdown = s.build_slowdown;
+  SB_ASSIGN_OR_RETURN(PerfModel pm, PerfModel::Create(*model, *hardware, perf));
+  if (pm.KvBudgetBytesPerGpu() <= 0) {
+    return Status::FailedPrecondition(fmt::format(
+        "torch.OutOfMemoryError: CUDA out of memory (simulated): {} weights need {:.1f} GB per GPU, {} has {:.0f} GB "
+        "x --gpu-memory-utilization {}; raise --tensor-parallel-size or lower the precision",
+        model->name, pm.WeightBytesPerGpu() / 1e9, hardware->name, hardware->hbm_gb, s.gpu_memory_utilization));
+  }
+  r.perf = std::move(pm);
+  r.scheduler.max_num_seqs = s.max_num_seqs;
+  r.scheduler.max_num_batched_tokens = s.max_num_batched_tokens;
+  r.scheduler.num_speculative_tokens = s.spec.num_speculative_tokens;
+  r.engine.time_scale = s.time_scale;
+  r.engine.num_speculative_tokens = s.spec.num_speculative_tokens;
+  r.engine.target_acceptance_length = s.spec.synthetic_acceptance_length;
+  r.engine.seed = s.seed;
+  return r;
+}
+
+}  // namespace servebench::sim
