@@ -84,6 +84,12 @@ void AddRunFlags(CLI::App& app, run::RunSettings* s) {
   app.add_option("--prompts-per-concurrency", s->default_prompts_per_concurrency,
                  "prompts per point when the recipe sets none: concurrency × this (min 20)")
       ->capture_default_str();
+  app.add_option("--container", s->container,
+                 "run engines with an image in a container: docker, podman, enroot or srun")
+      ->check(CLI::IsMember({"", "none", "docker", "podman", "enroot", "srun"}));
+  app.add_option("--container-arg", s->container_args,
+                 "extra container argument, repeatable (e.g. --container-arg=--gpus --container-arg=all)");
+  app.add_option("--container-mount", s->container_mounts, "host:container bind mount, repeatable");
   app.add_option("--build-image", s->build.image, "the engine image under test (recorded)");
   app.add_option("--build-commit", s->build.commit, "the engine commit under test (recorded)");
   app.add_option("--build-date", s->build.date, "the night, YYYY-MM-DD (default: today, UTC)");

@@ -59,6 +59,11 @@ engine::RenderOptions Options(const RunSettings& settings, const recipe::ServeSp
   options.port = port;
   options.work_dir = settings.out_dir + "/engine-config";
   options.servebench_bin = settings.servebench_binary;
+  // The CLI checked the kind; an unknown one leaves the engine on the host.
+  if (engine::ParseContainerKind(settings.container, &options.container.kind)) {
+    options.container.run_args = settings.container_args;
+    options.container.mounts = settings.container_mounts;
+  }
   return options;
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace servebench::run {
 
@@ -38,6 +39,12 @@ struct RunSettings {
   // ---- Engines ----
   std::string servebench_binary;  // the `servebench` that runs `sim`; default: ourselves
   double readiness_timeout_s = 0;  // 0 = recipe, else the adapter's default
+  // Runner profile: run engines whose point has an image inside a container
+  // ("docker", "podman", "enroot", "srun"; "" = on the host), with these extra
+  // container arguments (e.g. "--gpus all") and host:container mounts.
+  std::string container;
+  std::vector<std::string> container_args;
+  std::vector<std::string> container_mounts;
   // ---- Evals (points with run_eval) ----
   std::string eval_data_path;        // gsm8k test JSONL; "" = synthetic on sim, error otherwise
   std::string eval_fewshot_path;     // gsm8k train JSONL for the n-shot examples
