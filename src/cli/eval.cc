@@ -94,8 +94,30 @@ Status FloorFromResults(const json::object& results, const std::string& model,
   return Status::Ok();
 }
 
+// L0: when both runs have a results.json, their task hashes must agree.
+Status SameProtocol(const std::string& baseline, const std::string& candidate,
+                    const GateOptions& o, GateOutcome& outcome) {
+  if (!std::filesystem::is_directory(baseline) || !std::filesystem::is_directory(candidate)) {
+    return Status::Ok();
+  }
+  auto a = ReadFile(ResultsPath(baseline));
+  auto b = ReadFile(ResultsPath(candidate));
+  if (!a.ok() || !b.ok()) return Status::Ok();
+  boost::system::error_code ec1, ec2;
+  json::value va = json::parse(*a, ec1);
+  json::value vb = json::parse(*b, ec2);
+  if (ec1 || ec2 || !va.is_object() || !vb.is_object()) {
+    return Status::InvalidArgument(
+        fmt::format("{} or {}: results.json is not a JSON object", baseline, candidate));
+  }
+  eval::ProtocolReport report = eval::ProtocolGate(va.as_object(), vb.as_object(), o.task);
+  Record(outcome, eval::ToJson(report), report.verdict);
+  return Status::Ok();
+}
+
 Status McNemar(const std::string& baseline, const std::string& candidate, const GateOptions& o,
                GateOutcome& outcome) {
+  SB_RETURN_IF_ERROR(SameProtocol(baseline, candidate, o, outcome));
   SB_ASSIGN_OR_RETURN(auto base, eval::CorrectnessFromSamples(SamplesPath(baseline), o.filter));
   SB_ASSIGN_OR_RETURN(auto cand, eval::CorrectnessFromSamples(SamplesPath(candidate), o.filter));
   eval::McNemarReport report =
@@ -106,6 +128,7 @@ Status McNemar(const std::string& baseline, const std::string& candidate, const 
 
 Status Equivalence(const std::string& reference, const std::string& candidate,
                    const GateOptions& o, GateOutcome& outcome) {
+  SB_RETURN_IF_ERROR(SameProtocol(reference, candidate, o, outcome));
   SB_ASSIGN_OR_RETURN(auto ref, eval::ResponsesFromSamples(SamplesPath(reference)));
   SB_ASSIGN_OR_RETURN(auto cand, eval::ResponsesFromSamples(SamplesPath(candidate)));
   eval::EquivalenceReport report = eval::EquivalenceGate(ref, cand, o.equivalence_threshold);
@@ -201,6 +224,8 @@ int RunEvalCommand(int argc, char** argv) {
   app.add_option("--max-retries", s.max_retries, "retries after a server error")
       ->capture_default_str();
   app.add_option("--timeout-ms", s.timeout_ms, "per-attempt timeout")->capture_default_str();
+  bool no_keep_alive = false;
+  app.add_flag("--no-keep-alive", no_keep_alive, "a new connection per request");
   app.add_option("--limit", s.limit, "first N questions only (0 = all)")->capture_default_str();
   app.add_option("--output", s.output_dir, "folder for results.json and samples.jsonl");
   AddFloorOptions(&app, gates, false);
@@ -284,6 +309,7 @@ int RunEvalCommand(int argc, char** argv) {
     if (!st.ok()) return Fail(st);
     return outcome.failed ? kExitInvalidInput : kExitOk;
   }
+  s.keep_alive = !no_keep_alive;
   return RunTask(s, protocol, endpoint, gates);
 }
 

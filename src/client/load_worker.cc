@@ -141,6 +141,7 @@ void LoadWorker::Send(Conn* c) {
   c->error_body.clear();
   c->stream_failed = false;
   c->decoder.emplace(c->rec, cfg_.keep_text);
+  c->rec->events.reserve(static_cast<size_t>(std::clamp<int64_t>(c->rec->max_tokens + 4, 8, 4096)));
   uint64_t serial = c->serial;
   if (cfg_.request_timeout_s > 0) {
     c->deadline.expires_after(std::chrono::duration_cast<std::chrono::nanoseconds>(

@@ -73,8 +73,11 @@ bool StreamDecoder::OnData(std::string_view data, int64_t t_ns) {
     finished_ = true;
     return true;
   }
+  // Chunks are small: parse into a stack buffer so no event costs a heap allocation.
+  unsigned char storage[8192];
+  json::monotonic_resource resource(storage, sizeof(storage));
   json::error_code ec;
-  json::value v = json::parse(data, ec);
+  json::value v = json::parse(data, ec, &resource);
   if (ec || !v.is_object()) {
     record_->failure = FailureKind::kMalformed;
     record_->error = "stream event is not a JSON object: " + std::string(data.substr(0, 200));

@@ -153,6 +153,7 @@ Status Supervisor::Launch() {
 }
 
 void Supervisor::PollExit(int64_t timeout_ms) {
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   if (exit_.has_value() || status_fd_ < 0) return;
   pollfd pfd{status_fd_, POLLIN, 0};
   int r = poll(&pfd, 1, static_cast<int>(std::max<int64_t>(0, timeout_ms)));
@@ -165,11 +166,12 @@ void Supervisor::PollExit(int64_t timeout_ms) {
     if (WIFEXITED(raw)) info.exit_code = WEXITSTATUS(raw);
     if (WIFSIGNALED(raw)) info.signal = WTERMSIG(raw);
   }
-  exit_ = info;  // EOF without a status: the watchdog itself was killed
+  exit_ = info;
   waitpid(watchdog_pid_, nullptr, 0);
-  // The watchdog killed what was left of the engine's group, unless it was itself
-  // killed: make sure.
-  kill(-engine_pid_, SIGKILL);
+  // EOF without a status: the watchdog itself was killed (the engine then got
+  // SIGKILL through PDEATHSIG); finish its job on the engine's group. With a status
+  // the group is already empty and its id may be reused: leave it alone.
+  if (n != sizeof(raw)) kill(-engine_pid_, SIGKILL);
   close(status_fd_);
   status_fd_ = -1;
   internal::UnregisterEngine(registry_slot_);
@@ -248,6 +250,7 @@ StatusOr<ReadyInfo> Supervisor::WaitUntilReady() {
 }
 
 Status Supervisor::Stop() {
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   if (stopped_) return Status::Ok();
   stopped_ = true;
   PollExit(0);

@@ -16,7 +16,9 @@
 // Output: the engine's stdout and stderr go to the log file (optionally echoed to
 // servebench's stderr line by line with a prefix, read back from the file).
 // Thread-safety: one thread drives a Supervisor; StopAllEngines() may be called
-// from any thread and KillAllEnginesFromSignalHandler() from a signal handler.
+// from another thread while it does (Stop() and exit polling are serialised), but
+// not while a Supervisor is being destroyed; KillAllEnginesFromSignalHandler() may
+// be called from a signal handler at any time.
 #pragma once
 
 #include <sys/types.h>
@@ -24,6 +26,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -108,6 +111,8 @@ class Supervisor {
   void EchoLoop();
   double ReadinessDeadlineS() const;
 
+  // Serialises Stop() and exit polling between the owner and StopAllEngines().
+  std::recursive_mutex mu_;
   ServerCommand command_;
   SupervisorOptions options_;
   const SignatureCatalog* signatures_ = nullptr;

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "engine/free_port.h"
 #include "engine/test_http_server.h"
 
 namespace servebench::engine {
@@ -284,6 +285,15 @@ TEST(SupervisorTest, UnwritableLogIsAStartFailure) {
   auto sup = Supervisor::Start(Command({"/bin/true"}), Options("/proc/no/such/dir"));
   ASSERT_FALSE(sup.ok());
   EXPECT_THAT(sup.status().message(), HasSubstr("infra.start_failed"));
+}
+
+TEST(SupervisorTest, FindFreePortGivesABindableLoopbackPort) {
+  auto port = FindFreePort();
+  ASSERT_TRUE(port.ok()) << port.status().ToString();
+  EXPECT_GT(*port, 0);
+  testing::TestHttpServer unused(0);  // another listener does not make it fail
+  EXPECT_TRUE(FindFreePort().ok());
+  EXPECT_FALSE(FindFreePort("not-an-address").ok());
 }
 
 TEST(SupervisorTest, StopAllEnginesStopsEveryLiveEngine) {

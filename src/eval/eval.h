@@ -81,6 +81,11 @@ void ScoreSample(Protocol protocol, const GsmDoc& doc, SampleResult& sample);
 void Summarize(EvalResult& result);
 
 boost::json::object ToResultsJson(const EvalResult& result);
+
+// A compact summary for a Record's "evals" field: task, protocol, endpoint,
+// protocol_hash, the four lm-eval metric keys, n_scored / n_failed / n_not_run,
+// interrupted, wall_seconds.
+boost::json::object ToJson(const EvalResult& result);
 std::string SamplesJsonl(const EvalResult& result);
 
 // Writes output_dir/results.json and output_dir/samples.jsonl.

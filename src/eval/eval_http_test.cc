@@ -3,8 +3,9 @@
 // AnswerOracle -> extraction -> lm-eval-shaped outputs -> gates.
 //
 // The server here is a small test server (testing/fake_openai_server.h) calling
-// sim::AnswerOracle directly, because `servebench sim --answer-mode` had not
-// landed when this test was written; the oracle is the same code.
+// sim::AnswerOracle directly, so faults (5xx, refused connections, divergent
+// outputs, Ctrl-C mid-run) can be injected per question. eval_sim_test.cc runs
+// the same 500-question check against the real `servebench sim --answer-mode oracle`.
 #include <gtest/gtest.h>
 
 #include <atomic>

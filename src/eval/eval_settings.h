@@ -44,6 +44,7 @@ struct EvalSettings {
   uint32_t max_retries = 3;        // extra attempts after a failure (lm-eval default 3)
   uint64_t timeout_ms = 300'000;   // whole exchange per attempt (lm-eval 300 s)
   uint64_t retry_backoff_ms = 250; // first wait; doubles per retry, capped at 8 s
+  bool keep_alive = true;          // false: a new connection per request
   // ---- Output ----
   std::string output_dir;          // writes results.json and samples.jsonl; "" = none
 };

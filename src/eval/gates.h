@@ -61,6 +61,20 @@ FloorReport FloorGate(const boost::json::object& results_json, const Thresholds&
                       std::string_view model_prefix, std::string_view task,
                       double min_score = kDefaultMinScore);
 
+// ---- Protocol identity (evals.md §5 L0) ----
+
+// PASS when both lm-eval results objects carry the same task hash for `task`
+// (servebench's protocol_hash: template, stops, shots, seed, max tokens); INVALID
+// when they differ or either lacks one — such runs are not comparable.
+struct ProtocolReport {
+  Verdict verdict = Verdict::kInvalid;
+  std::string baseline_hash;
+  std::string candidate_hash;
+};
+ProtocolReport ProtocolGate(const boost::json::object& baseline_results,
+                            const boost::json::object& candidate_results, std::string_view task);
+boost::json::object ToJson(const ProtocolReport& report);
+
 // ---- McNemar paired parity ----
 
 struct PairedCounts {

@@ -161,6 +161,14 @@ TEST(FloorGateTest, ModelPrefixIsFirstDashComponent) {
   EXPECT_EQ(ModelPrefixOf("org/GLM5.1-FP8"), "glm5.1");
 }
 
+TEST(ProtocolGateTest, DifferentTaskHashesAreNotComparable) {
+  json::object a{{"task_hashes", json::object{{"gsm8k", "abc"}}}};
+  json::object b{{"task_hashes", json::object{{"gsm8k", "abd"}}}};
+  EXPECT_EQ(ProtocolGate(a, a, "gsm8k").verdict, Verdict::kPass);
+  EXPECT_EQ(ProtocolGate(a, b, "gsm8k").verdict, Verdict::kInvalid);
+  EXPECT_EQ(ProtocolGate(a, json::object{}, "gsm8k").verdict, Verdict::kInvalid);
+}
+
 // ---- Greedy equivalence.
 
 TEST(EquivalenceTest, FindsInjectedDivergenceAtItsPosition) {

@@ -23,6 +23,7 @@ struct Attempt {
   int status = 0;  // 0: transport failure (see error)
   std::string body;
   Status error;
+  bool reused_connection = false;  // sent on a keep-alive connection from before
 };
 
 bool Retryable(const Attempt& attempt) {
@@ -62,7 +63,8 @@ StatusOr<HttpTarget> ParseBaseUrl(std::string_view url) {
 // Exchange() runs the context until the attempt completes.
 class HttpClient::Connection {
  public:
-  explicit Connection(const HttpTarget& target) : target_(target), stream_(ioc_) {}
+  Connection(const HttpTarget& target, bool keep_alive)
+      : target_(target), keep_alive_(keep_alive), stream_(ioc_) {}
 
   Attempt Exchange(const std::string& target_path, std::string_view body, uint64_t timeout_ms,
                    const std::atomic<bool>* cancel) {
@@ -81,13 +83,14 @@ class HttpClient::Connection {
       done = true;
     };
 
+    attempt.reused_connection = connected_;
     request_ = {};
     request_.method(http::verb::post);
     request_.target(target_path);
     request_.version(11);
     request_.set(http::field::host, target_.host + ":" + target_.port);
     request_.set(http::field::content_type, "application/json");
-    request_.keep_alive(true);
+    request_.keep_alive(keep_alive_);
     request_.body() = std::string(body);
     request_.prepare_payload();
     response_.emplace();
@@ -98,7 +101,7 @@ class HttpClient::Connection {
       if (ec) return fail(ec, "read reply from");
       attempt.status = static_cast<int>(response_->get().result_int());
       attempt.body = std::move(response_->get().body());
-      if (!response_->get().keep_alive()) {
+      if (!keep_alive_ || !response_->get().keep_alive()) {
         connected_ = false;
         beast::error_code ignored;
         stream_.socket().close(ignored);
@@ -146,6 +149,7 @@ class HttpClient::Connection {
 
  private:
   HttpTarget target_;
+  bool keep_alive_;
   asio::io_context ioc_;
   beast::tcp_stream stream_;
   bool connected_ = false;
@@ -157,7 +161,7 @@ class HttpClient::Connection {
 HttpClient::HttpClient(HttpTarget target, HttpClientSettings settings)
     : target_(std::move(target)),
       settings_(settings),
-      connection_(std::make_unique<Connection>(target_)) {}
+      connection_(std::make_unique<Connection>(target_, settings.keep_alive)) {}
 
 HttpClient::~HttpClient() = default;
 
@@ -181,6 +185,12 @@ StatusOr<HttpReply> HttpClient::Post(std::string_view path, std::string_view bod
     }
     ++attempts;
     last = connection_->Exchange(full_path, body, settings_.timeout_ms, cancel);
+    // A keep-alive connection the server closed while idle fails on first use;
+    // that is not the server failing this request, so reconnect once for free.
+    if (last.status == 0 && last.reused_connection &&
+        last.error.code() == StatusCode::kUnavailable) {
+      last = connection_->Exchange(full_path, body, settings_.timeout_ms, cancel);
+    }
     if (last.status == 200) {
       if (attempts_out) *attempts_out = attempts;
       return HttpReply{std::move(last.body), attempts};

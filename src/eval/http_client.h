@@ -33,6 +33,9 @@ struct HttpClientSettings {
   uint32_t max_retries = 3;
   uint64_t timeout_ms = 300'000;  // one attempt: connect + write + read
   uint64_t retry_backoff_ms = 250;
+  // false: one connection per request ("Connection: close"), for servers that
+  // mishandle a second request on a kept-alive connection.
+  bool keep_alive = true;
 };
 
 struct HttpReply {

@@ -80,6 +80,32 @@ McNemarReport McNemarGate(const PairedCounts& counts, double alpha, double max_d
   return report;
 }
 
+namespace {
+std::string TaskHash(const boost::json::object& results, std::string_view task) {
+  const boost::json::value* hashes = results.if_contains("task_hashes");
+  if (hashes == nullptr || !hashes->is_object()) return "";
+  const boost::json::value* hash = hashes->as_object().if_contains(task);
+  return hash != nullptr && hash->is_string() ? std::string(hash->as_string()) : "";
+}
+}  // namespace
+
+ProtocolReport ProtocolGate(const boost::json::object& baseline_results,
+                            const boost::json::object& candidate_results, std::string_view task) {
+  ProtocolReport report;
+  report.baseline_hash = TaskHash(baseline_results, task);
+  report.candidate_hash = TaskHash(candidate_results, task);
+  bool same = !report.baseline_hash.empty() && report.baseline_hash == report.candidate_hash;
+  report.verdict = same ? Verdict::kPass : Verdict::kInvalid;
+  return report;
+}
+
+boost::json::object ToJson(const ProtocolReport& report) {
+  return boost::json::object{{"gate", "protocol"},
+                             {"verdict", VerdictName(report.verdict)},
+                             {"baseline_task_hash", report.baseline_hash},
+                             {"candidate_task_hash", report.candidate_hash}};
+}
+
 boost::json::object ToJson(const McNemarReport& report) {
   boost::json::object o;
   o["gate"] = "mcnemar";

@@ -176,6 +176,23 @@ json::object ToResultsJson(const EvalResult& r) {
   return o;
 }
 
+json::object ToJson(const EvalResult& r) {
+  return json::object{{"task", r.settings.task},
+                      {"protocol", ProtocolName(r.settings.protocol)},
+                      {"endpoint", EndpointName(r.settings.endpoint)},
+                      {"num_fewshot", r.settings.num_fewshot},
+                      {"protocol_hash", r.protocol_hash},
+                      {"exact_match,strict-match", r.strict_match.value},
+                      {"exact_match_stderr,strict-match", StderrJson(r.strict_match)},
+                      {"exact_match,flexible-extract", r.flexible_extract.value},
+                      {"exact_match_stderr,flexible-extract", StderrJson(r.flexible_extract)},
+                      {"n_scored", r.n_scored},
+                      {"n_failed", r.n_failed},
+                      {"n_not_run", r.n_not_run},
+                      {"interrupted", r.interrupted},
+                      {"wall_seconds", r.wall_seconds}};
+}
+
 std::string SamplesJsonl(const EvalResult& r) {
   std::string out;
   json::object gen_kwargs = GenKwargs(r.settings);

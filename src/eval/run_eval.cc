@@ -145,7 +145,7 @@ StatusOr<EvalResult> RunEval(const EvalSettings& settings, const std::atomic<boo
   const std::string path =
       settings.endpoint == Endpoint::kCompletions ? "/v1/completions" : "/v1/chat/completions";
   HttpClientSettings client_settings{settings.max_retries, settings.timeout_ms,
-                                     settings.retry_backoff_ms};
+                                     settings.retry_backoff_ms, settings.keep_alive};
   std::atomic<size_t> next{0};
   auto start = std::chrono::steady_clock::now();
   auto worker = [&] {

@@ -74,6 +74,12 @@ void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* p
       int highest = 0;
       for (size_t i : chosen) highest = std::max(highest, all[i]);
       for (size_t i : chosen) {
+        if (mine.size() + points->size() >= kMaxExpandedPoints) {
+          errors->push_back(fmt::format("{}: expands to more than {} points; split the recipe or "
+                                        "filter it",
+                                        r.name, kMaxExpandedPoints));
+          return;
+        }
         int c = all[i];
         Point p;
         p.recipe = r.name;
@@ -131,7 +137,6 @@ void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* p
     rows->push_back(RowFor(r, p));
     points->push_back(std::move(p));
   }
-  (void)errors;
 }
 
 }  // namespace servebench::recipe

@@ -257,6 +257,9 @@ StatusOr<Plan> ExpandRecipes(const RecipeSet& set, const MatrixFilters& f) {
   for (size_t i = 0; i < ix.rows.size(); ++i) {
     for (auto& p : PointsFromInferenceXRow(ix.rows[i], ix.origins[i]))
       plan.points.push_back(std::move(p));
+    if (plan.points.size() > kMaxExpandedPoints)  // multinode rows carry conc lists
+      return Status::InvalidArgument(fmt::format(
+          "the recipes expand to more than {} points; split them or filter", kMaxExpandedPoints));
   }
   plan.rows = std::move(ix.rows);
   for (auto& row : direct_rows) plan.rows.push_back(std::move(row));

@@ -13,6 +13,11 @@
 
 namespace servebench::recipe {
 
+// Expansion stops with an error past this many rows or points, so a hostile or
+// mistaken recipe (aliases multiply lists cheaply) cannot exhaust memory. The real
+// InferenceX full sweep is 1,820 rows / 2,078 points.
+inline constexpr size_t kMaxExpandedPoints = 200'000;
+
 struct RowOrigin {
   const Recipe* recipe = nullptr;
   const Scenario* scenario = nullptr;

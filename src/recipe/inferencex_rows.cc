@@ -163,7 +163,16 @@ void GenerateInferenceXRows(const Recipe& r, const RunnerConfig& runners,
     int isl = 0, osl = 0;
     if (ParseSeqLen(s, &isl, &osl)) seq_filter.emplace_back(isl, osl);
   }
+  bool too_many = false;
   auto emit = [&](boost::json::object row, const Scenario& s, const SearchEntry& e) {
+    if (out->rows.size() >= kMaxExpandedPoints) {
+      if (!too_many)
+        errors->push_back(fmt::format("{}: expands to more than {} matrix rows; split the recipe "
+                                      "or filter it",
+                                      r.name, kMaxExpandedPoints));
+      too_many = true;
+      return;
+    }
     out->rows.push_back(std::move(row));
     out->origins.push_back({&r, &s, &e});
   };

@@ -18,6 +18,8 @@
 
 namespace servebench::recipe {
 
+struct YEntry;
+
 struct YNode {
   enum class Kind { kNull, kScalar, kSequence, kMap };
   Kind kind = Kind::kNull;
@@ -25,7 +27,7 @@ struct YNode {
   bool quoted = false;    // quoted or block scalar: always a string, never typed
   int line = 0, column = 0;  // 1-based
   std::vector<YNode> items;                       // kSequence
-  std::vector<std::pair<YNode, YNode>> entries;   // kMap, in file order
+  std::vector<YEntry> entries;                    // kMap, in file order
 
   bool IsMap() const { return kind == Kind::kMap; }
   bool IsSequence() const { return kind == Kind::kSequence; }
@@ -43,6 +45,11 @@ struct YNode {
   std::optional<std::string> AsString() const;
   // Name of the YAML 1.1 type this node resolves to: "map", "list", "int", ...
   std::string TypeName() const;
+};
+
+// One key: value of a map (`first` is the key node).
+struct YEntry {
+  YNode first, second;
 };
 
 // Limits on what a recipe file may be. A real master config is ~330 KB with

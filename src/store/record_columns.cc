@@ -95,14 +95,37 @@ void TakeString(const boost::json::object& o, std::string_view key, std::string_
   *out = std::string(v->get_string());
 }
 
-// "YYYY-MM-DD" optionally followed by "T..." : enough to make text order time order.
-bool LooksLikeRfc3339(std::string_view s) {
-  if (s.size() < 10) return false;
-  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9}) {
+bool Digits(std::string_view s, size_t from, size_t count) {
+  if (s.size() < from + count) return false;
+  for (size_t i = from; i < from + count; ++i) {
     if (s[i] < '0' || s[i] > '9') return false;
   }
-  if (s[4] != '-' || s[7] != '-') return false;
-  return s.size() == 10 || s[10] == 'T';
+  return true;
+}
+
+// "YYYY-MM-DD" or "YYYY-MM-DDTHH:MM:SS[.fraction]Z": UTC only, so that text order
+// is time order (the store compares times as text; an offset like +02:00 would sort
+// wrongly).
+bool IsUtcDateOrTime(std::string_view s) {
+  if (!Digits(s, 0, 4) || s.size() < 10 || s[4] != '-' || !Digits(s, 5, 2) || s[7] != '-' ||
+      !Digits(s, 8, 2)) {
+    return false;
+  }
+  if (s.size() == 10) return true;
+  if (s.size() < 20 || s[10] != 'T' || !Digits(s, 11, 2) || s[13] != ':' || !Digits(s, 14, 2) ||
+      s[16] != ':' || !Digits(s, 17, 2) || s.back() != 'Z') {
+    return false;
+  }
+  std::string_view fraction = s.substr(19, s.size() - 20);
+  return fraction.empty() || (fraction.size() >= 2 && fraction[0] == '.' &&
+                              Digits(fraction, 1, fraction.size() - 1));
+}
+
+// Checks a time field already taken into `value` (empty = absent).
+void CheckTime(std::string_view path, const std::string& value, Problems* problems) {
+  if (value.empty() || IsUtcDateOrTime(value)) return;
+  problems->Add(path, fmt::format("= \"{}\"", value),
+                "a UTC date 2026-11-29 or time 2026-11-29T20:30:00Z (fraction allowed, no offset)");
 }
 
 const boost::json::object* TakeObject(const boost::json::object& o, std::string_view key,
@@ -174,18 +197,13 @@ StatusOr<RecordColumns> ExtractRecordColumns(const boost::json::object& record) 
     TakeString(*build, "date", "build.date", false, &c.build_date, &problems);
     TakeString(*build, "commit", "build.commit", false, &c.build_commit, &problems);
     TakeString(*build, "image", "build.image", false, &c.build_image, &problems);
-    if (!c.build_date.empty() && !LooksLikeRfc3339(c.build_date)) {
-      problems.Add("build.date", fmt::format("= \"{}\"", c.build_date),
-                   "a date YYYY-MM-DD or an RFC 3339 UTC time");
-    }
+    CheckTime("build.date", c.build_date, &problems);
   }
   if (const boost::json::object* prov = TakeObject(record, "provenance", true, &problems)) {
     TakeString(*prov, "started_at", "provenance.started_at", true, &c.started_at, &problems);
     TakeString(*prov, "ended_at", "provenance.ended_at", false, &c.ended_at, &problems);
-    if (!c.started_at.empty() && !LooksLikeRfc3339(c.started_at)) {
-      problems.Add("provenance.started_at", fmt::format("= \"{}\"", c.started_at),
-                   "an RFC 3339 UTC time such as 2026-11-29T20:30:00Z");
-    }
+    CheckTime("provenance.started_at", c.started_at, &problems);
+    CheckTime("provenance.ended_at", c.ended_at, &problems);
   }
   // Objects that readers walk into: a wrong type here would break them later.
   for (std::string_view key : {"point", "summary", "evals", "artifacts"}) {

@@ -72,14 +72,29 @@ TEST(RecordColumnsTest, OptionalFieldsMayBeAbsentOrNull) {
   EXPECT_EQ(columns->build_date, "");
 }
 
-TEST(RecordColumnsTest, StartedAtMustBeAnRfc3339Time) {
+TEST(RecordColumnsTest, TimesMustBeUtcSoThatTextOrderIsTimeOrder) {
+  for (const char* good : {"2026-11-29T20:30:00Z", "2026-11-29T20:30:00.125Z", "2026-11-29"}) {
+    boost::json::object record = MakeRecord(1);
+    record["provenance"].as_object()["started_at"] = good;
+    EXPECT_TRUE(ExtractRecordColumns(record).ok()) << good;
+  }
+  for (const char* bad : {"29/11/2026 20:30", "2026-11-29T20:30:00+02:00", "2026-11-29T20:30Z",
+                          "2026-11-29T20:30:00.Z", "2026-11-29 20:30:00Z"}) {
+    boost::json::object record = MakeRecord(1);
+    record["provenance"].as_object()["started_at"] = bad;
+    auto columns = ExtractRecordColumns(record);
+    ASSERT_FALSE(columns.ok()) << bad;
+    EXPECT_NE(columns.status().message().find("provenance.started_at: = \"" + std::string(bad)),
+              std::string::npos)
+        << columns.status().message();
+  }
   boost::json::object record = MakeRecord(1);
-  record["provenance"].as_object()["started_at"] = "29/11/2026 20:30";
+  record["build"].as_object()["date"] = "Nov 29";
+  record["provenance"].as_object()["ended_at"] = "later";
   auto columns = ExtractRecordColumns(record);
   ASSERT_FALSE(columns.ok());
-  EXPECT_NE(columns.status().message().find("provenance.started_at: = \"29/11/2026 20:30\""),
-            std::string::npos)
-      << columns.status().message();
+  EXPECT_NE(columns.status().message().find("build.date: = \"Nov 29\""), std::string::npos);
+  EXPECT_NE(columns.status().message().find("provenance.ended_at: = \"later\""), std::string::npos);
 }
 
 TEST(RecordColumnsTest, JsonEquivalentComparesNumbersByValueAndKeysUnordered) {

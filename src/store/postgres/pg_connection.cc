@@ -107,22 +107,30 @@ Connection::~Connection() { PQfinish(conn_); }
 
 StatusOr<Result> Connection::Exec(const std::string& sql, const std::vector<std::string>& params,
                                   std::string_view what) {
-  // A server restart breaks the socket; one reset lets a long sweep carry on.
-  if (PQstatus(conn_) == CONNECTION_BAD) PQreset(conn_);
-  PGresult* raw = nullptr;
-  if (params.empty()) {
-    raw = PQexec(conn_, sql.c_str());
-  } else {
-    std::vector<const char*> values;
-    values.reserve(params.size());
-    for (const auto& p : params) values.push_back(p.c_str());
-    raw = PQexecParams(conn_, sql.c_str(), static_cast<int>(params.size()), nullptr, values.data(),
-                       nullptr, nullptr, 0);
+  // A broken connection (server restarted, backend terminated) is reset and the
+  // command sent once more, but only outside an explicit transaction: there a
+  // retry would run the rest of the transaction without its beginning. Commands
+  // sent here outside transactions are idempotent (ingest is ON CONFLICT DO NOTHING),
+  // so a command that did commit before the break is harmless to repeat.
+  for (int attempt = 0;; ++attempt) {
+    if (PQstatus(conn_) == CONNECTION_BAD) PQreset(conn_);
+    const bool outside_transaction = PQtransactionStatus(conn_) == PQTRANS_IDLE;
+    PGresult* raw = nullptr;
+    if (params.empty()) {
+      raw = PQexec(conn_, sql.c_str());
+    } else {
+      std::vector<const char*> values;
+      values.reserve(params.size());
+      for (const auto& p : params) values.push_back(p.c_str());
+      raw = PQexecParams(conn_, sql.c_str(), static_cast<int>(params.size()), nullptr,
+                         values.data(), nullptr, nullptr, 0);
+    }
+    Result result(raw);
+    ExecStatusType status = raw != nullptr ? PQresultStatus(raw) : PGRES_FATAL_ERROR;
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return result;
+    if (attempt == 0 && outside_transaction && PQstatus(conn_) == CONNECTION_BAD) continue;
+    return CommandError(conn_, raw, what, masked_url_);
   }
-  Result result(raw);
-  ExecStatusType status = raw != nullptr ? PQresultStatus(raw) : PGRES_FATAL_ERROR;
-  if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return result;
-  return CommandError(conn_, raw, what, masked_url_);
 }
 
 }  // namespace servebench::store::postgres

@@ -1,8 +1,8 @@
 // A thin RAII layer over libpq for the store: one connection, parameterised queries
 // with text parameters and results, and server errors turned into Status by their
-// SQLSTATE (connection lost -> Unavailable, disk full -> DataLoss, ...). A connection
-// that broke (server restarted) is reset once before the next command. Not
-// thread-safe: one connection per thread.
+// SQLSTATE (connection lost -> Unavailable, disk full -> DataLoss, ...). A command
+// outside a transaction that fails because the connection broke (server restarted)
+// is retried once on a reset connection. Not thread-safe: one connection per thread.
 #pragma once
 
 #include <libpq-fe.h>

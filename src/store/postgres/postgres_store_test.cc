@@ -109,6 +109,27 @@ TEST(PostgresStoreTest, ManyConnectionsOpeningANewDatabaseMigrateItOnce) {
   EXPECT_EQ((*store)->Query({}).value().size(), 4u);
 }
 
+TEST(PostgresStoreTest, IngestCarriesOnAfterTheServerDropsTheConnection) {
+  std::string url = NewDatabase();
+  auto store = Open(url);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ASSERT_TRUE((*store)->Ingest(MakeRecord(1)).ok());
+  // What a server restart or an administrator does to the store's backend.
+  auto admin = Connection::Open(ServerUrl(), 10);
+  ASSERT_TRUE(admin.ok());
+  std::string db_name = url.substr(url.find("@/") + 2, url.find('?') - url.find("@/") - 2);
+  auto killed = (*admin)->Exec(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+      "WHERE datname = $1 AND application_name = 'servebench' AND pid <> pg_backend_pid()",
+      {db_name}, "terminate the store's backend");
+  ASSERT_TRUE(killed.ok()) << killed.status().ToString();
+  ASSERT_EQ(killed->rows(), 1);
+  auto outcome = (*store)->Ingest(MakeRecord(2));
+  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  EXPECT_EQ(*outcome, IngestOutcome::kInserted);
+  EXPECT_EQ((*store)->Query({}).value().size(), 2u);
+}
+
 TEST(PostgresStoreTest, AnUnreachableServerGivesUnavailableWithTheReason) {
   PostgresOptions options;
   options.connect_timeout_s = 2;

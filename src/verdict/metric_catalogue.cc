@@ -1,0 +1,37 @@
+#include "verdict/metric_catalogue.h"
+
+namespace servebench::verdict {
+
+const std::vector<MetricSpec>& AllMetrics() {
+  // delta_min per class: throughput per GPU and curve scores 2.5 %; median
+  // latencies 5 %; p99 latencies 10 % with k = 4 (tails are noisier).
+  static const std::vector<MetricSpec> kMetrics = {
+      {"tput_per_gpu", Better::kHigher, 0.025, 3, true},
+      {"output_tput_per_gpu", Better::kHigher, 0.025, 3, true},
+      {"input_tput_per_gpu", Better::kHigher, 0.025, 3, false},
+      {"median_ttft_ms", Better::kLower, 0.05, 3, true},
+      {"median_tpot_ms", Better::kLower, 0.05, 3, true},
+      {"median_itl_ms", Better::kLower, 0.05, 3, true},
+      {"median_e2el_ms", Better::kLower, 0.05, 3, true},
+      {"p99_ttft_ms", Better::kLower, 0.10, 4, true},
+      {"p99_tpot_ms", Better::kLower, 0.10, 4, true},
+      {"p99_itl_ms", Better::kLower, 0.10, 4, true},
+      {"median_intvty", Better::kHigher, 0.05, 3, false},
+      {"peak_memory_gb", Better::kLower, 0.05, 3, true},
+      {"tput_at_intvty(20)", Better::kHigher, 0.025, 3, true},
+      {"tput_at_intvty(35)", Better::kHigher, 0.025, 3, true},
+      {"tput_at_intvty(50)", Better::kHigher, 0.025, 3, true},
+      {"tput_at_intvty(100)", Better::kHigher, 0.025, 3, true},
+      {"pareto_auc", Better::kHigher, 0.025, 3, true},
+  };
+  return kMetrics;
+}
+
+const MetricSpec* FindMetric(std::string_view name) {
+  for (const MetricSpec& m : AllMetrics()) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+}  // namespace servebench::verdict
