@@ -40,6 +40,9 @@ class LiveEngine {
   virtual std::string log_path() const = 0;
   // False once the engine process has exited.
   virtual bool IsAlive() = 0;
+  // True if the engine exits within `timeout_ms` (or has exited). An engine killed
+  // mid-run fails requests a moment before its exit is observed; this closes the gap.
+  virtual bool ExitsWithin(int timeout_ms) { (void)timeout_ms; return !IsAlive(); }
   // Classifies why the engine stopped or misbehaved, from its exit and its log.
   virtual Failure Diagnose() = 0;
   // SIGTERM to its process group, SIGKILL after a grace period. Idempotent.

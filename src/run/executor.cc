@@ -217,7 +217,10 @@ void Executor::RunPoint(const recipe::Point& point, SessionState* state,
     target.serve.served_model_name = state->engine->served_model();
   }
   LoadOutcome load = load_->Run(target, state->engine->base_url(), requests_path, cancel);
-  bool alive = state->engine->IsAlive();
+  // A clean run proves the engine alive; after failures, give a dying engine a
+  // moment to be seen dead, so the point is classified by the engine, not the client.
+  bool clean = load.completed && load.valid && !load.interrupted;
+  bool alive = clean ? state->engine->IsAlive() : !state->engine->ExitsWithin(2000);
 
   PointResult result;
   result.load = &load;

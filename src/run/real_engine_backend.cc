@@ -41,6 +41,9 @@ class SupervisedEngine final : public LiveEngine {
   std::string served_model() const override { return served_model_; }
   std::string log_path() const override { return supervisor_->log_path(); }
   bool IsAlive() override { return supervisor_->IsAlive(); }
+  bool ExitsWithin(int timeout_ms) override {
+    return supervisor_->WaitForExit(timeout_ms).has_value();
+  }
   Failure Diagnose() override {
     engine::EngineFailure f = supervisor_->Classify(engine::Situation::kDiedDuringRun);
     return {f.failure_class, f.summary};
