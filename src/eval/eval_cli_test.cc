@@ -26,7 +26,9 @@ int RunCli(const std::string& args) {
 class EvalCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = ::testing::TempDir() + "/eval_cli";
+    // One folder per test: ctest runs the tests of this file in parallel.
+    dir_ = ::testing::TempDir() + "/eval_cli_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
     ASSERT_EQ(RunCli("eval make-synthetic --count 120 --seed 5 --output " + dir_ + "/test.jsonl"), 0);

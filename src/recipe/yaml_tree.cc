@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -340,8 +341,11 @@ std::optional<YNode> LoadYamlFile(const std::string& path, Diagnostics* diagnost
     diagnostics->Add(whole, "", "cannot open for reading");
     return std::nullopt;
   }
-  // Read at most one byte past the limit, so pipes and /dev/zero stay bounded too.
-  std::string text(limits.max_file_bytes + 1, '\0');
+  // Read at most one byte past the limit, so pipes and /dev/zero stay bounded too;
+  // a regular file needs only its size (+1 to notice growth).
+  size_t want = limits.max_file_bytes + 1;
+  if (S_ISREG(st.st_mode)) want = std::min(want, static_cast<size_t>(st.st_size) + 1);
+  std::string text(want, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<size_t>(in.gcount()));
   return ParseYamlText(text, path, diagnostics, limits);
