@@ -78,11 +78,14 @@ std::vector<AccuracyResult> ReadAccuracy(const json::object& evals) {
     }
     out.push_back(std::move(a));
   };
-  // lm-eval's results JSON embedded as is (docs/eval.md): results.<task> with
+  // lm-eval's results JSON (docs/eval.md) embedded in evals, as is or under a key
+  // (run/ writes evals.gsm8k = the results JSON): results.<task> with
   // "exact_match,flexible-extract" (else strict-match, else acc,none) and
   // n-samples.<task>.effective. No per-item results there: the unpaired test.
-  if (const json::object* results = Obj(evals, "results")) {
-    const json::object* n_samples = Obj(evals, "n-samples");
+  auto read_lm_eval = [&](const json::object& doc) {
+    const json::object* results = Obj(doc, "results");
+    if (results == nullptr) return;
+    const json::object* n_samples = Obj(doc, "n-samples");
     for (const auto& kv : *results) {
       if (!kv.value().is_object()) continue;
       const json::object& t = kv.value().as_object();
@@ -99,6 +102,10 @@ std::vector<AccuracyResult> ReadAccuracy(const json::object& evals) {
       }
       out.push_back(std::move(a));
     }
+  };
+  read_lm_eval(evals);
+  for (const auto& kv : evals) {
+    if (kv.value().is_object() && kv.key() != "tasks") read_lm_eval(kv.value().as_object());
   }
   auto it = evals.find("tasks");
   if (it == evals.end()) return out;
@@ -204,7 +211,9 @@ Status HistoryBuilder::Add(const json::object& r) {
       o.reason = fmt::format("failed_requests: {:g} requests failed", *Num(*summary, "failed"));
     }
     if (const json::object* sb = Obj(*summary, "servebench")) {
-      auto raw = sb->find("raw_runs");
+      // run/ keeps every repetition's whole summary under servebench.repetitions.
+      auto raw = sb->find("repetitions");
+      if (raw == sb->end()) raw = sb->find("raw_runs");
       if (raw != sb->end() && raw->value().is_array()) {
         for (const json::value& run : raw->value().as_array()) {
           if (!run.is_object()) continue;

@@ -20,7 +20,7 @@ namespace servebench::verdict {
 //   summary.{total_token_throughput, output_throughput} / num_gpus -> tput_per_gpu,
 //   output_tput_per_gpu, input_tput_per_gpu; summary.{median,p99}_{ttft,tpot,itl,e2el}_ms;
 //   1000 / summary.median_tpot_ms -> median_intvty; summary.failed > 0 -> invalid;
-//   summary.servebench.raw_runs (array of summaries of single repetitions) -> raw runs;
+//   summary.servebench.repetitions (or raw_runs: summaries of single repetitions) -> raw runs;
 //   evals.tasks (see docs) -> accuracy.
 class HistoryBuilder {
  public:

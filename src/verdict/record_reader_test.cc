@@ -55,7 +55,13 @@ TEST(RecordReaderTest, ReadsLmEvalResultsEmbeddedInEvals) {
       "exact_match,flexible-extract": 0.93, "exact_match_stderr,flexible-extract": 0.007}},
       "n-samples": {"gsm8k": {"original": 1319, "effective": 1319}}})");
   ASSERT_TRUE(b.Add(r).ok());
+  // As run/ writes it: evals.gsm8k holds the results JSON, beside the gate verdict.
+  json::object nested = Record("r2", "2026-11-29", "ok", 2000, 20);
+  nested["evals"] = json::object{{"gsm8k", r["evals"]}, {"floor_gate", json::object{{"verdict", "pass"}}}};
+  ASSERT_TRUE(b.Add(nested).ok());
   std::vector<SeriesHistory> hs = b.Finish();
+  ASSERT_EQ(hs[0].nights[1].accuracy.size(), 1u);
+  EXPECT_DOUBLE_EQ(hs[0].nights[1].accuracy[0].value, 0.93);
   const Observation& o = hs[0].nights[0];
   ASSERT_EQ(o.accuracy.size(), 1u);
   EXPECT_EQ(o.accuracy[0].task, "gsm8k");
@@ -74,6 +80,17 @@ TEST(RecordReaderTest, SameNightRecordsMergeIntoMedianAndRawRuns) {
   EXPECT_EQ(o.status, NightStatus::kOk);
   EXPECT_DOUBLE_EQ(o.metrics.at("tput_per_gpu"), 1050);
   EXPECT_EQ(o.raw_runs.at("tput_per_gpu").size(), 3u);
+}
+
+TEST(RecordReaderTest, RepetitionsBecomeRawRuns) {
+  HistoryBuilder b;
+  json::object r = Record("r1", "2026-11-28", "ok", 2000, 20);
+  json::array reps;
+  for (double t : {1900.0, 2000.0, 2100.0}) reps.push_back(json::object{{"total_token_throughput", t}});
+  r["summary"].as_object()["servebench"] = json::object{{"repetitions", reps}};
+  ASSERT_TRUE(b.Add(r).ok());
+  std::vector<SeriesHistory> hs = b.Finish();
+  EXPECT_EQ(hs[0].nights[0].raw_runs.at("tput_per_gpu"), (std::vector<double>{950, 1000, 1050}));
 }
 
 TEST(RecordReaderTest, StatusesMapAndBlockedWins) {
