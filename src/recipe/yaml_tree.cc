@@ -1,5 +1,6 @@
 #include "recipe/yaml_tree.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <sys/stat.h>
 
 #include <fmt/format.h>
@@ -90,6 +92,35 @@ std::optional<std::string> CheckNesting(std::string_view text, int max_depth) {
     }
   }
   return std::nullopt;
+}
+
+// Counts documents without building nodes. yaml-cpp 0.7's LoadAll never returns
+// on a stray top-level ',' (each call "finds" another empty document without
+// consuming it; found by fuzz/recipe_loader_fuzzer), so documents are counted
+// here with a cap and the tree is then built with Load, which reads one.
+class DocumentCounter : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+int CountDocuments(std::string_view text, int cap) {
+  std::stringstream stream{std::string(text)};
+  YAML::Parser parser(stream);
+  DocumentCounter counter;
+  int n = 0;
+  while (n < cap && parser.HandleNextDocument(counter)) ++n;
+  return n;
 }
 
 class Converter {
@@ -287,14 +318,15 @@ std::optional<YNode> ParseYamlText(std::string_view text, const std::string& fil
   }
   YAML::Node root;
   try {
-    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
-    if (docs.size() > 1) {
+    int docs = CountDocuments(text, 3);
+    if (docs > 1) {
       diagnostics->Add(whole, "",
-                       fmt::format("holds {} YAML documents; a recipe file holds one",
-                                   docs.size()));
+                       docs == 2 ? std::string("holds 2 YAML documents; a recipe file holds one")
+                                 : std::string("holds more than 2 YAML documents (or a stray "
+                                               "top-level ','); a recipe file holds one"));
       return std::nullopt;
     }
-    if (!docs.empty()) root = docs[0];
+    if (docs == 1) root = YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
     diagnostics->Add({file, e.mark.line >= 0 ? e.mark.line + 1 : 0,
                       e.mark.column >= 0 ? e.mark.column + 1 : 0},
