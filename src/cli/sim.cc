@@ -50,6 +50,12 @@ int RunSim(int argc, char** argv) {
   app.add_option("--stream-interval", s.stream_interval, "tokens per SSE event at most")->capture_default_str();
   app.add_option("--speculative-config", spec_json, "JSON: method, model, num_speculative_tokens, "
                  "rejection_sample_method, synthetic_acceptance_length");
+  std::string golden_thinking = "on";
+  app.add_option("--golden-al-table", s.golden_al.table, "golden acceptance-length table (e.g. minimaxm3_eagle3_gqa) "
+                 "for the target AL when --speculative-config gives no synthetic_acceptance_length");
+  app.add_option("--golden-al-model", s.golden_al.model, "model key in the golden table (default: --model)");
+  app.add_option("--golden-al-thinking", golden_thinking, "on or off: the table's thinking column")
+      ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
   // ---- simulation ----
   app.add_option("--time-scale", s.time_scale, "wall seconds per simulated second; 0 = as fast as the socket allows")
       ->capture_default_str();
@@ -99,6 +105,7 @@ int RunSim(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitUsage;
   }
+  s.golden_al.thinking = golden_thinking == "on";
   if (!spec_json.empty()) {
     auto spec = sim::ParseSpecConfig(spec_json);
     if (!spec.ok()) {

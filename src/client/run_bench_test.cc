@@ -186,3 +186,26 @@ TEST(RunBenchTest, FromScheduleLatencyExposesCoordinatedOmission) {
 
 }  // namespace
 }  // namespace servebench::client
+
+namespace servebench::client {
+namespace {
+
+// On a flat load the busiest second carries about the mean rate (metrics.md §6):
+// 4 streams of 40 tokens at 25 ms for 3 s.
+TEST(RunBenchTest, PeakOutputRateIsCloseToTheMeanOnAFlatLoad) {
+  FakeServerOptions o;
+  o.event_interval_us = 25'000;
+  FakeOpenAiServer server(o);
+  BenchSettings b = Settings(server);
+  b.num_prompts = 12;
+  b.max_concurrency = 4;
+  b.random_output_len = 40;
+  auto r = RunBench(b);
+  ASSERT_TRUE(r.ok());
+  const metrics::RunSummary& s = r->summary;
+  ASSERT_EQ(s.completed, 12);
+  EXPECT_NEAR(s.max_output_tokens_per_s, s.output_throughput, 0.15 * s.output_throughput);
+}
+
+}  // namespace
+}  // namespace servebench::client

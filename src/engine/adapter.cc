@@ -186,6 +186,9 @@ StatusOr<ServerCommand> RenderServerCommand(const recipe::ServeSpec& spec,
   } else {
     SB_RETURN_IF_ERROR(internal::RenderLlamacpp(ctx, out));
   }
+  if (options.use_launcher && !table.launcher.empty()) {
+    out.argv.insert(out.argv.begin(), table.launcher.begin(), table.launcher.end());
+  }
   if (options.container.kind != ContainerProfile::Kind::kNone && !spec.image.empty()) {
     return WrapInContainer(out, spec.image, options.container);
   }

@@ -160,6 +160,20 @@ TEST(AdapterTest, TrtllmForcedAcceptedTokensIsAlMinusOne) {
   ExpectMatchesGolden("trtllm_eagle3_synthetic_dp_attn", FormatCommandForDisplay(*command));
 }
 
+TEST(AdapterTest, TrtllmUnderMpirunWhenTheLauncherIsAskedFor) {
+  RenderOptions options = Options();
+  options.use_launcher = true;
+  auto command = RenderServerCommand(Eagle3Synthetic("trtllm"), options, Catalog());
+  ASSERT_TRUE(command.ok()) << command.status().ToString();
+  EXPECT_THAT(command->argv, ::testing::ElementsAreArray(std::vector<std::string>{
+                                 "mpirun", "-n", "1", "--oversubscribe", "--allow-run-as-root", "trtllm-serve",
+                                 "MiniMaxAI/MiniMax-M3-MXFP8", "--host", "127.0.0.1", "--port", "8000", "--backend",
+                                 "pytorch", "--tp_size", "8", "--ep_size", "8", "--max_seq_len", "9472", "--config",
+                                 "/out/session-1/trtllm-config.yaml"}));
+  options.use_launcher = true;  // vllm has no launcher: unchanged
+  EXPECT_EQ(RenderServerCommand(SeedNightlySpec(), options, Catalog())->argv[0], "vllm");
+}
+
 TEST(AdapterTest, TrtllmMtpUsesNextnLayers) {
   ServeSpec spec;
   spec.engine = "trtllm";

@@ -91,6 +91,7 @@ Status ParseFlags(const YAML::Node& root, const std::string& file, EngineCatalog
           table.engine));
     }
     table.command = StringList(node["command"]);
+    table.launcher = StringList(node["launcher"]);
     table.default_port = node["default_port"].as<int>(0);
     table.readiness_timeout_s = node["readiness_timeout_s"].as<double>(0);
     table.readiness_poll_ms = node["readiness_poll_ms"].as<int>(1000);

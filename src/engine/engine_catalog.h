@@ -24,6 +24,7 @@ namespace servebench::engine {
 struct EngineFlagTable {
   std::string engine;                     // "vllm", "sglang", "trtllm", "llamacpp", "sim"
   std::vector<std::string> command;       // argv before the model / flags
+  std::vector<std::string> launcher;      // put before `command` when asked (trtllm: mpirun)
   int default_port = 0;                   // the engine's own default; servebench passes --port
   double readiness_timeout_s = 0;         // supervisor default when the recipe sets none
   int readiness_poll_ms = 1000;           // gap between readiness probes

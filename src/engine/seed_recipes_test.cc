@@ -69,9 +69,6 @@ TEST(SeedRecipesTest, InferencexMi355xMtpRecipeRendersEverySession) {
 TEST(SeedRecipesTest, NightlyMi355xEagle3WorkloadRendersItsServeArgsExactly) {
   std::string problem;
   auto sessions = LoadSessions("minimax_m3_mi355x.workload.yaml", &problem);
-  if (sessions.empty() && problem.find("not supported by this build yet") != std::string::npos) {
-    GTEST_SKIP() << "recipe/ cannot load nightly workloads yet: " << problem;
-  }
   ASSERT_EQ(sessions.size(), 1u) << problem;
   auto command = RenderServerCommand(sessions[0].points.front().serve, Options());
   ASSERT_TRUE(command.ok()) << command.status().ToString();

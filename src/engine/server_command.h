@@ -45,6 +45,9 @@ struct RenderOptions {
   // Path of the servebench binary for the sim engine; empty = this process's binary.
   std::string servebench_bin;
   ContainerProfile container;
+  // Put the engine's `launcher` from flags.yaml before its command (trtllm: InferenceX's
+  // `mpirun -n 1 --oversubscribe --allow-run-as-root`). Ignored for engines without one.
+  bool use_launcher = false;
 };
 
 struct ServerCommand {

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "engine/free_port.h"
 #include "engine/test_http_server.h"
 
 namespace servebench::engine {
@@ -114,6 +115,16 @@ TEST(SupervisorTest, ReadyAfterHealthThenModelsAnswer200AndVersionIsRead) {
   const pid_t group = (*sup)->engine_pid();
   EXPECT_TRUE((*sup)->Stop().ok());
   EXPECT_TRUE(Gone(-group)) << "engine process group still has members";
+}
+
+TEST(SupervisorTest, LlamaCppVersionComesFromPropsBuildInfo) {
+  const std::string dir = TempDir("props");
+  testing::TestHttpServer server(0, /*llama_cpp_style=*/true);
+  auto sup = Supervisor::Start(Command({FakeEngine("hang.sh")}, server.port()), Options(dir));
+  ASSERT_TRUE(sup.ok()) << sup.status().ToString();
+  auto ready = (*sup)->WaitUntilReady();
+  ASSERT_TRUE(ready.ok()) << ready.status().ToString();
+  EXPECT_EQ(ready->engine_version, "b6500-abc123");
 }
 
 TEST(SupervisorTest, EarlyExitIsNoticedAtOnceAndClassifiedFromTheLog) {
@@ -234,7 +245,9 @@ TEST(SupervisorTest, NoEngineProcessOutlivesAKilledServebench) {
   ASSERT_GE(child, 0);
   if (child == 0) {
     // Stands in for servebench: starts an engine, then is SIGKILLed by the test.
-    auto sup = Supervisor::Start(Command({FakeEngine("grandchildren.sh"), pidfile}), Options(dir, 0.5));
+    ServerCommand command = Command({FakeEngine("grandchildren.sh"), pidfile});
+    command.cleanup_argv = {"/bin/sh", "-c", "echo cleaned > " + dir + "/cleanup.txt"};
+    auto sup = Supervisor::Start(command, Options(dir, 0.5));
     if (!sup.ok()) _exit(1);
     std::ofstream(enginefile + ".tmp") << (*sup)->engine_pid() << "\n";
     std::filesystem::rename(enginefile + ".tmp", enginefile);
@@ -248,6 +261,19 @@ TEST(SupervisorTest, NoEngineProcessOutlivesAKilledServebench) {
   waitpid(child, nullptr, 0);
   EXPECT_TRUE(Gone(-engine)) << "engine group " << engine << " outlived its servebench";
   for (pid_t w : workers) EXPECT_TRUE(Gone(w)) << "worker " << w;
+  EXPECT_TRUE(WaitForFile(dir + "/cleanup.txt")) << "the cleanup command (docker rm -f) did not run";
+}
+
+TEST(SupervisorTest, CleanupCommandRunsAfterStopWithOutputInTheLog) {
+  const std::string dir = TempDir("cleanup");
+  ServerCommand command = Command({FakeEngine("hang.sh")});
+  command.cleanup_argv = {"/bin/sh", "-c", "echo removing container; exit 1"};
+  auto sup = Supervisor::Start(command, Options(dir));
+  ASSERT_TRUE(sup.ok()) << sup.status().ToString();
+  EXPECT_TRUE((*sup)->Stop().ok());  // a failed `docker rm -f` (already removed) is not an error
+  ASSERT_TRUE((*sup)->exit_info().has_value());
+  EXPECT_EQ((*sup)->exit_info()->cleanup_exit_code, 1);
+  EXPECT_THAT(ReadAll(dir + "/engine.log"), HasSubstr("removing container"));
 }
 
 TEST(SupervisorTest, EchoCopiesEachLogLineWithThePrefix) {
@@ -284,6 +310,15 @@ TEST(SupervisorTest, UnwritableLogIsAStartFailure) {
   auto sup = Supervisor::Start(Command({"/bin/true"}), Options("/proc/no/such/dir"));
   ASSERT_FALSE(sup.ok());
   EXPECT_THAT(sup.status().message(), HasSubstr("infra.start_failed"));
+}
+
+TEST(SupervisorTest, FindFreePortGivesABindableLoopbackPort) {
+  auto port = FindFreePort();
+  ASSERT_TRUE(port.ok()) << port.status().ToString();
+  EXPECT_GT(*port, 0);
+  testing::TestHttpServer unused(0);  // another listener does not make it fail
+  EXPECT_TRUE(FindFreePort().ok());
+  EXPECT_FALSE(FindFreePort("not-an-address").ok());
 }
 
 TEST(SupervisorTest, StopAllEnginesStopsEveryLiveEngine) {

@@ -391,6 +391,11 @@ TEST(BrokenRecipeTest, DeepNestingIsRefusedBeforeParsing) {
   EXPECT_BROKEN(Check(dashes + "x\n"), "nested too deeply");
 }
 
+TEST(BrokenRecipeTest, StrayTopLevelCommaDoesNotHangTheParser) {
+  // yaml-cpp 0.7's LoadAll loops forever on this (found by the fuzzer).
+  EXPECT_BROKEN(Check(","), "stray top-level ','");
+}
+
 TEST(BrokenRecipeTest, AListIsNotARecipe) { EXPECT_BROKEN(Check("- a\n- b\n"), "not a recipe"); }
 
 TEST(BrokenRecipeTest, SeveralDocuments) {

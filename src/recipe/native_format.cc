@@ -357,8 +357,10 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
         else s.sim_options["time-scale"] = Trimmed(*t);
       }
       if (auto seed = sr.Int("seed")) s.sim_options["seed"] = std::to_string(*seed);
+      // Fault flags of `servebench sim`; the `fault-` prefix may be left out.
       if (auto faults = sr.StringMap("faults"))
-        for (const auto& [k, v] : *faults) s.sim_options[k] = v;
+        for (const auto& [k, v] : *faults)
+          s.sim_options[k.rfind("fault-", 0) == 0 ? k : "fault-" + k] = v;
     } else {
       ok = false;
     }

@@ -3,10 +3,13 @@
 // ServeSpec into a server command; client/ runs a LoadSpec; run/ walks Points
 // grouped by session. Plain values, no behaviour beyond identity helpers.
 //
-// Identity: `point_id` is the SHA-256 (hex) of the point's canonical JSON (sorted
-// keys, no whitespace) with point_id and session_id left out; `session_id` is the
-// same hash with the concurrency (and the fields derived from it) also left out,
-// so points that differ only in concurrency share one live server.
+// Identity (recipe/recipe.h: PointToJson, AssignIds; docs/recipes.md): `point_id`
+// is the SHA-256 (hex) of the point's canonical JSON (sorted keys, no whitespace)
+// with point_id, session_id and source_file left out (moving a file changes no
+// identity); `session_id` is the same hash with the concurrency and the fields
+// derived from it also left out (load.concurrency, load.num_prompts, exp_name,
+// run_eval, eval_tasks, evals, eval_only), so points that differ only in
+// concurrency share one live server.
 #pragma once
 
 #include <cstdint>

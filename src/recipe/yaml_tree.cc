@@ -1,12 +1,15 @@
 #include "recipe/yaml_tree.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <sys/stat.h>
 
 #include <fmt/format.h>
@@ -89,6 +92,35 @@ std::optional<std::string> CheckNesting(std::string_view text, int max_depth) {
     }
   }
   return std::nullopt;
+}
+
+// Counts documents without building nodes. yaml-cpp 0.7's LoadAll never returns
+// on a stray top-level ',' (each call "finds" another empty document without
+// consuming it; found by fuzz/recipe_loader_fuzzer), so documents are counted
+// here with a cap and the tree is then built with Load, which reads one.
+class DocumentCounter : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+int CountDocuments(std::string_view text, int cap) {
+  std::stringstream stream{std::string(text)};
+  YAML::Parser parser(stream);
+  DocumentCounter counter;
+  int n = 0;
+  while (n < cap && parser.HandleNextDocument(counter)) ++n;
+  return n;
 }
 
 class Converter {
@@ -286,14 +318,15 @@ std::optional<YNode> ParseYamlText(std::string_view text, const std::string& fil
   }
   YAML::Node root;
   try {
-    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
-    if (docs.size() > 1) {
+    int docs = CountDocuments(text, 3);
+    if (docs > 1) {
       diagnostics->Add(whole, "",
-                       fmt::format("holds {} YAML documents; a recipe file holds one",
-                                   docs.size()));
+                       docs == 2 ? std::string("holds 2 YAML documents; a recipe file holds one")
+                                 : std::string("holds more than 2 YAML documents (or a stray "
+                                               "top-level ','); a recipe file holds one"));
       return std::nullopt;
     }
-    if (!docs.empty()) root = docs[0];
+    if (docs == 1) root = YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
     diagnostics->Add({file, e.mark.line >= 0 ? e.mark.line + 1 : 0,
                       e.mark.column >= 0 ? e.mark.column + 1 : 0},
@@ -340,8 +373,11 @@ std::optional<YNode> LoadYamlFile(const std::string& path, Diagnostics* diagnost
     diagnostics->Add(whole, "", "cannot open for reading");
     return std::nullopt;
   }
-  // Read at most one byte past the limit, so pipes and /dev/zero stay bounded too.
-  std::string text(limits.max_file_bytes + 1, '\0');
+  // Read at most one byte past the limit, so pipes and /dev/zero stay bounded too;
+  // a regular file needs only its size (+1 to notice growth).
+  size_t want = limits.max_file_bytes + 1;
+  if (S_ISREG(st.st_mode)) want = std::min(want, static_cast<size_t>(st.st_size) + 1);
+  std::string text(want, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<size_t>(in.gcount()));
   return ParseYamlText(text, path, diagnostics, limits);

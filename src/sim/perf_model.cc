@@ -52,6 +52,9 @@ StatusOr<PerfModel> PerfModel::Create(const Model& model, const Hardware& hw, co
     return Status::InvalidArgument(fmt::format("hardware {}: dense_tflops has no {} or bf16 entry", hw.name, compute));
   }
   p.peak_flops_ = hw.dense_tflops.at(compute) * 1e12;
+  std::string attention_precision = p.kv_bytes_per_element_ == 1 && hw.dense_tflops.count("fp8") ? "fp8" : "bf16";
+  p.attention_peak_flops_ = hw.dense_tflops.count(attention_precision) ? hw.dense_tflops.at(attention_precision) * 1e12
+                                                                       : p.peak_flops_;
 
   const int tp = s.tensor_parallel, dp = s.data_parallel;
   const double routed_b = model.is_moe() ? model.routed_expert_params_b() : 0;
@@ -141,7 +144,8 @@ StepBreakdown PerfModel::Step(const StepShape& shape) const {
   double linear = 2.0 * model_.params_active_b * 1e9 * tokens;
   double pairs = static_cast<double>(shape.decode_context_tokens) * (1.0 + k) + shape.prefill_attention_pairs;
   double attention = attention_flops_per_pair_ * pairs;
-  b.compute_s = (linear + attention) / (tp * dp) / (peak_flops_ * hardware_.matmul_efficiency);
+  // Attention runs at the KV precision (FP8 or BF16), never FP4.
+  b.compute_s = (linear / peak_flops_ + attention / attention_peak_flops_) / (tp * dp) / hardware_.matmul_efficiency;
 
   // ---- communication (per rank, all layers) ----
   double link = hardware_.scaleup_gb_per_s * 1e9 * hardware_.allreduce_bus_efficiency;

@@ -81,7 +81,8 @@ class PerfModel {
   PerfSettings settings_;
   double bytes_per_param_ = 2;
   double kv_bytes_per_element_ = 2;
-  double peak_flops_ = 0;              // FLOP/s at the compute precision
+  double peak_flops_ = 0;              // FLOP/s at the compute precision (linear layers)
+  double attention_peak_flops_ = 0;    // FLOP/s at the KV precision (attention)
   double weight_bytes_per_gpu_ = 0;
   double dense_bytes_per_gpu_ = 0;     // non-expert weights, read every step
   double expert_bytes_ = 0;            // one routed expert, all MoE layers, whole (unsharded)

@@ -85,3 +85,33 @@ TEST(PredictTest, SlowerBuildIsSlower) {
 
 }  // namespace
 }  // namespace servebench::sim
+
+namespace servebench::sim {
+namespace {
+
+TEST(ResolvedConfigTest, GoldenTableGivesTheTargetAcceptanceLength) {
+  SimSettings s;
+  s.model = "minimax-m3";
+  s.hardware = "b300";
+  s.tensor_parallel_size = 4;
+  s.spec.method = "eagle3";
+  s.spec.num_speculative_tokens = 3;
+  s.golden_al.table = "minimaxm3_eagle3_gqa";
+  auto r = Resolve(s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_DOUBLE_EQ(r->engine.target_acceptance_length, 2.78);  // engines.md §2 example
+  s.golden_al.table = "no_such_table";
+  EXPECT_FALSE(Resolve(s).ok());
+}
+
+TEST(ResolvedConfigTest, NoTargetMeansPerPositionAcceptanceOfPointSeven) {
+  SimSettings s;
+  s.spec.method = "eagle3";
+  s.spec.num_speculative_tokens = 2;
+  auto r = Resolve(s);
+  ASSERT_TRUE(r.ok());
+  EXPECT_NEAR(r->engine.target_acceptance_length, 1 + 0.7 + 0.49, 1e-12);
+}
+
+}  // namespace
+}  // namespace servebench::sim

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "recipe/golden_al.h"
+
 namespace servebench::sim {
 
 StatusOr<ResolvedConfig> Resolve(const SimSettings& s) {
@@ -41,6 +43,22 @@ StatusOr<ResolvedConfig> Resolve(const SimSettings& s) {
   r.engine.time_scale = s.time_scale;
   r.engine.num_speculative_tokens = s.spec.num_speculative_tokens;
   r.engine.target_acceptance_length = s.spec.synthetic_acceptance_length;
+  if (s.spec.num_speculative_tokens > 0 && r.engine.target_acceptance_length == 0) {
+    if (!s.golden_al.table.empty()) {
+      std::string key = s.golden_al.model.empty() ? model->name : s.golden_al.model;
+      auto al = recipe::LookupGoldenAl(s.golden_al.table, key, s.golden_al.thinking, s.spec.num_speculative_tokens);
+      if (!al.ok()) return al.status().WithContext("--golden-al-table " + s.golden_al.table);
+      r.engine.target_acceptance_length = *al;
+    } else {
+      // No target and no table: per-position acceptance 0.7, AL = Σ_{i=0..k} 0.7^i.
+      double al = 0, p = 1;
+      for (int i = 0; i <= s.spec.num_speculative_tokens; ++i) {
+        al += p;
+        p *= 0.7;
+      }
+      r.engine.target_acceptance_length = al;
+    }
+  }
   r.engine.seed = s.seed;
   return r;
 }

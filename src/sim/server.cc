@@ -144,7 +144,7 @@ std::string SimServerImpl::Describe() const {
   std::string spec = "off";
   if (settings_.spec.num_speculative_tokens > 0) {
     spec = fmt::format("{} k={} target AL {:.2f}", settings_.spec.method, settings_.spec.num_speculative_tokens,
-                       settings_.spec.synthetic_acceptance_length);
+                       config_.engine.target_acceptance_length);
   }
   return fmt::format(
       "model {} ({}) served as '{}'; hardware {} x {} (TP {}, DP {}, EP {}); weights {} {:.1f} GB/GPU; "

@@ -62,17 +62,9 @@ StatusOr<SpecConfig> ParseSpecConfig(const std::string& text) {
   if (c.num_speculative_tokens == 0) {
     return Status::InvalidArgument("--speculative-config: num_speculative_tokens is required (1..16)");
   }
-  if (c.synthetic_acceptance_length == 0) {
-    // Without a target the sim has no verifier to consult: it uses the chain rule
-    // with per-token acceptance 0.7 (docs/simulator.md), i.e. AL = Σ_{i=0..k} 0.7^i.
-    double al = 0, p = 1;
-    for (int i = 0; i <= c.num_speculative_tokens; ++i) {
-      al += p;
-      p *= 0.7;
-    }
-    c.synthetic_acceptance_length = al;
-  }
-  if (c.synthetic_acceptance_length < 1 || c.synthetic_acceptance_length > c.num_speculative_tokens + 1) {
+  // 0 = not given: resolved later from --golden-al-table or the default α (Resolve()).
+  if (c.synthetic_acceptance_length != 0 &&
+      (c.synthetic_acceptance_length < 1 || c.synthetic_acceptance_length > c.num_speculative_tokens + 1)) {
     return Status::InvalidArgument(fmt::format(
         "--speculative-config synthetic_acceptance_length {}: must be in [1, num_speculative_tokens + 1 = {}]",
         c.synthetic_acceptance_length, c.num_speculative_tokens + 1));

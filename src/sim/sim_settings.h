@@ -17,7 +17,15 @@ struct SpecConfig {
   std::string model;                    // draft model name (recorded only)
   int num_speculative_tokens = 0;
   std::string rejection_sample_method;  // "synthetic" or empty/"strict"
-  double synthetic_acceptance_length = 0;  // target AL; 0 = method default (see docs)
+  double synthetic_acceptance_length = 0;  // target AL; 0 = golden table or default (see docs)
+};
+
+// Where the target AL comes from when --speculative-config gives none: a golden
+// table (recipe/golden_al.h), else per-position acceptance 0.7 (docs/simulator.md).
+struct GoldenAlSource {
+  std::string table;          // e.g. "minimaxm3_eagle3_gqa"; empty = none
+  std::string model;          // model key in the table; empty = the catalogue model key
+  bool thinking = true;       // thinking_on / thinking_off column
 };
 
 // Parses vLLM's --speculative-config JSON; unknown keys are kept out with an error
@@ -60,6 +68,7 @@ struct SimSettings {
   double gpu_memory_utilization = 0.9;
   int stream_interval = 1;           // tokens per SSE event at most (vLLM --stream-interval)
   SpecConfig spec;
+  GoldenAlSource golden_al;
   // ---- Simulation ----
   double time_scale = 1.0;           // wall seconds per simulated second; 0 = no waiting
   double build_slowdown = 1.0;       // multiplies every step time (a "slower build")

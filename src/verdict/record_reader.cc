@@ -58,7 +58,7 @@ std::map<std::string, double> SummaryMetrics(const json::object& summary, double
 }
 
 // evals.tasks: [{task, accuracy|value, n, floor?, items?: {doc_id: bool}}] or an
-// object keyed by task name with the same fields.
+// object keyed by task name with the same fields; or lm-eval's results JSON.
 std::vector<AccuracyResult> ReadAccuracy(const json::object& evals) {
   std::vector<AccuracyResult> out;
   auto read_one = [&](const json::object& t, std::string name) {
@@ -78,6 +78,28 @@ std::vector<AccuracyResult> ReadAccuracy(const json::object& evals) {
     }
     out.push_back(std::move(a));
   };
+  // lm-eval's results JSON embedded as is (docs/eval.md): results.<task> with
+  // "exact_match,flexible-extract" (else strict-match, else acc,none) and
+  // n-samples.<task>.effective. No per-item results there: the unpaired test.
+  if (const json::object* results = Obj(evals, "results")) {
+    const json::object* n_samples = Obj(evals, "n-samples");
+    for (const auto& kv : *results) {
+      if (!kv.value().is_object()) continue;
+      const json::object& t = kv.value().as_object();
+      std::optional<double> value;
+      for (const char* key : {"exact_match,flexible-extract", "exact_match,strict-match", "acc,none"}) {
+        if (!value) value = Num(t, key);
+      }
+      if (!value) continue;
+      AccuracyResult a;
+      a.task = std::string(kv.key());
+      a.value = *value;
+      if (n_samples != nullptr) {
+        if (const json::object* n = Obj(*n_samples, kv.key())) a.n = static_cast<long>(Num(*n, "effective").value_or(0));
+      }
+      out.push_back(std::move(a));
+    }
+  }
   auto it = evals.find("tasks");
   if (it == evals.end()) return out;
   if (it->value().is_array()) {

@@ -48,13 +48,29 @@ TEST(RecordReaderTest, ReadsMetricsPerGpuAndIdentity) {
   EXPECT_FALSE(hs[0].curve_id.empty());
 }
 
+TEST(RecordReaderTest, ReadsLmEvalResultsEmbeddedInEvals) {
+  HistoryBuilder b;
+  json::object r = Record("r1", "2026-11-28", "ok", 2000, 20);
+  r["evals"] = json::parse(R"({"results": {"gsm8k": {"exact_match,strict-match": 0.91,
+      "exact_match,flexible-extract": 0.93, "exact_match_stderr,flexible-extract": 0.007}},
+      "n-samples": {"gsm8k": {"original": 1319, "effective": 1319}}})");
+  ASSERT_TRUE(b.Add(r).ok());
+  std::vector<SeriesHistory> hs = b.Finish();
+  const Observation& o = hs[0].nights[0];
+  ASSERT_EQ(o.accuracy.size(), 1u);
+  EXPECT_EQ(o.accuracy[0].task, "gsm8k");
+  EXPECT_DOUBLE_EQ(o.accuracy[0].value, 0.93);
+  EXPECT_EQ(o.accuracy[0].n, 1319);
+}
+
 TEST(RecordReaderTest, SameNightRecordsMergeIntoMedianAndRawRuns) {
   HistoryBuilder b;
   ASSERT_TRUE(b.Add(Record("r1", "2026-11-28", "ok", 2000, 20)).ok());
   ASSERT_TRUE(b.Add(Record("r2", "2026-11-28", "ok", 2200, 20)).ok());
   ASSERT_TRUE(b.Add(Record("r3", "2026-11-28", "ok", 2100, 20)).ok());
   ASSERT_TRUE(b.Add(Record("r4", "2026-11-28", "failed", 0, 0)).ok());
-  const Observation& o = b.Finish()[0].nights[0];
+  std::vector<SeriesHistory> hs = b.Finish();
+  const Observation& o = hs[0].nights[0];
   EXPECT_EQ(o.status, NightStatus::kOk);
   EXPECT_DOUBLE_EQ(o.metrics.at("tput_per_gpu"), 1050);
   EXPECT_EQ(o.raw_runs.at("tput_per_gpu").size(), 3u);

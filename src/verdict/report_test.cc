@@ -33,7 +33,7 @@ Report Sample() {
   blocked.series_id = "bbbbbbbbbbbbbbbb";
   blocked.label = "dsr1 mi355x <mtp>";
   blocked.verdict = Verdict::kBlocked;
-  blocked.note = "needs vLLM#1 & a fix";
+  blocked.note = "needs vLLM#1 & a fix";  // '&' is escaped in XML only
   SeriesVerdict ok;
   ok.series_id = "cccccccccccccccc";
   ok.label = "quiet";
@@ -48,6 +48,7 @@ TEST(ReportTest, MarkdownListsWorstFirstWithNumbersBaselineAndNoise) {
             "## servebench regress: night of 2026-11-29\n\n"
             "**1 regression**, 0 missing, 0 invalid, 1 blocked, 0 improvements, 0 unblocked, 0 new, "
             "1 unchanged (3 series). Exit status 1.\n\n"
+            "Build judged: `vllm:nightly` abc123.\n\n"
             "| Status | Series | Metric | Tonight | Baseline | Change | Noise | Threshold | Rule |\n"
             "|---|---|---|---|---|---|---|---|---|\n"
             "| regression | llama h200 1024/1024 c64 | tput_per_gpu | 970 | 1001 | -3.10 % | 0.80 % | "
@@ -58,6 +59,12 @@ TEST(ReportTest, MarkdownListsWorstFirstWithNumbersBaselineAndNoise) {
             "| Series | Metric | Last good | First bad | Change | p |\n|---|---|---|---|---|---|\n"
             "| llama h200 1024/1024 c64 | tput_per_gpu | 2026-11-27 vllm:nightly abc121 | "
             "2026-11-28 vllm:nightly abc122 | -3.10 % | 0.0004 |\n");
+}
+
+TEST(ReportTest, MarkdownEscapesPipesInCells) {
+  Report r = Sample();
+  r.verdicts[1].note = "a|b\nc";
+  EXPECT_NE(RenderMarkdown(r).find("| a\\|b c |"), std::string::npos) << RenderMarkdown(r);
 }
 
 TEST(ReportTest, MarkdownSaysNothingToCompareWhenEmpty) {
