@@ -27,16 +27,31 @@ constexpr int64_t kProbeTimeoutMs = 2000;
 
 double SecondsSince(int64_t start_ns) { return (MonotonicNowNs() - start_ns) / 1e9; }
 
-std::string VersionFrom(const std::string& body) {
+// The string field `key` of a JSON object body, or "".
+std::string StringField(const std::string& body, const char* key) {
   try {
     boost::json::value v = boost::json::parse(body);
     if (v.is_object()) {
       const auto& o = v.as_object();
-      if (auto it = o.find("version"); it != o.end() && it->value().is_string()) {
+      if (auto it = o.find(key); it != o.end() && it->value().is_string()) {
         return std::string(it->value().as_string());
       }
     }
   } catch (const std::exception&) {
+  }
+  return "";
+}
+
+// The engine's version: vLLM, TensorRT-LLM and the sim answer GET /version
+// {"version"}; llama.cpp has /props {"build_info"}; SGLang /get_server_info {"version"}.
+std::string FetchEngineVersion(const std::string& host, int port) {
+  static const std::pair<const char*, const char*> kSources[] = {
+      {"/version", "version"}, {"/props", "build_info"}, {"/get_server_info", "version"}};
+  for (const auto& [path, key] : kSources) {
+    auto response = HttpGet(host, port, path, kProbeTimeoutMs);
+    if (!response.ok() || response->status != 200) continue;
+    std::string version = StringField(response->body, key);
+    if (!version.empty()) return version;
   }
   return "";
 }
@@ -214,8 +229,7 @@ StatusOr<ReadyInfo> Supervisor::WaitUntilReady() {
         ReadyInfo info;
         info.ready_after_s = SecondsSince(start_ns_);
         info.models_json = models->body;
-        auto version = HttpGet(command_.host, command_.port, "/version", kProbeTimeoutMs);
-        if (version.ok() && version->status == 200) info.engine_version = VersionFrom(version->body);
+        info.engine_version = FetchEngineVersion(command_.host, command_.port);
         return info;
       }
     }

@@ -60,7 +60,9 @@ struct ExitInfo {
 
 struct ReadyInfo {
   double ready_after_s = 0;    // from Start() to /v1/models answering 200
-  std::string engine_version;  // from GET /version ("version" field); empty if none
+  // GET /version "version" (vLLM, TensorRT-LLM, sim), else /props "build_info"
+  // (llama.cpp), else /get_server_info "version" (SGLang); empty if none answers.
+  std::string engine_version;
   std::string models_json;     // body of GET /v1/models
 };
 

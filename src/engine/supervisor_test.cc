@@ -117,6 +117,16 @@ TEST(SupervisorTest, ReadyAfterHealthThenModelsAnswer200AndVersionIsRead) {
   EXPECT_TRUE(Gone(-group)) << "engine process group still has members";
 }
 
+TEST(SupervisorTest, LlamaCppVersionComesFromPropsBuildInfo) {
+  const std::string dir = TempDir("props");
+  testing::TestHttpServer server(0, /*llama_cpp_style=*/true);
+  auto sup = Supervisor::Start(Command({FakeEngine("hang.sh")}, server.port()), Options(dir));
+  ASSERT_TRUE(sup.ok()) << sup.status().ToString();
+  auto ready = (*sup)->WaitUntilReady();
+  ASSERT_TRUE(ready.ok()) << ready.status().ToString();
+  EXPECT_EQ(ready->engine_version, "b6500-abc123");
+}
+
 TEST(SupervisorTest, EarlyExitIsNoticedAtOnceAndClassifiedFromTheLog) {
   const std::string dir = TempDir("early_exit");
   ServerCommand command = Command({FakeEngine("print_and_exit.sh"),
