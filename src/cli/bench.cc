@@ -53,7 +53,7 @@ int RunBenchCommand(int argc, char** argv) {
   CLI::App app{"servebench bench: one load run against a running OpenAI-compatible server.\n"
                "Flags keep `vllm bench serve`'s names and meanings."};
   app.option_defaults()->always_capture_default();
-  std::string host = "127.0.0.1", request_rate = "inf", range_semantics = "vllm",
+  std::string host = "127.0.0.1", request_rate = "inf", range_semantics = "vllm", result_format = "vllm",
               arrival = "gamma", result_dir, result_filename, requests_jsonl;
   int port = 8000;
   bool save_result = false, no_scrape = false, no_continuous = false, no_progress = false;
@@ -95,6 +95,8 @@ int RunBenchCommand(int argc, char** argv) {
   // servebench's own flags.
   app.add_option("--range-ratio-semantics", range_semantics,
                  "vllm: [L(1-r), L(1+r)]; inferencex: [L*r, L]");
+  app.add_option("--result-format", result_format,
+                 "vllm (upstream keys) or inferencex (the InferenceX fork's key set)");
   app.add_option("--arrival", arrival, "gamma (poisson when burstiness 1) | constant");
   app.add_option("--num-gpus", s.gpus.num_gpus, "GPUs behind the server (per-GPU throughput)");
   app.add_option("--prefill-gpus", s.gpus.prefill_gpus, "multinode: prefill GPUs");
@@ -133,6 +135,9 @@ int RunBenchCommand(int argc, char** argv) {
     s.range_ratio_semantics = client::RangeRatioSemantics::kInferenceX;
   } else if (range_semantics != "vllm") {
     return Fail(kExitUsage, "--range-ratio-semantics '" + range_semantics + "': vllm or inferencex");
+  }
+  if (result_format != "vllm" && result_format != "inferencex") {
+    return Fail(kExitUsage, "--result-format '" + result_format + "': vllm or inferencex");
   }
   if (arrival == "constant") {
     s.arrival = client::ArrivalProcess::kConstant;
@@ -195,7 +200,10 @@ int RunBenchCommand(int argc, char** argv) {
     std::string name = result_filename.empty() ? metrics::DefaultResultFilename(r->header) : result_filename;
     std::filesystem::path path = result_dir.empty() ? std::filesystem::path(name)
                                                     : std::filesystem::path(result_dir) / name;
-    Status w = WriteFileAtomically(path.string(), boost::json::serialize(r->result) + "\n");
+    boost::json::object out = result_format == "inferencex"
+                                  ? metrics::BuildInferenceXResultJson(r->summary, r->header, r->records)
+                                  : r->result;
+    Status w = WriteFileAtomically(path.string(), boost::json::serialize(out) + "\n");
     if (!w.ok()) return Fail(kExitRunFailed, w.ToString());
     std::fprintf(stderr, "servebench bench: result written to %s\n", path.c_str());
     if (s.save_detailed && requests_jsonl.empty()) {

@@ -17,8 +17,9 @@ struct Result {
   std::string output;
 };
 
-Result RunServebench(const std::string& args) {
-  std::string cmd = std::string(SERVEBENCH_BIN) + " " + args + " 2>&1";
+// Runs the binary with `args`, and `env` ("NAME=value") in its environment if given.
+Result RunServebench(const std::string& args, const std::string& env = "") {
+  std::string cmd = env + (env.empty() ? "" : " ") + std::string(SERVEBENCH_BIN) + " " + args + " 2>&1";
   Result result{-1, ""};
   FILE* pipe = popen(cmd.c_str(), "r");
   if (pipe == nullptr) return result;
@@ -138,6 +139,13 @@ TEST_F(ResultsCliTest, ExportCsvAndJson) {
   EXPECT_TRUE(text.starts_with("[\n{")) << text;
   EXPECT_NE(text.find("\"record_id\":\"ccc333\""), std::string::npos) << text;
   EXPECT_EQ(RunServebench("results export --format xml" + Db()).exit_code, 64);
+}
+
+TEST_F(ResultsCliTest, EnvironmentDatabaseReplacesTheDefault) {
+  ASSERT_EQ(RunServebench("ingest -q" + Db() + dir_ + "/out").exit_code, 0);
+  Result r = RunServebench("results list --status failed", "SERVEBENCH_DB=" + db_);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("1 record in sqlite:" + db_), std::string::npos) << r.output;
 }
 
 TEST_F(ResultsCliTest, ReadingAMissingDatabaseDoesNotCreateOne) {

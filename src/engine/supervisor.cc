@@ -27,12 +27,13 @@ constexpr int64_t kProbeTimeoutMs = 2000;
 
 double SecondsSince(int64_t start_ns) { return (MonotonicNowNs() - start_ns) / 1e9; }
 
-std::string VersionFrom(const std::string& body) {
+// The string field `key` of a JSON object body, or "".
+std::string StringField(const std::string& body, const char* key) {
   try {
     boost::json::value v = boost::json::parse(body);
     if (v.is_object()) {
       const auto& o = v.as_object();
-      if (auto it = o.find("version"); it != o.end() && it->value().is_string()) {
+      if (auto it = o.find(key); it != o.end() && it->value().is_string()) {
         return std::string(it->value().as_string());
       }
     }
@@ -41,34 +42,18 @@ std::string VersionFrom(const std::string& body) {
   return "";
 }
 
-// Runs a short helper command (docker rm -f NAME) with output to `log_fd`; waits
-// at most `timeout_ms`.
-Status RunCleanup(const std::vector<std::string>& argv, int log_fd, int64_t timeout_ms) {
-  auto launch = internal::LaunchWithWatchdog(argv, {}, log_fd, 2000);
-  if (!launch.ok()) return launch.status();
-  const int64_t deadline = MonotonicNowNs() + timeout_ms * 1000000;
-  int status = -1;
-  for (;;) {
-    int st = 0;
-    pid_t r = waitpid(launch->watchdog_pid, &st, WNOHANG);
-    if (r == launch->watchdog_pid) break;
-    if (MonotonicNowNs() > deadline) {
-      kill(launch->watchdog_pid, SIGTERM);
-      waitpid(launch->watchdog_pid, &st, 0);
-      break;
-    }
-    usleep(20000);
+// The engine's version: vLLM, TensorRT-LLM and the sim answer GET /version
+// {"version"}; llama.cpp has /props {"build_info"}; SGLang /get_server_info {"version"}.
+std::string FetchEngineVersion(const std::string& host, int port) {
+  static const std::pair<const char*, const char*> kSources[] = {
+      {"/version", "version"}, {"/props", "build_info"}, {"/get_server_info", "version"}};
+  for (const auto& [path, key] : kSources) {
+    auto response = HttpGet(host, port, path, kProbeTimeoutMs);
+    if (!response.ok() || response->status != 200) continue;
+    std::string version = StringField(response->body, key);
+    if (!version.empty()) return version;
   }
-  int32_t words[2] = {0, -1};
-  ssize_t n = read(launch->status_fd, words, sizeof(words));
-  close(launch->status_fd);
-  if (n == static_cast<ssize_t>(sizeof(words))) status = words[1];
-  if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::string joined;
-    for (const auto& a : argv) joined += (joined.empty() ? "" : " ") + a;
-    return Status::Unavailable(fmt::format("cleanup command `{}` failed (status {})", joined, status));
-  }
-  return Status::Ok();
+  return "";
 }
 
 }  // namespace
@@ -129,7 +114,8 @@ Status Supervisor::Launch() {
   }
   start_ns_ = MonotonicNowNs();
   auto launch = internal::LaunchWithWatchdog(command_.argv, command_.env, log_fd,
-                                             static_cast<int>(options_.stop_grace_s * 1000));
+                                             static_cast<int>(options_.stop_grace_s * 1000),
+                                             command_.cleanup_argv);
   close(log_fd);
   if (!launch.ok()) return launch.status();
   watchdog_pid_ = launch->watchdog_pid;
@@ -158,20 +144,24 @@ void Supervisor::PollExit(int64_t timeout_ms) {
   pollfd pfd{status_fd_, POLLIN, 0};
   int r = poll(&pfd, 1, static_cast<int>(std::max<int64_t>(0, timeout_ms)));
   if (r <= 0) return;
-  int32_t raw = 0;
-  ssize_t n = read(status_fd_, &raw, sizeof(raw));
+  int32_t report[2] = {0, -1};  // engine wait status, cleanup wait status
+  ssize_t n = read(status_fd_, report, sizeof(report));
   if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+  const int32_t raw = report[0];
   ExitInfo info;
-  if (n == sizeof(raw)) {
+  if (n == sizeof(report)) {
     if (WIFEXITED(raw)) info.exit_code = WEXITSTATUS(raw);
     if (WIFSIGNALED(raw)) info.signal = WTERMSIG(raw);
+    if (report[1] != -1) {
+      info.cleanup_exit_code = WIFEXITED(report[1]) ? WEXITSTATUS(report[1]) : 128 + WTERMSIG(report[1]);
+    }
   }
   exit_ = info;
   waitpid(watchdog_pid_, nullptr, 0);
   // EOF without a status: the watchdog itself was killed (the engine then got
   // SIGKILL through PDEATHSIG); finish its job on the engine's group. With a status
   // the group is already empty and its id may be reused: leave it alone.
-  if (n != sizeof(raw)) kill(-engine_pid_, SIGKILL);
+  if (n != sizeof(report)) kill(-engine_pid_, SIGKILL);
   close(status_fd_);
   status_fd_ = -1;
   internal::UnregisterEngine(registry_slot_);
@@ -239,8 +229,7 @@ StatusOr<ReadyInfo> Supervisor::WaitUntilReady() {
         ReadyInfo info;
         info.ready_after_s = SecondsSince(start_ns_);
         info.models_json = models->body;
-        auto version = HttpGet(command_.host, command_.port, "/version", kProbeTimeoutMs);
-        if (version.ok() && version->status == 200) info.engine_version = VersionFrom(version->body);
+        info.engine_version = FetchEngineVersion(command_.host, command_.port);
         return info;
       }
     }
@@ -265,11 +254,10 @@ Status Supervisor::Stop() {
   }
   echo_stop_ = true;
   if (echo_thread_.joinable()) echo_thread_.join();
-  if (!command_.cleanup_argv.empty()) {
-    int log_fd = open(options_.log_path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-    Status cleaned = RunCleanup(command_.cleanup_argv, log_fd >= 0 ? log_fd : 2, 30000);
-    if (log_fd >= 0) close(log_fd);
-    return cleaned;
+  if (exit_.has_value() && exit_->cleanup_exit_code > 0) {
+    // `docker rm -f` of a container that --rm already removed fails too: say it, do not fail.
+    Log(LogLevel::kDebug, "engine cleanup `{}` exited with {} (see {})", command_.cleanup_argv.front(),
+        exit_->cleanup_exit_code, options_.log_path);
   }
   return Status::Ok();
 }

@@ -9,7 +9,8 @@
 // The watchdog is a fork of servebench that runs no servebench code, only system
 // calls: it waits for the engine, and when told to stop (Stop(), or servebench's
 // death) sends SIGTERM to group E, SIGKILL after the grace period, then SIGKILL to
-// whatever is left in E and reaps it. So even `kill -9 servebench` leaves no engine.
+// whatever is left in E and reaps it, then runs the command's cleanup (docker rm -f).
+// So even `kill -9 servebench` leaves no engine.
 // Caveat: PR_SET_PDEATHSIG fires when the THREAD that called Start() exits; call
 // Start() from a thread that outlives the engine (e.g. the run's main thread).
 //
@@ -52,13 +53,16 @@ struct SupervisorOptions {
 struct ExitInfo {
   int exit_code = -1;  // >= 0 when the engine exited by itself
   int signal = 0;      // > 0 when a signal ended it
+  int cleanup_exit_code = -1;  // the cleanup command's exit code; -1 when none ran
   // "exited with code 1" / "killed by signal 9 (SIGKILL)" / "ended (status unknown)".
   std::string Describe() const;
 };
 
 struct ReadyInfo {
   double ready_after_s = 0;    // from Start() to /v1/models answering 200
-  std::string engine_version;  // from GET /version ("version" field); empty if none
+  // GET /version "version" (vLLM, TensorRT-LLM, sim), else /props "build_info"
+  // (llama.cpp), else /get_server_info "version" (SGLang); empty if none answers.
+  std::string engine_version;
   std::string models_json;     // body of GET /v1/models
 };
 
@@ -93,9 +97,10 @@ class Supervisor {
   EngineFailure Classify(Situation situation);
   const std::optional<EngineFailure>& failure() const { return failure_; }
 
-  // SIGTERM to the engine's group, SIGKILL after stop_grace_s, reaps everything,
-  // runs the command's cleanup (docker rm -f). Idempotent. Fails only when a
-  // cleanup command fails (the engine itself is always gone afterwards).
+  // SIGTERM to the engine's group, SIGKILL after stop_grace_s, reaps everything;
+  // the watchdog then runs the command's cleanup (docker rm -f) — whenever the
+  // engine ends, even after servebench died. Idempotent; the engine is always gone
+  // afterwards (the Status is for future cleanup checks and is OK today).
   Status Stop();
 
   pid_t engine_pid() const { return engine_pid_; }  // also its process group id

@@ -117,6 +117,16 @@ TEST(SupervisorTest, ReadyAfterHealthThenModelsAnswer200AndVersionIsRead) {
   EXPECT_TRUE(Gone(-group)) << "engine process group still has members";
 }
 
+TEST(SupervisorTest, LlamaCppVersionComesFromPropsBuildInfo) {
+  const std::string dir = TempDir("props");
+  testing::TestHttpServer server(0, /*llama_cpp_style=*/true);
+  auto sup = Supervisor::Start(Command({FakeEngine("hang.sh")}, server.port()), Options(dir));
+  ASSERT_TRUE(sup.ok()) << sup.status().ToString();
+  auto ready = (*sup)->WaitUntilReady();
+  ASSERT_TRUE(ready.ok()) << ready.status().ToString();
+  EXPECT_EQ(ready->engine_version, "b6500-abc123");
+}
+
 TEST(SupervisorTest, EarlyExitIsNoticedAtOnceAndClassifiedFromTheLog) {
   const std::string dir = TempDir("early_exit");
   ServerCommand command = Command({FakeEngine("print_and_exit.sh"),
@@ -235,7 +245,9 @@ TEST(SupervisorTest, NoEngineProcessOutlivesAKilledServebench) {
   ASSERT_GE(child, 0);
   if (child == 0) {
     // Stands in for servebench: starts an engine, then is SIGKILLed by the test.
-    auto sup = Supervisor::Start(Command({FakeEngine("grandchildren.sh"), pidfile}), Options(dir, 0.5));
+    ServerCommand command = Command({FakeEngine("grandchildren.sh"), pidfile});
+    command.cleanup_argv = {"/bin/sh", "-c", "echo cleaned > " + dir + "/cleanup.txt"};
+    auto sup = Supervisor::Start(command, Options(dir, 0.5));
     if (!sup.ok()) _exit(1);
     std::ofstream(enginefile + ".tmp") << (*sup)->engine_pid() << "\n";
     std::filesystem::rename(enginefile + ".tmp", enginefile);
@@ -249,6 +261,19 @@ TEST(SupervisorTest, NoEngineProcessOutlivesAKilledServebench) {
   waitpid(child, nullptr, 0);
   EXPECT_TRUE(Gone(-engine)) << "engine group " << engine << " outlived its servebench";
   for (pid_t w : workers) EXPECT_TRUE(Gone(w)) << "worker " << w;
+  EXPECT_TRUE(WaitForFile(dir + "/cleanup.txt")) << "the cleanup command (docker rm -f) did not run";
+}
+
+TEST(SupervisorTest, CleanupCommandRunsAfterStopWithOutputInTheLog) {
+  const std::string dir = TempDir("cleanup");
+  ServerCommand command = Command({FakeEngine("hang.sh")});
+  command.cleanup_argv = {"/bin/sh", "-c", "echo removing container; exit 1"};
+  auto sup = Supervisor::Start(command, Options(dir));
+  ASSERT_TRUE(sup.ok()) << sup.status().ToString();
+  EXPECT_TRUE((*sup)->Stop().ok());  // a failed `docker rm -f` (already removed) is not an error
+  ASSERT_TRUE((*sup)->exit_info().has_value());
+  EXPECT_EQ((*sup)->exit_info()->cleanup_exit_code, 1);
+  EXPECT_THAT(ReadAll(dir + "/engine.log"), HasSubstr("removing container"));
 }
 
 TEST(SupervisorTest, EchoCopiesEachLogLineWithThePrefix) {

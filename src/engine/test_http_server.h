@@ -15,7 +15,9 @@ namespace servebench::engine::testing {
 
 class TestHttpServer {
  public:
-  explicit TestHttpServer(int unhealthy_probes) : unhealthy_left_(unhealthy_probes) {
+  // llama_cpp_style: no /version; /props carries {"build_info": ...} instead.
+  explicit TestHttpServer(int unhealthy_probes, bool llama_cpp_style = false)
+      : llama_cpp_style_(llama_cpp_style), unhealthy_left_(unhealthy_probes) {
     namespace asio = boost::asio;
     acceptor_.open(asio::ip::tcp::v4());
     acceptor_.set_option(asio::socket_base::reuse_address(true));
@@ -58,7 +60,9 @@ class TestHttpServer {
       response.body() = "";
     } else if (target == "/v1/models") {
       response.body() = R"({"object":"list","data":[{"id":"fake"}]})";
-    } else if (target == "/version") {
+    } else if (target == "/props" && llama_cpp_style_) {
+      response.body() = R"({"build_info":"b6500-abc123"})";
+    } else if (target == "/version" && !llama_cpp_style_) {
       response.body() = R"({"version":"9.9.9-fake"})";
     } else {
       response.result(http::status::not_found);
@@ -70,6 +74,7 @@ class TestHttpServer {
   boost::asio::io_context ioc_;
   boost::asio::ip::tcp::acceptor acceptor_{ioc_};
   int port_ = 0;
+  bool llama_cpp_style_;
   int unhealthy_left_;
   std::atomic<int> requests_{0};
   std::thread thread_;

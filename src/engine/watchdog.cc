@@ -129,7 +129,34 @@ bool ReapSome(pid_t engine, int* engine_status) {
   return engine_done;
 }
 
-[[noreturn]] void RunWatchdog(const ChildPlan& plan, pid_t parent, int status_write_fd, int grace_ms) {
+// Runs the cleanup command (its own process group, output to the log); returns its
+// raw wait status, -1 when there is none. Bounded: SIGKILL after 30 s.
+int RunCleanup(const ChildPlan* cleanup) {
+  if (cleanup == nullptr) return -1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    ResetSignals();
+    setpgid(0, 0);
+    int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, 0);
+    dup2(cleanup->log_fd, 1);
+    dup2(cleanup->log_fd, 2);
+    syscall(SYS_close_range, 3, ~0U, 0);
+    ExecEngine(*cleanup);
+  }
+  if (pid < 0) return -1;
+  int status = -1;
+  for (int i = 0; i < 3000; ++i) {  // 30 s
+    if (waitpid(pid, &status, WNOHANG) == pid) return status;
+    SleepMs(10);
+  }
+  kill(-pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  return status;
+}
+
+[[noreturn]] void RunWatchdog(const ChildPlan& plan, const ChildPlan* cleanup, pid_t parent,
+                              int status_write_fd, int grace_ms) {
   setpgid(0, 0);  // out of servebench's group: a Ctrl-C there is servebench's to handle
   struct sigaction on_stop{};
   on_stop.sa_handler = OnStopSignal;
@@ -178,8 +205,9 @@ bool ReapSome(pid_t engine, int* engine_status) {
       SleepMs(10);
     }
   }
-  int32_t raw = status;
-  WriteAll(status_write_fd, &raw, sizeof(raw));
+  int32_t report[2] = {status, 0};
+  report[1] = RunCleanup(cleanup);
+  WriteAll(status_write_fd, report, sizeof(report));  // one write: atomic on a pipe
   _exit(0);
 }
 
@@ -187,7 +215,8 @@ bool ReapSome(pid_t engine, int* engine_status) {
 
 StatusOr<WatchdogLaunch> LaunchWithWatchdog(const std::vector<std::string>& argv,
                                             const std::map<std::string, std::string>& env,
-                                            int log_fd, int stop_grace_ms) {
+                                            int log_fd, int stop_grace_ms,
+                                            const std::vector<std::string>& cleanup_argv) {
   if (argv.empty()) return Status::InvalidArgument("engine command is empty");
   // Everything the children touch is built here, before fork().
   std::vector<std::string> env_storage;
@@ -211,6 +240,13 @@ StatusOr<WatchdogLaunch> LaunchWithWatchdog(const std::vector<std::string>& argv
   env_ptrs.push_back(nullptr);
   const std::string exec_error = fmt::format("servebench: cannot execute {} (errno ", argv[0]);
   ChildPlan plan{argv_ptrs.data(), env_ptrs.data(), path_env.c_str(), &exec_error, log_fd};
+  std::vector<std::string> cleanup_storage = cleanup_argv;
+  std::vector<char*> cleanup_ptrs;
+  for (auto& a : cleanup_storage) cleanup_ptrs.push_back(a.data());
+  cleanup_ptrs.push_back(nullptr);
+  const std::string cleanup_error =
+      cleanup_argv.empty() ? "" : fmt::format("servebench: cannot execute cleanup {} (errno ", cleanup_argv[0]);
+  ChildPlan cleanup_plan{cleanup_ptrs.data(), env_ptrs.data(), path_env.c_str(), &cleanup_error, log_fd};
 
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
@@ -226,7 +262,7 @@ StatusOr<WatchdogLaunch> LaunchWithWatchdog(const std::vector<std::string>& argv
   }
   if (watchdog == 0) {
     close(fds[0]);
-    RunWatchdog(plan, parent, fds[1], stop_grace_ms);
+    RunWatchdog(plan, cleanup_argv.empty() ? nullptr : &cleanup_plan, parent, fds[1], stop_grace_ms);
   }
   close(fds[1]);
   fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);

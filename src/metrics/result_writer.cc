@@ -233,6 +233,47 @@ json::object BuildResultJson(const RunSummary& s, const ResultHeader& h,
   return o;
 }
 
+json::object BuildInferenceXResultJson(const RunSummary& s, const ResultHeader& h,
+                                       const std::vector<RequestRecord>& records) {
+  ResultHeader detailed = h;
+  detailed.save_detailed = true;  // for input_lens / output_lens, always kept by the fork
+  json::object up = BuildResultJson(s, detailed, records);
+  json::object o;
+  auto copy = [&](std::string_view key) {
+    if (const json::value* v = up.if_contains(key)) o[key] = *v;
+  };
+  for (std::string_view k : {"date", "backend", "model_id", "tokenizer_id"}) copy(k);
+  o["best_of"] = 1;
+  copy("num_prompts");
+  for (const auto& [k, v] : h.metadata) o[k] = v;
+  for (std::string_view k : {"request_rate", "burstiness", "max_concurrency", "duration",
+                             "benchmark_start_time_unix", "benchmark_end_time_unix", "completed"}) {
+    copy(k);
+  }
+  int64_t client_input = 0;
+  for (const RequestRecord& r : records) {
+    if (!r.warmup && r.ok()) client_input += r.client_prompt_tokens;
+  }
+  o["total_input_tokens"] = client_input;
+  copy("total_output_tokens");
+  copy("request_throughput");
+  o["request_goodput:"] = up.at("request_goodput");
+  for (std::string_view k : {"output_throughput", "total_token_throughput", "input_lens", "output_lens"}) {
+    copy(k);
+  }
+  if (h.save_detailed) {
+    for (std::string_view k : {"ttfts", "itls", "generated_texts", "errors"}) copy(k);
+  }
+  for (const auto& kv : up) {
+    std::string_view k = kv.key();
+    bool stat = k.ends_with("_ms") && (k.starts_with("mean_") || k.starts_with("median_") ||
+                                       k.starts_with("std_") || k.starts_with("p"));
+    if (stat) o[k] = kv.value();
+  }
+  o["servebench"] = up.at("servebench");
+  return o;
+}
+
 json::object RequestRecordJson(const RequestRecord& r) {
   json::object o;
   o["index"] = r.index;

@@ -46,6 +46,15 @@ struct ResultHeader {
 boost::json::object BuildResultJson(const RunSummary& summary, const ResultHeader& header,
                                     const std::vector<RequestRecord>& records);
 
+// The same result in the key set of InferenceX's fork of the script
+// (vllm-bench-result.md §2): fork key order, `best_of`, `request_goodput:` (the
+// fork's trailing colon), no endpoint_type/label/failed/latencies/queue_times/
+// start_times/max_output_tokens_per_s/max_concurrent_requests/rtfx/spec_decode_*,
+// input_lens/output_lens always, and total_input_tokens summed from the client's
+// own prompt lengths. The "servebench" object is kept (nested; never ingested).
+boost::json::object BuildInferenceXResultJson(const RunSummary& summary, const ResultHeader& header,
+                                              const std::vector<RequestRecord>& records);
+
 // The servebench-only object alone (also used for the terminal table).
 boost::json::object BuildServebenchObject(const RunSummary& summary);
 

@@ -84,6 +84,31 @@ TEST(ResultWriterTest, UnlimitedConcurrencyIsWrittenAsPromptCount) {
   EXPECT_TRUE(o.at("servebench").as_object().at("max_concurrency_requested").is_null());
 }
 
+TEST(ResultWriterTest, InferenceXProfileHasTheForksKeysAndClientInputTokens) {
+  std::vector<RequestRecord> rs = {Ok(0, {{10, 1}, {20, 1}}, 2), Ok(1, {{12, 1}, {30, 1}}, 2)};
+  for (RequestRecord& r : rs) r.client_prompt_tokens = 7;  // server said 10
+  SummaryInputs in;
+  in.requested_prompts = 2;
+  in.percentiles = {90, 99, 99.9};
+  json::object o = BuildInferenceXResultJson(ComputeRunSummary(rs, in), Header(), rs);
+  std::vector<std::string> keys;
+  for (const auto& kv : o) keys.emplace_back(kv.key());
+  std::vector<std::string> head = {"date", "backend", "model_id", "tokenizer_id", "best_of",
+                                   "num_prompts", "request_rate", "burstiness", "max_concurrency",
+                                   "duration", "benchmark_start_time_unix",
+                                   "benchmark_end_time_unix", "completed", "total_input_tokens",
+                                   "total_output_tokens", "request_throughput", "request_goodput:",
+                                   "output_throughput", "total_token_throughput", "input_lens",
+                                   "output_lens"};
+  ASSERT_GE(keys.size(), head.size());
+  EXPECT_EQ(std::vector<std::string>(keys.begin(), keys.begin() + head.size()), head);
+  EXPECT_EQ(o.at("total_input_tokens").as_int64(), 14);
+  EXPECT_FALSE(o.contains("failed"));
+  EXPECT_FALSE(o.contains("latencies"));
+  EXPECT_TRUE(o.contains("p99.9_e2el_ms"));
+  EXPECT_EQ(keys.size(), head.size() + 24 + 1);  // 24 statistics + servebench
+}
+
 TEST(ResultWriterTest, FilenameFollowsUpstreamPattern) {
   ResultHeader h = Header();
   EXPECT_EQ(DefaultResultFilename(h), "openai-infqps-concurrency4-Model-8B-20261129-203000.json");

@@ -391,6 +391,20 @@ TEST(BrokenRecipeTest, DeepNestingIsRefusedBeforeParsing) {
   EXPECT_BROKEN(Check(dashes + "x\n"), "nested too deeply");
 }
 
+TEST(BrokenRecipeTest, StrayTopLevelCommaDoesNotHangTheParser) {
+  // yaml-cpp 0.7's LoadAll loops forever on this (found by the fuzzer).
+  EXPECT_BROKEN(Check(","), "stray top-level ','");
+}
+
+TEST(BrokenRecipeTest, InvalidUtf8IsRefused) {
+  EXPECT_BROKEN(Check("name: a\ngpu: H200\nvllm: {model: \"m\xff\"}\n"), "not valid UTF-8");
+}
+
+TEST(BrokenRecipeTest, NotANumberIsNotANumber) {
+  EXPECT_BROKEN(Check(Native("    load: {random_range_ratio: .nan}\n" + std::string(kNativeScenario))),
+                "expected a finite number");
+}
+
 TEST(BrokenRecipeTest, AListIsNotARecipe) { EXPECT_BROKEN(Check("- a\n- b\n"), "not a recipe"); }
 
 TEST(BrokenRecipeTest, SeveralDocuments) {

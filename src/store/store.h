@@ -1,15 +1,17 @@
 // The results store: every Record (docs/record.md) that servebench produced, kept in
 // SQLite (default, one file) or PostgreSQL (shared by many machines). This is the
-// only header other modules include; the backends live in sqlite/ and postgres/.
+// store's interface; beside it, record_files.h ingests record files (for `ingest`
+// and run/) and record_export.h renders records as CSV/JSON (for `results`). The
+// backends (sqlite/, postgres/) are not included by other modules.
 //
 // Contract
 //   - Records are never overwritten. Ingest is idempotent on record_id: the same
 //     record ingested twice gives one row (kAlreadyPresent the second time); a
 //     different record with an existing record_id is refused (kConflict), not stored.
-//   - Ingest validates the record first (record_validation.h); an invalid record is
+//   - Ingest validates the record first (record_columns.h); an invalid record is
 //     refused with InvalidArgument naming the field, the bad value and the rule.
-//   - Query results are the records exactly as ingested (byte-for-byte JSON text is
-//     kept in both backends), so numbers keep their type (2.0 stays a double).
+//   - Query returns the records as ingested: both backends keep the record's JSON
+//     text, so keys keep their order and numbers their type (2.0 stays a double).
 //   - Failures come back as Status, never as exceptions: a full disk is DataLoss, a
 //     database locked for longer than the busy timeout or an unreachable server is
 //     Unavailable, a database written by a newer servebench is FailedPrecondition.

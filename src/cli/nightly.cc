@@ -1,0 +1,92 @@
+// servebench nightly PATH...: every point marked nightly (native `nightly: true` or a
+// workload's `nightly: true`) through `servebench run`, with the build under test
+// on every record, so `servebench regress` can judge tonight against history.
+#include <cstdio>
+#include <cstdlib>
+
+#include "cli/command.h"
+#include "cli/plan_flags.h"
+#include "cli/run_command.h"
+#include "common/exit_codes.h"
+
+namespace servebench::cli {
+namespace {
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr ? "" : v;
+}
+
+int RunNightly(int argc, char** argv) {
+  CLI::App app{"Run every nightly workload against tonight's build and store the results.",
+               argv[0]};
+  PlanFlags plan_flags;
+  run::RunSettings settings;
+  bool dry_run = false;
+  std::string image_override;
+  AddPlanFlags(app, &plan_flags);
+  AddRunFlags(app, &settings);
+  app.add_option("--image", image_override,
+                 "engine image for every point (default: $VLLM_IMAGE, else the recipe's)");
+  std::string sim_build_slowdown;
+  app.add_option("--sim-build-slowdown", sim_build_slowdown,
+                 "sim points: the build under test is this much slower (sim --build-slowdown)");
+  app.add_flag("--dry-run", dry_run, "print every serve session's command; launch nothing");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  }
+  // The seed pipeline passes the build as environment (nightly-workloads.md §2).
+  if (image_override.empty()) image_override = Env("VLLM_IMAGE");
+  if (settings.build.image.empty()) settings.build.image = image_override;
+  if (settings.build.commit.empty()) settings.build.commit = Env("VLLM_COMMIT");
+  if (settings.build.commit.empty()) settings.build.commit = Env("BUILDKITE_COMMIT");
+  if (settings.build.image.empty() && !sim_build_slowdown.empty()) {
+    settings.build.image = "servebench-sim:build-slowdown-" + sim_build_slowdown;
+  }
+
+  auto plan = LoadPlan(plan_flags, "nightly");
+  if (!plan.ok()) {
+    std::fprintf(stderr, "servebench nightly: %s\n", plan.status().message().c_str());
+    return kExitInvalidInput;
+  }
+  recipe::Plan nightly;
+  for (auto& point : plan->points) {
+    if (!point.nightly) continue;
+    if (!image_override.empty() && point.serve.engine != "sim") {
+      point.serve.image = image_override;
+      recipe::AssignIds(&point);
+    }
+    if (!sim_build_slowdown.empty() && point.serve.engine == "sim") {
+      point.serve.sim_options["build-slowdown"] = sim_build_slowdown;
+      recipe::AssignIds(&point);
+    }
+    nightly.points.push_back(std::move(point));
+  }
+  if (nightly.points.empty()) {
+    std::fprintf(stderr,
+                 "servebench nightly: no point is marked nightly in %zu recipe file(s); set "
+                 "`nightly: true` on the recipes to run\n",
+                 plan_flags.paths.size());
+    return kExitInvalidInput;
+  }
+  std::fprintf(stderr, "servebench nightly: build image=%s commit=%s date=%s, %zu point(s)\n",
+               settings.build.image.empty() ? "(recipe)" : settings.build.image.c_str(),
+               settings.build.commit.empty() ? "(none)" : settings.build.commit.c_str(),
+               settings.build.date.empty() ? "(today)" : settings.build.date.c_str(),
+               nightly.points.size());
+  int rc = ExecutePlan(nightly, settings, dry_run);
+  if (!dry_run) {
+    std::printf("judge tonight against history: servebench regress --db %s\n",
+                settings.db_url.c_str());
+  }
+  return rc;
+}
+
+const CommandRegistration kRegister{
+    {"nightly", "run the nightly workloads against tonight's build and store the results",
+     RunNightly}};
+
+}  // namespace
+}  // namespace servebench::cli

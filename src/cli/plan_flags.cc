@@ -1,0 +1,58 @@
+#include "cli/plan_flags.h"
+
+#include <cstdio>
+
+namespace servebench::cli {
+
+void AddPlanFlags(CLI::App& app, PlanFlags* p) {
+  recipe::MatrixFilters& f = p->filters;
+  app.add_option("PATH", p->paths,
+                 "recipe files: native, InferenceX master config(s), runners.yaml, nightly workload")
+      ->required();
+  app.add_option("--runners", p->runners, "runners.yaml (default: one beside the master config)");
+  app.add_option("--config-keys", f.config_keys, "recipe names or globs (* ?); each must match")
+      ->delimiter(',');
+  app.add_option("--seq-lens", f.seq_lens, "1k1k, 8k1k, 1k8k or <isl>x<osl>")->delimiter(',');
+  app.add_option("--conc", f.conc, "keep only these concurrencies")->delimiter(',');
+  app.add_option("--runner", f.runners, "runner labels")->delimiter(',');
+  app.add_option("--framework", f.frameworks, "frameworks / engines")->delimiter(',');
+  app.add_option("--precision", f.precisions, "precisions (fp4, fp8, ...)")->delimiter(',');
+  app.add_option("--model-prefix", f.model_prefixes,
+                 "model prefixes (matches a config key's prefix or its model-prefix)")
+      ->delimiter(',');
+  app.add_option("--scenario-type", f.scenario_types, "fixed-seq-len and/or agentic-coding")
+      ->delimiter(',');
+  app.add_option("--runner-node-filter", f.runner_node_filter,
+                 "one row per runner node whose name contains this");
+  app.add_flag("--single-node", p->single, "only single-node points");
+  app.add_flag("--multi-node", p->multi, "only multinode points");
+  auto* ne = app.add_flag("--no-evals", p->no_evals, "mark no evals");
+  auto* eo = app.add_flag("--evals-only", p->evals_only, "only the eval points (eval-only)");
+  auto* ae = app.add_flag("--all-evals", p->all_evals, "every 8k1k fixed point runs evals");
+  ne->excludes(eo);
+  ne->excludes(ae);
+}
+
+StatusOr<recipe::Plan> LoadPlan(PlanFlags p, const char* command) {
+  recipe::MatrixFilters& f = p.filters;
+  if (p.single || p.multi) {
+    f.single_node = p.single;
+    f.multi_node = p.multi;
+  }
+  if (p.no_evals) f.evals = recipe::EvalSelection::kNone;
+  else if (p.evals_only && p.all_evals) f.evals = recipe::EvalSelection::kOnlyAll;
+  else if (p.all_evals) f.evals = recipe::EvalSelection::kAll;
+  else if (p.evals_only) f.evals = recipe::EvalSelection::kOnly;
+
+  recipe::Diagnostics diagnostics;
+  recipe::RecipeSet set = recipe::LoadRecipes(p.paths, &diagnostics, p.runners);
+  if (!diagnostics.empty()) std::fputs(diagnostics.ToString().c_str(), stderr);
+  if (!diagnostics.ok()) {
+    return Status::InvalidArgument(std::to_string(diagnostics.error_count()) +
+                                   " problem(s) in the recipes; nothing was " +
+                                   (std::string(command) == "matrix" ? "expanded" : "launched"));
+  }
+  return recipe::ExpandRecipes(set, f);
+}
+
+}  // namespace servebench::cli

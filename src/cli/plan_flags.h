@@ -1,0 +1,29 @@
+// The recipe-and-filter flags shared by `matrix`, `run` and `nightly`, defined once
+// so the three commands select points identically.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "recipe/recipe.h"
+
+namespace servebench::cli {
+
+struct PlanFlags {
+  std::vector<std::string> paths;
+  std::string runners;
+  recipe::MatrixFilters filters;
+  bool single = false, multi = false, no_evals = false, evals_only = false, all_evals = false;
+};
+
+// Adds PATH... and every filter flag to `app`, writing into `flags`.
+void AddPlanFlags(CLI::App& app, PlanFlags* flags);
+
+// Loads and expands the recipes. Prints every diagnostic to stderr (prefixed with
+// `command`); InvalidArgument when any recipe is invalid or a filter is malformed.
+StatusOr<recipe::Plan> LoadPlan(PlanFlags flags, const char* command);
+
+}  // namespace servebench::cli

@@ -1,0 +1,104 @@
+// The executor's view of the modules it drives. run/ talks to engines, the load
+// generator, the eval runner and the store only through these interfaces, so the
+// orchestration (sessions, canary, restarts, resume, Ctrl-C) is tested with fakes
+// and the real implementations (real_backends.h) stay thin.
+// Threading: the executor calls everything from one thread.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "common/status.h"
+#include "recipe/point.h"
+
+namespace servebench::run {
+
+// Why a point or session failed, as a class name from the engine catalogue
+// ("engine-died", "oom", "unsupported-spec-method", "readiness-timeout", ...)
+// plus one line for people.
+struct Failure {
+  std::string failure_class;
+  std::string reason;
+};
+
+// A started, ready engine serving one session.
+class LiveEngine {
+ public:
+  virtual ~LiveEngine() = default;
+  virtual std::string base_url() const = 0;        // "http://127.0.0.1:PORT"
+  virtual std::string engine_version() const = 0;  // from GET /version, or ""
+  // The first model id GET /v1/models listed at readiness ("" if none): what clients
+  // send when the recipe names no served model (the sim serves catalogue names under
+  // their hub ids, as vLLM serves a path under the path).
+  virtual std::string served_model() const { return ""; }
+  virtual std::string log_path() const = 0;
+  // False once the engine process has exited.
+  virtual bool IsAlive() = 0;
+  // True if the engine exits within `timeout_ms` (or has exited). An engine killed
+  // mid-run fails requests a moment before its exit is observed; this closes the gap.
+  virtual bool ExitsWithin(int timeout_ms) { (void)timeout_ms; return !IsAlive(); }
+  // Classifies why the engine stopped or misbehaved, from its exit and its log.
+  virtual Failure Diagnose() = 0;
+  // SIGTERM to its process group, SIGKILL after a grace period. Idempotent.
+  virtual void Stop() = 0;
+};
+
+class EngineBackend {
+ public:
+  virtual ~EngineBackend() = default;
+  // The exact command, environment and files that Start would use, for --dry-run.
+  virtual StatusOr<std::string> Render(const recipe::ServeSpec& serve) = 0;
+  // Starts the engine and waits for readiness. On failure (early exit, readiness
+  // timeout, launch error) returns the classified failure in `failure`.
+  virtual std::unique_ptr<LiveEngine> Start(const recipe::ServeSpec& serve,
+                                            const std::string& log_path, Failure* failure) = 0;
+};
+
+// The outcome of one load run.
+struct LoadOutcome {
+  bool completed = false;     // the run finished (valid or not); false: could not run
+  bool valid = false;
+  bool interrupted = false;   // cancelled mid-run; `summary` holds the partial result
+  std::vector<std::string> invalid_reasons;
+  boost::json::object summary;  // vllm-bench-compatible result JSON (may be partial)
+  std::string requests_path;    // per-request JSONL, when written
+  std::string error;            // why it could not run, when !completed
+};
+
+class LoadBackend {
+ public:
+  virtual ~LoadBackend() = default;
+  virtual LoadOutcome Run(const recipe::Point& point, const std::string& base_url,
+                          const std::string& requests_path, const std::atomic<bool>* cancel) = 0;
+};
+
+struct EvalOutcome {
+  bool ran = false;
+  bool passed = false;
+  boost::json::object result;  // eval results + gate verdicts
+  std::string error;
+};
+
+class EvalBackend {
+ public:
+  virtual ~EvalBackend() = default;
+  virtual EvalOutcome Run(const recipe::Point& point, const std::string& base_url,
+                          const std::string& out_dir, const std::atomic<bool>* cancel) = 0;
+};
+
+// Where records go: written atomically as files, then ingested into the store.
+class RecordSink {
+ public:
+  virtual ~RecordSink() = default;
+  virtual Status Put(const boost::json::object& record) = 0;
+  // Of `point_ids`, those with an ok record already (for --resume).
+  virtual StatusOr<std::set<std::string>> OkPointIds(const std::vector<std::string>& point_ids) = 0;
+};
+
+}  // namespace servebench::run

@@ -1,0 +1,290 @@
+#include "run/executor.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace servebench::run {
+
+struct Executor::SessionState {
+  const recipe::ServeSession* session = nullptr;
+  std::unique_ptr<LiveEngine> engine;
+  int starts = 0;
+  bool start_failed = false;
+  Failure start_failure;
+  std::string log_path;
+};
+
+int SweepReport::Count(PointStatus status) const {
+  return static_cast<int>(std::count_if(points.begin(), points.end(), [&](const PointReport& p) {
+    return p.status == status && !p.resumed;
+  }));
+}
+
+Executor::Executor(RunSettings settings, EngineBackend* engine, LoadBackend* load,
+                   EvalBackend* eval, RecordSink* sink, std::ostream* log)
+    : settings_(std::move(settings)), engine_(engine), load_(load), eval_(eval), sink_(sink),
+      log_(log) {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) == 0) host_ = name;
+}
+
+std::string Executor::LogPath(const recipe::ServeSession& session, int attempt) const {
+  return fmt::format("{}/logs/{}-{}.log", settings_.out_dir, session.session_id.substr(0, 12),
+                     attempt);
+}
+
+namespace {
+std::string Short(const std::string& id) { return id.substr(0, 12); }
+
+std::string ConcList(const recipe::ServeSession& session) {
+  std::string out;
+  for (const auto& p : session.points) {
+    if (!out.empty()) out += ",";
+    out += std::to_string(p.load.concurrency);
+  }
+  return out;
+}
+}  // namespace
+
+Status Executor::DryRun(const std::vector<recipe::ServeSession>& sessions, std::ostream& out) {
+  int index = 0;
+  for (const auto& session : sessions) {
+    const recipe::Point& first = session.points.front();
+    out << fmt::format("# session {}/{} {}: recipe {}, engine {}, {} point(s) at concurrency {}\n",
+                       ++index, sessions.size(), Short(session.session_id), first.recipe,
+                       first.serve.engine, session.points.size(), ConcList(session));
+    SB_ASSIGN_OR_RETURN(std::string rendered, engine_->Render(first.serve));
+    out << rendered;
+    if (!rendered.empty() && rendered.back() != '\n') out << "\n";
+    out << "\n";
+  }
+  return Status::Ok();
+}
+
+SweepReport Executor::Run(const std::vector<recipe::ServeSession>& sessions,
+                          const std::atomic<bool>* cancel) {
+  SweepReport report;
+  report.sessions = static_cast<int>(sessions.size());
+  for (const auto& s : sessions) report.starts_one_per_point += static_cast<int>(s.points.size());
+
+  std::vector<std::string> already_ok;
+  if (settings_.resume && sink_ != nullptr) {
+    std::vector<std::string> ids;
+    for (const auto& s : sessions)
+      for (const auto& p : s.points) ids.push_back(p.point_id);
+    auto ok = sink_->OkPointIds(ids);
+    if (ok.ok()) {
+      already_ok.assign(ok->begin(), ok->end());
+    } else {
+      *log_ << "servebench: cannot read the store for --resume: " << ok.status().message()
+            << "; every point will run\n";
+    }
+  }
+  std::sort(already_ok.begin(), already_ok.end());
+
+  for (size_t i = 0; i < sessions.size(); ++i) {
+    if (cancel != nullptr && cancel->load()) {
+      report.interrupted = true;
+      break;
+    }
+    if (report.canary_failed && !settings_.continue_after_canary_failure) {
+      // Not run: recorded as skipped so the gap is visible, and `--resume` reruns it.
+      Failure why{"run.canary_failed",
+                  "not run: the canary failed (" + report.canary_failure.failure_class + ")"};
+      for (const auto& point : sessions[i].points) RecordSkipped(point, why, &report);
+      continue;
+    }
+    RunSession(sessions[i], i == 0, already_ok, cancel, &report);
+  }
+  return report;
+}
+
+void Executor::RecordSkipped(const recipe::Point& point, const Failure& why,
+                             SweepReport* report) {
+  PointResult result;
+  result.status = PointStatus::kSkipped;
+  result.failure = why;
+  Provenance prov{host_, "", Rfc3339Now(), Rfc3339Now()};
+  Record(point, result, prov, report);
+}
+
+void Executor::RunSession(const recipe::ServeSession& session, bool is_first,
+                          const std::vector<std::string>& already_ok,
+                          const std::atomic<bool>* cancel, SweepReport* report) {
+  SessionState state;
+  state.session = &session;
+  auto start_engine = [&]() {
+    state.log_path = LogPath(session, state.starts);
+    ++state.starts;
+    ++report->server_starts;
+    Failure failure;
+    *log_ << fmt::format("servebench: starting {} for session {} (concurrency {})\n",
+                         session.points.front().serve.engine, Short(session.session_id),
+                         ConcList(session));
+    state.engine = engine_->Start(session.points.front().serve, state.log_path, &failure);
+    state.start_failed = state.engine == nullptr;
+    if (state.start_failed) {
+      state.start_failure = failure;
+      *log_ << fmt::format("servebench: engine failed to start: {}: {}\n",
+                           failure.failure_class, failure.reason);
+    }
+  };
+
+  bool attempted_any = false;
+  for (size_t i = 0; i < session.points.size(); ++i) {
+    const recipe::Point& point = session.points[i];
+    if (cancel != nullptr && cancel->load()) {
+      report->interrupted = true;
+      break;
+    }
+    if (std::binary_search(already_ok.begin(), already_ok.end(), point.point_id)) {
+      PointReport pr;
+      pr.point = point;
+      pr.status = PointStatus::kOk;
+      pr.resumed = true;
+      report->points.push_back(std::move(pr));
+      continue;
+    }
+    bool canary = is_first && !attempted_any;
+    attempted_any = true;
+    if (state.engine == nullptr && !state.start_failed) start_engine();
+
+    if (state.engine == nullptr) {
+      PointResult result;
+      result.failure = state.start_failure;
+      result.status = DecideStatus(point, /*failed=*/true, false);
+      result.engine_log_path = state.log_path;
+      Provenance prov{host_, "", Rfc3339Now(), Rfc3339Now()};
+      Record(point, result, prov, report);
+    } else {
+      RunPoint(point, &state, cancel, report);
+    }
+    const PointReport& done = report->points.back();
+    if (done.failure.failure_class == "run.interrupted") {
+      report->interrupted = true;
+      break;
+    }
+    if (canary && done.status == PointStatus::kFailed) {
+      report->canary_failed = true;
+      report->canary_failure = done.failure;
+      *log_ << fmt::format("servebench: canary failed: {}: {}\n", done.failure.failure_class,
+                           done.failure.reason);
+      if (!settings_.continue_after_canary_failure) {
+        Failure why{"run.canary_failed",
+                    "not run: the canary failed (" + done.failure.failure_class + ")"};
+        for (size_t j = i + 1; j < session.points.size(); ++j) {
+          RecordSkipped(session.points[j], why, report);
+        }
+        break;
+      }
+    }
+    // A dead engine is restarted for the session's remaining points.
+    if (state.engine != nullptr && !state.engine->IsAlive()) {
+      state.engine->Stop();
+      state.engine.reset();
+      if (i + 1 < session.points.size()) {
+        if (state.starts <= settings_.max_restarts_per_session) {
+          start_engine();
+        } else {
+          state.start_failed = true;
+          state.start_failure = {"server.died_during_run",
+                                 fmt::format("the engine died again after {} restart(s); "
+                                             "giving up on this session",
+                                             state.starts - 1)};
+        }
+      }
+    }
+  }
+  if (state.engine != nullptr) state.engine->Stop();
+}
+
+void Executor::RunPoint(const recipe::Point& point, SessionState* state,
+                        const std::atomic<bool>* cancel, SweepReport* report) {
+  Provenance prov{host_, state->engine->engine_version(), Rfc3339Now(), ""};
+  std::string requests_path =
+      fmt::format("{}/requests/{}.jsonl", settings_.out_dir, point.point_id.substr(0, 16));
+  *log_ << fmt::format("servebench: point {} concurrency {} ...\n", Short(point.point_id),
+                       point.load.concurrency);
+  // What the client sends as "model": the recipe's served name, else what the
+  // engine lists (the point itself, and so its identity, is unchanged).
+  recipe::Point target = point;
+  if (target.serve.served_model_name.empty()) {
+    target.serve.served_model_name = state->engine->served_model();
+  }
+  LoadOutcome load = load_->Run(target, state->engine->base_url(), requests_path, cancel);
+  // A clean run proves the engine alive; after failures, give a dying engine a
+  // moment to be seen dead, so the point is classified by the engine, not the client.
+  bool clean = load.completed && load.valid && !load.interrupted;
+  bool alive = clean ? state->engine->IsAlive() : !state->engine->ExitsWithin(2000);
+
+  PointResult result;
+  result.load = &load;
+  result.engine_log_path = state->log_path;
+  bool failed = false, invalid = false;
+  if (load.interrupted) {
+    invalid = true;
+    result.interrupted = true;
+    result.failure = {"run.interrupted", "interrupted by the user; the partial result is kept"};
+  } else if (!alive) {
+    failed = true;
+    result.failure = state->engine->Diagnose();
+    if (result.failure.failure_class.empty()) result.failure.failure_class = "server.died_during_run";
+  } else if (!load.completed) {
+    failed = true;
+    result.failure = {"client.error", load.error};
+  } else if (!load.valid) {
+    invalid = true;
+    std::string reasons;
+    for (const auto& r : load.invalid_reasons) reasons += (reasons.empty() ? "" : ", ") + r;
+    result.failure = {"client.invalid_run", "validity rules broken: " + reasons};
+  }
+
+  EvalOutcome eval;
+  if (!failed && !invalid && point.run_eval && eval_ != nullptr) {
+    eval = eval_->Run(target, state->engine->base_url(),
+                      fmt::format("{}/evals/{}", settings_.out_dir, point.point_id.substr(0, 16)),
+                      cancel);
+    result.eval = &eval;
+    if (!eval.ran) {
+      failed = true;
+      result.failure = {state->engine->IsAlive() ? "eval.error" : "server.died_during_run", eval.error};
+    } else if (!eval.passed) {
+      failed = true;
+      result.failure = {"eval.below_threshold", "accuracy gate failed: " + eval.error};
+    }
+  }
+  result.status = DecideStatus(point, failed, invalid);
+  prov.ended_at = Rfc3339Now();
+  Record(point, result, prov, report);
+}
+
+void Executor::Record(const recipe::Point& point, const PointResult& result,
+                      const Provenance& provenance, SweepReport* report) {
+  PointReport pr;
+  pr.point = point;
+  pr.status = result.status;
+  pr.failure = result.failure;
+  pr.unblocked = point.blocked && result.status == PointStatus::kOk;
+  pr.record = BuildRecord(point, settings_, provenance, result);
+  if (sink_ != nullptr) {
+    Status stored = sink_->Put(pr.record);
+    if (!stored.ok()) {
+      report->sink_errors.push_back(stored.message());
+      *log_ << "servebench: error: " << stored.message() << "\n";
+    }
+  }
+  *log_ << fmt::format("servebench: point {} concurrency {}: {}{}\n", Short(point.point_id),
+                       point.load.concurrency, PointStatusName(result.status),
+                       result.failure.failure_class.empty()
+                           ? ""
+                           : " (" + result.failure.failure_class + ": " + result.failure.reason +
+                                 ")");
+  report->points.push_back(std::move(pr));
+}
+
+}  // namespace servebench::run

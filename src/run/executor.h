@@ -1,0 +1,87 @@
+// Executor: runs a plan's serve sessions against live engines (design.md data flow).
+//
+//  * Points sharing a serve spec run against one server, in ascending concurrency.
+//  * The canary — the first session's lowest-concurrency point — runs first; when it
+//    fails the sweep stops with its failure class (unless continue_after_canary_failure).
+//  * An engine that dies mid-point fails that point as engine-died; the session's
+//    server is restarted for the remaining points.
+//  * Every attempted point yields one Record, written through the RecordSink before
+//    the next point starts, so nothing measured is lost to a crash or Ctrl-C.
+//  * Cancellation (Ctrl-C) stops at once: the point in flight is recorded as
+//    interrupted with its partial result; untouched points get no record, so
+//    `--resume` finishes them.
+// Not thread-safe: one Run at a time, from one thread.
+#pragma once
+
+#include <atomic>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <boost/json.hpp>
+
+#include "recipe/recipe.h"
+#include "run/backends.h"
+#include "run/record.h"
+#include "run/run_settings.h"
+
+namespace servebench::run {
+
+struct PointReport {
+  recipe::Point point;
+  PointStatus status = PointStatus::kSkipped;
+  Failure failure;
+  bool resumed = false;  // skipped because the store already had it ok
+  bool unblocked = false;
+  boost::json::object record;  // as written (empty for resumed points)
+};
+
+struct SweepReport {
+  std::vector<PointReport> points;
+  int sessions = 0;
+  int server_starts = 0;            // including restarts
+  int starts_one_per_point = 0;     // what starting a server per point would cost
+  bool canary_failed = false;
+  Failure canary_failure;
+  bool interrupted = false;
+  std::vector<std::string> sink_errors;  // records that could not be stored
+
+  int Count(PointStatus status) const;
+};
+
+class Executor {
+ public:
+  // The backends must outlive the executor. `eval` and `sink` may be null.
+  Executor(RunSettings settings, EngineBackend* engine, LoadBackend* load, EvalBackend* eval,
+           RecordSink* sink, std::ostream* log);
+
+  SweepReport Run(const std::vector<recipe::ServeSession>& sessions,
+                  const std::atomic<bool>* cancel);
+
+  // --dry-run: every serve session's command, and its points; nothing starts.
+  Status DryRun(const std::vector<recipe::ServeSession>& sessions, std::ostream& out);
+
+ private:
+  struct SessionState;
+  void RunSession(const recipe::ServeSession& session, bool is_first,
+                  const std::vector<std::string>& already_ok, const std::atomic<bool>* cancel,
+                  SweepReport* report);
+  // Runs the load (and evals) of one point on the live engine and records it.
+  void RunPoint(const recipe::Point& point, SessionState* state, const std::atomic<bool>* cancel,
+                SweepReport* report);
+  // Builds the point's Record, hands it to the sink and appends it to `report`.
+  void Record(const recipe::Point& point, const PointResult& result,
+              const Provenance& provenance, SweepReport* report);
+  void RecordSkipped(const recipe::Point& point, const Failure& why, SweepReport* report);
+  std::string LogPath(const recipe::ServeSession& session, int attempt) const;
+
+  RunSettings settings_;
+  EngineBackend* engine_;
+  LoadBackend* load_;
+  EvalBackend* eval_;
+  RecordSink* sink_;
+  std::ostream* log_;
+  std::string host_;
+};
+
+}  // namespace servebench::run

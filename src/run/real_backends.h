@@ -1,0 +1,54 @@
+// The real implementations of the executor's backends: engines started by
+// engine::Supervisor, load runs by client::RunBench, evals by eval::RunEval.
+// Each maps a Point onto its module's settings and nothing more, so the mapping is
+// the only thing to read when a recipe field seems not to reach an engine or client.
+#pragma once
+
+#include <string>
+
+#include "run/backends.h"
+#include "run/run_settings.h"
+
+namespace servebench::run {
+
+// Engines on this machine: a free loopback port per start, the command rendered
+// by engine/ adapters, supervised until Stop().
+class SupervisedEngineBackend final : public EngineBackend {
+ public:
+  explicit SupervisedEngineBackend(const RunSettings& settings);
+  StatusOr<std::string> Render(const recipe::ServeSpec& serve) override;
+  std::unique_ptr<LiveEngine> Start(const recipe::ServeSpec& serve, const std::string& log_path,
+                                    Failure* failure) override;
+
+ private:
+  const RunSettings& settings_;
+};
+
+// Load runs with servebench's own client.
+class NativeLoadBackend final : public LoadBackend {
+ public:
+  explicit NativeLoadBackend(const RunSettings& settings) : settings_(settings) {}
+  LoadOutcome Run(const recipe::Point& point, const std::string& base_url,
+                  const std::string& requests_path, const std::atomic<bool>* cancel) override;
+
+ private:
+  const RunSettings& settings_;
+};
+
+// Accuracy evals (gsm8k) with the floor gate. Without --eval-data, a sim engine is
+// evaluated on synthetic problems (answered by its oracle); a real engine needs
+// the data and fails the eval with a clear message otherwise.
+class NativeEvalBackend final : public EvalBackend {
+ public:
+  explicit NativeEvalBackend(const RunSettings& settings) : settings_(settings) {}
+  EvalOutcome Run(const recipe::Point& point, const std::string& base_url,
+                  const std::string& out_dir, const std::atomic<bool>* cancel) override;
+
+ private:
+  const RunSettings& settings_;
+};
+
+// A free TCP port on 127.0.0.1 (bound and released; the engine binds it next).
+StatusOr<int> PickFreePort();
+
+}  // namespace servebench::run

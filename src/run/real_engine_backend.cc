@@ -1,0 +1,137 @@
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <boost/json.hpp>
+
+#include "engine/engine.h"
+#include "run/real_backends.h"
+
+namespace servebench::run {
+namespace {
+
+// data[0].id of an OpenAI /v1/models body, or "".
+std::string FirstModelId(const std::string& models_json) {
+  boost::system::error_code ec;
+  boost::json::value v = boost::json::parse(models_json, ec);
+  if (ec || !v.is_object()) return "";
+  const boost::json::value* data = v.as_object().if_contains("data");
+  if (data == nullptr || !data->is_array() || data->as_array().empty()) return "";
+  const boost::json::value& first = data->as_array().front();
+  if (!first.is_object()) return "";
+  const boost::json::value* id = first.as_object().if_contains("id");
+  return id != nullptr && id->is_string() ? std::string(id->as_string()) : "";
+}
+
+class SupervisedEngine final : public LiveEngine {
+ public:
+  SupervisedEngine(std::unique_ptr<engine::Supervisor> supervisor, const engine::ReadyInfo& ready)
+      : supervisor_(std::move(supervisor)),
+        version_(ready.engine_version),
+        served_model_(FirstModelId(ready.models_json)) {}
+  ~SupervisedEngine() override { Stop(); }
+
+  std::string base_url() const override {
+    const auto& c = supervisor_->command();
+    return "http://" + c.host + ":" + std::to_string(c.port);
+  }
+  std::string engine_version() const override { return version_; }
+  std::string served_model() const override { return served_model_; }
+  std::string log_path() const override { return supervisor_->log_path(); }
+  bool IsAlive() override { return supervisor_->IsAlive(); }
+  bool ExitsWithin(int timeout_ms) override {
+    return supervisor_->WaitForExit(timeout_ms).has_value();
+  }
+  Failure Diagnose() override {
+    engine::EngineFailure f = supervisor_->Classify(engine::Situation::kDiedDuringRun);
+    return {f.failure_class, f.summary};
+  }
+  void Stop() override { (void)supervisor_->Stop(); }
+
+ private:
+  std::unique_ptr<engine::Supervisor> supervisor_;
+  std::string version_;
+  std::string served_model_;
+};
+
+engine::RenderOptions Options(const RunSettings& settings, const recipe::ServeSpec& serve,
+                              int port) {
+  engine::RenderOptions options;
+  options.port = port;
+  options.work_dir = settings.out_dir + "/engine-config";
+  options.servebench_bin = settings.servebench_binary;
+  // The CLI checked the kind; an unknown one leaves the engine on the host.
+  if (engine::ParseContainerKind(settings.container, &options.container.kind)) {
+    options.container.run_args = settings.container_args;
+    options.container.mounts = settings.container_mounts;
+  }
+  return options;
+}
+
+}  // namespace
+
+StatusOr<int> PickFreePort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Status::Unavailable("cannot create a socket to find a free port");
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof addr;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    ::close(fd);
+    return Status::Unavailable("cannot bind a loopback port");
+  }
+  int port = ntohs(addr.sin_port);
+  ::close(fd);
+  return port;
+}
+
+SupervisedEngineBackend::SupervisedEngineBackend(const RunSettings& settings)
+    : settings_(settings) {}
+
+StatusOr<std::string> SupervisedEngineBackend::Render(const recipe::ServeSpec& serve) {
+  // --dry-run shows the engine's own default port: the real run picks a free one.
+  SB_ASSIGN_OR_RETURN(engine::ServerCommand command,
+                      engine::RenderServerCommand(serve, Options(settings_, serve, 0)));
+  return engine::FormatCommandForDisplay(command);
+}
+
+std::unique_ptr<LiveEngine> SupervisedEngineBackend::Start(const recipe::ServeSpec& serve,
+                                                           const std::string& log_path,
+                                                           Failure* failure) {
+  auto port = PickFreePort();
+  if (!port.ok()) {
+    *failure = {"infra.start_failed", port.status().message()};
+    return nullptr;
+  }
+  auto command = engine::RenderServerCommand(serve, Options(settings_, serve, *port));
+  if (!command.ok()) {
+    *failure = {"infra.start_failed", command.status().message()};
+    return nullptr;
+  }
+  engine::SupervisorOptions options;
+  options.log_path = log_path;
+  options.echo = settings_.echo_engine_log;
+  options.echo_prefix = "[" + serve.engine + "] ";
+  options.readiness_timeout_s = settings_.readiness_timeout_s;
+  auto supervisor = engine::Supervisor::Start(*command, options);
+  if (!supervisor.ok()) {
+    *failure = {"infra.start_failed", supervisor.status().message()};
+    return nullptr;
+  }
+  auto ready = (*supervisor)->WaitUntilReady();
+  if (!ready.ok()) {
+    const auto& f = (*supervisor)->failure();
+    *failure = f ? Failure{f->failure_class, f->summary}
+                 : Failure{"unknown", ready.status().message()};
+    (void)(*supervisor)->Stop();
+    return nullptr;
+  }
+  return std::make_unique<SupervisedEngine>(std::move(*supervisor), *ready);
+}
+
+}  // namespace servebench::run

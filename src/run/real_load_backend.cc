@@ -1,0 +1,92 @@
+#include <algorithm>
+
+#include "client/client.h"
+#include "run/aggregate.h"
+#include "run/real_backends.h"
+#include "run/record.h"
+
+namespace servebench::run {
+
+namespace {
+
+// The point's LoadSpec as `servebench bench` settings.
+client::BenchSettings ToBenchSettings(const recipe::Point& point, const RunSettings& settings,
+                                      const std::string& base_url,
+                                      const std::string& requests_path) {
+  const recipe::LoadSpec& load = point.load;
+  client::BenchSettings b;
+  b.base_url = base_url;
+  b.endpoint = load.endpoint;
+  b.model = point.serve.model;
+  b.served_model_name = point.serve.served_model_name;
+  b.dataset_name = load.dataset == "random-prefix" ? "random" : load.dataset;
+  b.dataset_path = load.dataset_path;
+  b.random_input_len = load.isl;
+  b.random_output_len = load.osl;
+  b.random_range_ratio = load.random_range_ratio;
+  // 0 means exact lengths in both conventions only under vLLM's; InferenceX's
+  // [L·r, L] is what its recipes mean by a non-zero ratio.
+  b.range_ratio_semantics = load.random_range_ratio > 0 ? client::RangeRatioSemantics::kInferenceX
+                                                        : client::RangeRatioSemantics::kVllm;
+  int64_t prompts = load.num_prompts > 0
+                        ? load.num_prompts
+                        : std::max<int64_t>(int64_t{load.concurrency} *
+                                                settings.default_prompts_per_concurrency,
+                                            settings.min_prompts);
+  b.num_prompts = prompts;
+  b.max_concurrency = load.concurrency;
+  b.request_rate_per_s = load.request_rate_per_s;
+  b.num_warmups = load.num_warmups;
+  b.ignore_eos = load.ignore_eos;
+  b.request_timeout_s = settings.request_timeout_s;
+  b.client_issue_delay_limit_ms = settings.client_issue_delay_limit_ms;
+  b.gpus.num_gpus = NumGpus(point.serve);
+  b.spec_decoding = point.serve.spec.method != recipe::SpecMethod::kNone;
+  b.requests_jsonl_path = requests_path;
+  b.metadata = {{"point_id", point.point_id}, {"recipe", point.recipe}};
+  return b;
+}
+
+}  // namespace
+
+LoadOutcome NativeLoadBackend::Run(const recipe::Point& point, const std::string& base_url,
+                                   const std::string& requests_path,
+                                   const std::atomic<bool>* cancel) {
+  LoadOutcome out;
+  // Nightly repetitions: the whole benchmark again on the warm server; the median of
+  // each key is kept with every raw run (aggregate.h).
+  int repetitions = std::max(1, point.load.repetitions);
+  std::vector<boost::json::object> runs;
+  out.valid = true;
+  for (int i = 0; i < repetitions; ++i) {
+    std::string path = repetitions == 1 ? requests_path
+                                        : requests_path + ".run" + std::to_string(i + 1);
+    client::BenchSettings bench = ToBenchSettings(point, settings_, base_url, path);
+    auto result = client::RunBench(bench, cancel);
+    if (!result.ok()) {
+      out.error = result.status().message();
+      if (runs.empty()) return out;
+      out.interrupted = true;  // keep what the earlier repetitions measured
+      break;
+    }
+    out.completed = true;
+    out.valid = out.valid && result->summary.validity.valid();
+    for (const auto& reason : result->summary.validity.reason_codes()) {
+      if (std::find(out.invalid_reasons.begin(), out.invalid_reasons.end(), reason) ==
+          out.invalid_reasons.end()) {
+        out.invalid_reasons.push_back(reason);
+      }
+    }
+    runs.push_back(std::move(result->result));
+    if (result->interrupted) {
+      out.interrupted = true;
+      break;
+    }
+  }
+  out.summary = runs.size() == 1 && repetitions == 1 ? std::move(runs.front())
+                                                     : AggregateMedian(runs);
+  out.requests_path = requests_path;
+  return out;
+}
+
+}  // namespace servebench::run

@@ -1,0 +1,263 @@
+// End-to-end: the real `servebench run` binary against real `servebench sim`
+// engines on loopback, with a real SQLite store. Each test writes a small native
+// recipe into its own temporary folder.
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <boost/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code = -1;
+  std::string output;
+};
+
+class RunE2eTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("sb_run_e2e_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    // A marker no other process has: finds this test's engines in /proc.
+    marker_ = std::to_string(1000000 + ::getpid() % 1000000);
+  }
+  void TearDown() override {
+    KillMarked();
+    fs::remove_all(dir_);
+  }
+
+  // A sim recipe: llama-3.1-8b on h200; `extra` is appended inside the recipe.
+  std::string WriteRecipe(const std::string& concurrency, const std::string& extra,
+                          double time_scale = 0, int osl = 16) {
+    std::ostringstream y;
+    y << "servebench: 1\nrecipes:\n  e2e-sim:\n    engine: sim\n    model: llama-3.1-8b\n"
+      << "    hardware: h200\n    precision: bf16\n    readiness_timeout_s: 30\n"
+      << "    sim:\n      time_scale: " << time_scale << "\n      seed: " << marker_ << "\n"
+      << extra << "    load:\n      dataset: random\n      prompts_per_concurrency: 4\n"
+      << "    scenarios:\n      - isl: 64\n        osl: " << osl << "\n"
+      << "        search_space:\n          - tp: 1\n            concurrency: " << concurrency
+      << "\n";
+    std::string path = (dir_ / "recipe.yaml").string();
+    std::ofstream(path) << y.str();
+    return path;
+  }
+
+  std::string RunArgs(const std::string& recipe, const std::string& more = "") {
+    return std::string(SERVEBENCH_BIN) + " run " + recipe + " --out " + (dir_ / "out").string() +
+           " --db " + (dir_ / "sb.db").string() +
+           // The suite shares two cores with other tests: a scheduling hiccup of a
+           // few ms is not what these tests are about (bench/ measures the client).
+           " --issue-delay-limit-ms 200 " + more;
+  }
+
+  Result Run(const std::string& args) {
+    Result r;
+    FILE* pipe = popen((args + " 2>&1").c_str(), "r");
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
+    int status = pclose(pipe);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+  }
+
+  // Starts `args` in the background with output to a file; returns its pid.
+  pid_t Spawn(const std::string& args) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      std::string cmd = "exec " + args + " > " + (dir_ / "spawned.log").string() + " 2>&1";
+      execl("/bin/sh", "sh", "-c", cmd.c_str(), nullptr);
+      _exit(127);
+    }
+    return pid;
+  }
+
+  std::string SpawnedLog() {
+    std::ifstream in(dir_ / "spawned.log");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+  // pids of `servebench sim` processes started by this test (by their seed marker).
+  std::vector<pid_t> MarkedEngines() {
+    std::vector<pid_t> pids;
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+      std::string name = entry.path().filename();
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::ifstream in(entry.path() / "cmdline");
+      std::string cmd(std::istreambuf_iterator<char>(in), {});
+      for (char& c : cmd) c = c == '\0' ? ' ' : c;
+      if (cmd.find(" sim ") != std::string::npos && cmd.find(marker_) != std::string::npos &&
+          cmd.find(" run ") == std::string::npos) {
+        // Zombies are gone for our purpose.
+        std::ifstream stat(entry.path() / "stat");
+        std::string s(std::istreambuf_iterator<char>(stat), {});
+        if (s.find(") Z") != std::string::npos) continue;
+        pids.push_back(std::stoi(name));
+      }
+    }
+    return pids;
+  }
+  void KillMarked() {
+    for (pid_t p : MarkedEngines()) ::kill(p, SIGKILL);
+  }
+  bool WaitForNoEngines(double seconds) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (MarkedEngines().empty()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return MarkedEngines().empty();
+  }
+
+  std::vector<boost::json::object> Records() {
+    std::vector<boost::json::object> out;
+    fs::path records = dir_ / "out" / "records";
+    if (!fs::exists(records)) return out;
+    for (const auto& e : fs::directory_iterator(records)) {
+      std::ifstream in(e.path());
+      std::string text(std::istreambuf_iterator<char>(in), {});
+      out.push_back(boost::json::parse(text).as_object());
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+      return a.at("concurrency").as_int64() < b.at("concurrency").as_int64();
+    });
+    return out;
+  }
+
+  fs::path dir_;
+  std::string marker_;
+};
+
+TEST_F(RunE2eTest, SweepOnTheSimIsAllOkWithOneServerAndAParetoTable) {
+  // A small time scale so TPOT is measurable (at 0 every token arrives at once).
+  Result r = Run(RunArgs(WriteRecipe("[1, 2, 4]", "", /*time_scale=*/0.05)));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("3 point(s): 3 ok"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1 server start(s) for 1 session(s), 2 fewer"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("Pareto frontier"), std::string::npos) << r.output;
+  auto records = Records();
+  ASSERT_EQ(records.size(), 3u);
+  for (const auto& rec : records) {
+    EXPECT_EQ(rec.at("status").as_string(), "ok");
+    EXPECT_TRUE(rec.at("simulated").as_bool());
+    EXPECT_GT(rec.at("summary").at("output_throughput").as_double(), 0);
+    EXPECT_FALSE(rec.at("provenance").at("engine_version").as_string().empty());
+  }
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "report.md"));
+  EXPECT_TRUE(WaitForNoEngines(5));
+}
+
+TEST_F(RunE2eTest, Eagle3FailureLineIsClassifiedAndTheCanaryStopsTheSweep) {
+  std::string recipe = WriteRecipe("[1, 2]", "");
+  // Faults go in the sim block.
+  std::ifstream in(recipe);
+  std::string text(std::istreambuf_iterator<char>(in), {});
+  in.close();
+  std::string line =
+      "Model does not support EAGLE3 interface but aux_hidden_state_outputs was requested";
+  size_t at = text.find("      seed:");
+  text.insert(at, "      faults:\n        fault-exit-at-startup: \"" + line +
+                      "\"\n        fault-exit-code: \"1\"\n");
+  std::ofstream(recipe) << text;
+  Result r = Run(RunArgs(recipe));
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("canary failed: server.spec.eagle3_unsupported"), std::string::npos)
+      << r.output;
+  auto records = Records();
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].at("status").as_string(), "failed");
+  EXPECT_EQ(records[0].at("failure_class").as_string(), "server.spec.eagle3_unsupported");
+  EXPECT_EQ(records[1].at("status").as_string(), "skipped");
+}
+
+TEST_F(RunE2eTest, InvalidRecipeLaunchesNothing) {
+  std::string path = (dir_ / "bad.yaml").string();
+  std::ofstream(path) << "servebench: 1\nrecipes:\n  bad:\n    engine: sim\n    modle: x\n";
+  Result r = Run(RunArgs(path));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("nothing was launched"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+  EXPECT_TRUE(MarkedEngines().empty());
+}
+
+TEST_F(RunE2eTest, DryRunPrintsTheSimCommandAndStartsNothing) {
+  Result r = Run(RunArgs(WriteRecipe("[1, 2]", ""), "--dry-run"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find(" sim"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1 serve session(s), 2 point(s)"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "records"));
+}
+
+TEST_F(RunE2eTest, EngineKilledMidPointFailsThatPointAndTheSweepGoesOnWithARestartedServer) {
+  // Slow enough that a point lasts about a second: time scale 1, 128 output tokens.
+  std::string recipe = WriteRecipe("[1, 2, 4]", "", /*time_scale=*/1.0, /*osl=*/128);
+  pid_t run = Spawn(RunArgs(recipe));
+  // Wait until the second point has started, then SIGKILL the engine.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (SpawnedLog().find("concurrency 2 ...") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  auto engines = MarkedEngines();
+  ASSERT_EQ(engines.size(), 1u) << SpawnedLog();
+  ::kill(engines[0], SIGKILL);
+  int status = 0;
+  ::waitpid(run, &status, 0);
+  EXPECT_EQ(WEXITSTATUS(status), 3) << SpawnedLog();
+  auto records = Records();
+  ASSERT_EQ(records.size(), 3u) << SpawnedLog();
+  EXPECT_EQ(records[0].at("status").as_string(), "ok");
+  EXPECT_EQ(records[1].at("status").as_string(), "failed");
+  EXPECT_EQ(records[1].at("failure_class").as_string(), "server.died_during_run") << SpawnedLog();
+  EXPECT_EQ(records[2].at("status").as_string(), "ok") << SpawnedLog();
+  EXPECT_NE(SpawnedLog().find("2 server start(s)"), std::string::npos) << SpawnedLog();
+  EXPECT_TRUE(WaitForNoEngines(5));
+}
+
+TEST_F(RunE2eTest, KillingServebenchLeavesNoEngineAndResumeFinishesTheSweep) {
+  std::string recipe = WriteRecipe("[1, 2, 4]", "", /*time_scale=*/1.0, /*osl=*/128);
+  pid_t run = Spawn(RunArgs(recipe));
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (SpawnedLog().find("concurrency 2 ...") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_FALSE(MarkedEngines().empty()) << SpawnedLog();
+  ::kill(run, SIGKILL);
+  int status = 0;
+  ::waitpid(run, &status, 0);
+  EXPECT_TRUE(WaitForNoEngines(10)) << "an engine outlived servebench";
+
+  Result r = Run(RunArgs(recipe, "--resume"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("1 already ok (resumed)"), std::string::npos) << r.output;
+
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir_ / "sb.db").string().c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &stmt, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)), "ok");
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  EXPECT_TRUE(WaitForNoEngines(5));
+}
+
+}  // namespace

@@ -1,0 +1,57 @@
+// RunSettings: how `servebench run` (and `nightly`) executes a plan. What the user
+// asked for; the executor records it beside every result.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace servebench::run {
+
+// The build under test, carried on every record; `regress` compares builds.
+struct BuildIdentity {
+  std::string image;   // engine image (overrides nothing; recorded)
+  std::string commit;  // engine commit, e.g. vLLM's git sha
+  std::string date;    // YYYY-MM-DD of the night; default: today (UTC)
+};
+
+struct RunSettings {
+  // ---- Where results go ----
+  std::string out_dir = "out";           // records/, logs/, requests/, report.md
+  std::string db_url = "servebench.db";  // SQLite path or postgresql:// URL; "" = no store
+  // ---- Control ----
+  bool dry_run = false;        // print every serve session's command; launch nothing
+  bool resume = false;         // skip points already recorded ok in the store
+  // The canary is the first session's lowest-concurrency point; when it fails the
+  // sweep stops with its failure class unless this is set.
+  bool continue_after_canary_failure = false;
+  bool echo_engine_log = false;  // copy engine output to stderr, prefixed
+  // Restart a session's server after an engine death and go on with the rest of its
+  // points (at most this many restarts per session).
+  int max_restarts_per_session = 2;
+  // ---- Load defaults (a point's LoadSpec wins when set) ----
+  int default_prompts_per_concurrency = 10;  // num_prompts = max(concurrency × this, 20)
+  int min_prompts = 20;
+  double request_timeout_s = 600;
+  // Validity rule client_saturated (metrics.md §8): P99 issue delay above this marks a
+  // point invalid. Raise it only on a machine shared with other work (tests in CI).
+  double client_issue_delay_limit_ms = 1.0;
+  // ---- Engines ----
+  std::string servebench_binary;  // the `servebench` that runs `sim`; default: ourselves
+  double readiness_timeout_s = 0;  // 0 = recipe, else the adapter's default
+  // Runner profile: run engines whose point has an image inside a container
+  // ("docker", "podman", "enroot", "srun"; "" = on the host), with these extra
+  // container arguments (e.g. "--gpus all") and host:container mounts.
+  std::string container;
+  std::vector<std::string> container_args;
+  std::vector<std::string> container_mounts;
+  // ---- Evals (points with run_eval) ----
+  std::string eval_data_path;        // gsm8k test JSONL; "" = synthetic on sim, error otherwise
+  std::string eval_fewshot_path;     // gsm8k train JSONL for the n-shot examples
+  std::string eval_thresholds_path;  // floors (data/evals/thresholds.yaml format); "" = 0.85
+  // ---- Identity ----
+  BuildIdentity build;
+  std::string run_id;  // default: <UTC time>-<host>-<pid>
+};
+
+}  // namespace servebench::run
