@@ -28,6 +28,9 @@ int RunNightly(int argc, char** argv) {
   AddRunFlags(app, &settings);
   app.add_option("--image", image_override,
                  "engine image for every point (default: $VLLM_IMAGE, else the recipe's)");
+  std::string sim_build_slowdown;
+  app.add_option("--sim-build-slowdown", sim_build_slowdown,
+                 "sim points: the build under test is this much slower (sim --build-slowdown)");
   app.add_flag("--dry-run", dry_run, "print every serve session's command; launch nothing");
   try {
     app.parse(argc, argv);
@@ -39,6 +42,9 @@ int RunNightly(int argc, char** argv) {
   if (settings.build.image.empty()) settings.build.image = image_override;
   if (settings.build.commit.empty()) settings.build.commit = Env("VLLM_COMMIT");
   if (settings.build.commit.empty()) settings.build.commit = Env("BUILDKITE_COMMIT");
+  if (settings.build.image.empty() && !sim_build_slowdown.empty()) {
+    settings.build.image = "servebench-sim:build-slowdown-" + sim_build_slowdown;
+  }
 
   auto plan = LoadPlan(plan_flags, "nightly");
   if (!plan.ok()) {
@@ -50,6 +56,10 @@ int RunNightly(int argc, char** argv) {
     if (!point.nightly) continue;
     if (!image_override.empty() && point.serve.engine != "sim") {
       point.serve.image = image_override;
+      recipe::AssignIds(&point);
+    }
+    if (!sim_build_slowdown.empty() && point.serve.engine == "sim") {
+      point.serve.sim_options["build-slowdown"] = sim_build_slowdown;
       recipe::AssignIds(&point);
     }
     nightly.points.push_back(std::move(point));

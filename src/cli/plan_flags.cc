@@ -31,6 +31,10 @@ void AddPlanFlags(CLI::App& app, PlanFlags* p) {
   auto* ae = app.add_flag("--all-evals", p->all_evals, "every 8k1k fixed point runs evals");
   ne->excludes(eo);
   ne->excludes(ae);
+  app.add_option("--session", p->sessions,
+                 "only these serve sessions (session ids or prefixes; CI steps pass one)")
+      ->delimiter(',');
+  app.add_flag("--nightly", p->nightly_only, "only points whose recipe is marked nightly");
 }
 
 StatusOr<recipe::Plan> LoadPlan(PlanFlags p, const char* command) {
@@ -52,7 +56,36 @@ StatusOr<recipe::Plan> LoadPlan(PlanFlags p, const char* command) {
                                    " problem(s) in the recipes; nothing was " +
                                    (std::string(command) == "matrix" ? "expanded" : "launched"));
   }
-  return recipe::ExpandRecipes(set, f);
+  SB_ASSIGN_OR_RETURN(recipe::Plan plan, recipe::ExpandRecipes(set, f));
+  if (p.sessions.empty() && !p.nightly_only) return plan;
+  std::vector<bool> matched(p.sessions.size(), false);
+  auto keep = [&](const recipe::Point& point) {
+    if (p.nightly_only && !point.nightly) return false;
+    if (p.sessions.empty()) return true;
+    for (size_t i = 0; i < p.sessions.size(); ++i) {
+      if (point.session_id.rfind(p.sessions[i], 0) == 0) {
+        matched[i] = true;
+        return true;
+      }
+    }
+    return false;
+  };
+  // Rows and points are parallel for single-node sweeps; keep them in step when so.
+  bool parallel = plan.rows.size() == plan.points.size();
+  recipe::Plan kept;
+  for (size_t i = 0; i < plan.points.size(); ++i) {
+    if (!keep(plan.points[i])) continue;
+    kept.points.push_back(plan.points[i]);
+    if (parallel) kept.rows.push_back(plan.rows[i]);
+  }
+  for (size_t i = 0; i < p.sessions.size(); ++i) {
+    if (!matched[i]) {
+      return Status::InvalidArgument("--session " + p.sessions[i] +
+                                     ": no serve session of the selected points has this id "
+                                     "(`servebench matrix` lists them)");
+    }
+  }
+  return kept;
 }
 
 }  // namespace servebench::cli

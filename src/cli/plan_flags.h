@@ -17,6 +17,10 @@ struct PlanFlags {
   std::string runners;
   recipe::MatrixFilters filters;
   bool single = false, multi = false, no_evals = false, evals_only = false, all_evals = false;
+  // Applied after expansion: only these serve sessions (full ids or unique prefixes,
+  // as `matrix --format buildkite` steps pass them) / only points marked nightly.
+  std::vector<std::string> sessions;
+  bool nightly_only = false;
 };
 
 // Adds PATH... and every filter flag to `app`, writing into `flags`.

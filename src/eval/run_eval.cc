@@ -147,6 +147,8 @@ StatusOr<EvalResult> RunEval(const EvalSettings& settings, const std::atomic<boo
   HttpClientSettings client_settings{settings.max_retries, settings.timeout_ms,
                                      settings.retry_backoff_ms, settings.keep_alive};
   std::atomic<size_t> next{0};
+  std::atomic<size_t> failures_logged{0};
+  constexpr size_t kMaxFailureLogs = 5;  // the rest are in samples.jsonl
   auto start = std::chrono::steady_clock::now();
   auto worker = [&] {
     HttpClient client(target, client_settings);
@@ -165,7 +167,12 @@ StatusOr<EvalResult> RunEval(const EvalSettings& settings, const std::atomic<boo
       if (!text.ok()) {
         sample.state = SampleResult::State::kFailed;
         sample.error = text.status().ToString();
-        Log(LogLevel::kWarning, "eval: doc {} failed: {}", i, sample.error);
+        size_t logged = failures_logged.fetch_add(1);
+        if (logged < kMaxFailureLogs) {
+          Log(LogLevel::kWarning, "eval: doc {} failed: {}", i, sample.error);
+        } else if (logged == kMaxFailureLogs) {
+          Log(LogLevel::kWarning, "eval: more failures; each is in samples.jsonl (status failed)");
+        }
         continue;
       }
       sample.response = std::move(text).value();

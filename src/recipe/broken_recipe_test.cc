@@ -396,6 +396,15 @@ TEST(BrokenRecipeTest, StrayTopLevelCommaDoesNotHangTheParser) {
   EXPECT_BROKEN(Check(","), "stray top-level ','");
 }
 
+TEST(BrokenRecipeTest, InvalidUtf8IsRefused) {
+  EXPECT_BROKEN(Check("name: a\ngpu: H200\nvllm: {model: \"m\xff\"}\n"), "not valid UTF-8");
+}
+
+TEST(BrokenRecipeTest, NotANumberIsNotANumber) {
+  EXPECT_BROKEN(Check(Native("    load: {random_range_ratio: .nan}\n" + std::string(kNativeScenario))),
+                "expected a finite number");
+}
+
 TEST(BrokenRecipeTest, AListIsNotARecipe) { EXPECT_BROKEN(Check("- a\n- b\n"), "not a recipe"); }
 
 TEST(BrokenRecipeTest, SeveralDocuments) {

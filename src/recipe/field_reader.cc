@@ -1,5 +1,6 @@
 #include "recipe/field_reader.h"
 
+#include <cmath>
 #include <set>
 
 #include <fmt/format.h>
@@ -130,8 +131,8 @@ std::optional<double> FieldReader::Double(const std::string& key, bool required)
     return std::nullopt;
   }
   auto v = n->AsDouble();
-  if (!v) {
-    ctx_.Error(*n, PathOf(key), fmt::format("is {}; expected a number", Shown(*n)));
+  if (!v || !std::isfinite(*v)) {
+    ctx_.Error(*n, PathOf(key), fmt::format("is {}; expected a finite number", Shown(*n)));
     return std::nullopt;
   }
   return v;

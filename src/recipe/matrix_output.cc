@@ -1,5 +1,7 @@
 #include "recipe/matrix_output.h"
 
+#include <algorithm>
+
 #include <map>
 
 #include <fmt/format.h>
@@ -91,6 +93,12 @@ std::string Buildkite(const Plan& plan, const std::vector<std::string>& paths) {
   boost::json::array steps;
   std::string files;
   for (const auto& p : paths) files += " '" + p + "'";
+  // A nightly selection (`matrix --nightly`) becomes `servebench nightly` steps, so
+  // each carries the build identity the pipeline passes in its environment.
+  bool all_nightly = !plan.points.empty() &&
+                     std::all_of(plan.points.begin(), plan.points.end(),
+                                 [](const Point& p) { return p.nightly; });
+  const char* subcommand = all_nightly ? "nightly" : "run";
   for (const auto& s : GroupSessions(plan.points)) {
     const Point& first = s.points.front();
     std::string concs;
@@ -98,7 +106,7 @@ std::string Buildkite(const Plan& plan, const std::vector<std::string>& paths) {
     boost::json::object step;
     step["label"] = fmt::format("{} {} conc {}", first.recipe, Topology(first.serve), concs);
     step["key"] = "session-" + s.session_id.substr(0, 16);
-    step["command"] = fmt::format("servebench run{} --session {}", files, s.session_id);
+    step["command"] = fmt::format("servebench {}{} --session {}", subcommand, files, s.session_id);
     step["agents"] = boost::json::object{{"queue", first.runner}};
     step["env"] = boost::json::object{{"SERVEBENCH_SESSION_ID", s.session_id}};
     steps.push_back(std::move(step));

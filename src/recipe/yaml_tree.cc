@@ -42,6 +42,29 @@ bool IsDecU(char c) { return IsDec(c) || c == '_'; }
 bool IsHexU(char c) { return IsDecU(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 bool IsOctU(char c) { return (c >= '0' && c <= '7') || c == '_'; }
 
+// Offset of the first byte that is not part of well-formed UTF-8, if any.
+// Strings end up in JSON (points, rows), which must be valid UTF-8.
+std::optional<size_t> FirstInvalidUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return i;
+    uint32_t cp = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
+    for (size_t k = 1; k < n; ++k) {
+      unsigned char cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc >> 6) != 0x2) return i;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.
+    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+        (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+      return i;
+    i += n;
+  }
+  return std::nullopt;
+}
+
 // Guards yaml-cpp's recursive parser before it runs: flow brackets and block
 // sequence indicators each cost a recursion level, so both are bounded here.
 std::optional<std::string> CheckNesting(std::string_view text, int max_depth) {
@@ -311,6 +334,15 @@ std::optional<YNode> ParseYamlText(std::string_view text, const std::string& fil
                                    c, i));
       return std::nullopt;
     }
+  }
+  if (auto bad = FirstInvalidUtf8(text)) {
+    int line = 1;
+    for (size_t j = 0; j < *bad; ++j) line += text[j] == '\n';
+    diagnostics->Add({file, line, 0}, "",
+                     fmt::format("not valid UTF-8 (byte 0x{:02x} at offset {}); recipes are UTF-8 "
+                                 "text",
+                                 static_cast<unsigned char>(text[*bad]), *bad));
+    return std::nullopt;
   }
   if (auto nesting = CheckNesting(text, limits.max_depth)) {
     diagnostics->Add(whole, "", "YAML nested too deeply (" + *nesting + ")");

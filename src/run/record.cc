@@ -33,6 +33,9 @@ std::string SeriesId(const recipe::Point& point) {
   // The build under test is not part of the series: tonight's image is compared
   // with last night's.
   identity.serve.image.clear();
+  // The sim's stand-in for a slower or faster engine build (`nightly
+  // --sim-build-slowdown`) is the build too.
+  identity.serve.sim_options.erase("build-slowdown");
   identity.point_id.clear();
   identity.session_id.clear();
   return recipe::Sha256Hex(recipe::PointToJson(identity));

@@ -129,7 +129,10 @@ StepBreakdown PerfModel::Step(const StepShape& shape) const {
   if (tokens <= 0) return b;
   const double tokens_per_rank = tokens / dp;
 
-  // ---- memory ----
+  // ---- memory and compute, per operator class ----
+  // Each kernel is bounded by its own roofline and kernels run one after another,
+  // so the step pays max(bytes, FLOPs) per operator class, summed: the linear layers
+  // (weights read vs GEMM FLOPs) and attention (KV read vs attention FLOPs).
   double expert_bytes_per_gpu;
   if (settings_.expert_parallel) {
     expert_bytes_per_gpu = ExpertBytesRead(tokens) / (tp * dp);
@@ -138,14 +141,16 @@ StepBreakdown PerfModel::Step(const StepShape& shape) const {
   }
   double kv_bytes_per_gpu = static_cast<double>(shape.decode_kv_bytes) / dp;
   double bw = hardware_.hbm_tb_per_s * 1e12 * hardware_.hbm_efficiency;
-  b.memory_s = (dense_bytes_per_gpu_ + expert_bytes_per_gpu + kv_bytes_per_gpu) / bw;
-
-  // ---- compute ----
+  double linear_mem = (dense_bytes_per_gpu_ + expert_bytes_per_gpu) / bw;
+  double attention_mem = kv_bytes_per_gpu / bw;
   double linear = 2.0 * model_.params_active_b * 1e9 * tokens;
   double pairs = static_cast<double>(shape.decode_context_tokens) * (1.0 + k) + shape.prefill_attention_pairs;
-  double attention = attention_flops_per_pair_ * pairs;
   // Attention runs at the KV precision (FP8 or BF16), never FP4.
-  b.compute_s = (linear / peak_flops_ + attention / attention_peak_flops_) / (tp * dp) / hardware_.matmul_efficiency;
+  double linear_comp = linear / (tp * dp) / (peak_flops_ * hardware_.matmul_efficiency);
+  double attention_comp = attention_flops_per_pair_ * pairs / (tp * dp) / (attention_peak_flops_ * hardware_.matmul_efficiency);
+  b.memory_s = linear_mem + attention_mem;
+  b.compute_s = linear_comp + attention_comp;
+  const double roofline_s = std::max(linear_mem, linear_comp) + std::max(attention_mem, attention_comp);
 
   // ---- communication (per rank, all layers) ----
   double link = hardware_.scaleup_gb_per_s * 1e9 * hardware_.allreduce_bus_efficiency;
@@ -167,7 +172,7 @@ StepBreakdown PerfModel::Step(const StepShape& shape) const {
                (model_.is_moe() ? model_.moe_layers * hardware_.moe_layer_overhead_us : 0)) * 1e-6;
   if (k > 0 && shape.decode_seqs > 0) b.draft_s = k * draft_step_s_;
 
-  b.total_s = (std::max(b.memory_s, b.compute_s) + b.communication_s + b.fixed_s + b.draft_s) *
+  b.total_s = (roofline_s + b.communication_s + b.fixed_s + b.draft_s) *
               settings_.build_slowdown;
   return b;
 }

@@ -3,11 +3,13 @@
 // the decode tokens of the running sequences and a slice of prefill tokens; its
 // time is
 //
-//   t = max(t_memory, t_compute) + t_communication + t_fixed, × build_slowdown
+//   t = max(t_weights, t_gemm) + max(t_kv, t_attention) + t_communication + t_fixed,
+//       × build_slowdown
 //
-// t_memory: weights touched + KV read, over HBM bandwidth × hbm_efficiency;
-// t_compute: 2 × active params × tokens + attention FLOPs, over dense peak at the
-// weight precision × matmul_efficiency; t_communication: TP all-reduces and EP
+// a roofline per operator class: weights touched over HBM bandwidth ×
+// hbm_efficiency against 2 × active params × tokens over the dense peak at the
+// weight precision × matmul_efficiency; KV read against attention FLOPs (at the KV
+// precision); t_communication: TP all-reduces and EP
 // all-to-alls; t_fixed: per-step and per-layer kernel overheads. With speculative
 // decoding each decode sequence verifies 1 + k tokens and k draft passes are added.
 // Also owns the memory arithmetic: weight bytes per GPU, KV bytes per token and the
@@ -45,7 +47,8 @@ struct StepShape {
 };
 
 struct StepBreakdown {
-  double memory_s = 0, compute_s = 0, communication_s = 0, fixed_s = 0, draft_s = 0;
+  double memory_s = 0, compute_s = 0;  // sums over operator classes (for reports)
+  double communication_s = 0, fixed_s = 0, draft_s = 0;
   double total_s = 0;
 };
 

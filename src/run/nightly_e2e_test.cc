@@ -1,0 +1,85 @@
+// End-to-end: `servebench nightly` on the simulated engine, night after night, with
+// the simulated build getting slower, then `servebench regress` over the store.
+// Nights 1-5 run the normal build (4 baseline nights before the judged window of
+// three, as docs/regression.md requires), nights 6-7 a build 1.5x slower: the
+// regression must be flagged on night 7 (confirmed by persistence) with the right
+// series and exit status 1, and night 5 must be quiet.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code = -1;
+  std::string output;
+};
+
+Result Sh(const std::string& cmd) {
+  Result r;
+  FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
+  int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+TEST(NightlyE2eTest, SlowerSimulatedBuildIsFlaggedAsARegressionOfItsSeries) {
+  fs::path dir = fs::temp_directory_path() / ("sb_nightly_e2e_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string recipe = (dir / "nightly.yaml").string();
+  std::ofstream(recipe) << R"(servebench: 1
+recipes:
+  nightly-llama8b-sim:
+    engine: sim
+    model: llama-3.1-8b
+    hardware: h200
+    precision: bf16
+    nightly: true
+    sim:
+      time_scale: 0.1
+    load:
+      dataset: random
+      num_prompts: 32
+    scenarios:
+      - isl: 128
+        osl: 64
+        search_space:
+          - tp: 1
+            concurrency: [8]
+)";
+  std::string bin = SERVEBENCH_BIN;
+  std::string db = (dir / "sb.db").string();
+  for (int night = 1; night <= 7; ++night) {
+    bool slow = night >= 6;
+    std::string cmd = bin + " nightly " + recipe + " --out " + (dir / "out").string() +
+                      " --db " + db + " --issue-delay-limit-ms 200 --build-date 2026-11-0" +
+                      std::to_string(night) + " --build-commit c" + std::to_string(night) +
+                      (slow ? " --sim-build-slowdown 1.5" : "");
+    Result r = Sh(cmd);
+    ASSERT_EQ(r.exit_code, 0) << "night " << night << ":\n" << r.output;
+    if (night == 5) {
+      Result quiet = Sh(bin + " regress --db " + db + " --date 2026-11-05");
+      EXPECT_EQ(quiet.exit_code, 0) << quiet.output;
+      EXPECT_EQ(quiet.output.find("| regression |"), std::string::npos) << quiet.output;
+    }
+  }
+  Result r = Sh(bin + " regress --db " + db + " --date 2026-11-07");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("| regression | nightly-llama8b-sim"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("output_tput_per_gpu"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("build-slowdown-1.5"), std::string::npos)
+      << "the report names the build judged\n" << r.output;
+  fs::remove_all(dir);
+}
+
+}  // namespace
