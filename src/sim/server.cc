@@ -72,7 +72,11 @@ class SimServerImpl final : public SimServer, public HttpServer::Handler {
   std::unique_ptr<HttpServer> http_;
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<AnswerOracle> oracle_;
-  std::unordered_map<ConnId, std::unique_ptr<GenerationStream>> streams_;
+  // Keyed by request number, not ConnId: a keep-alive connection carries many
+  // requests, and a finished stream is deleted after its last call returns, when
+  // the next request on the same connection may already have its own stream.
+  std::unordered_map<uint64_t, std::unique_ptr<GenerationStream>> streams_;
+  std::unordered_map<ConnId, uint64_t> stream_of_conn_;  // the connection's live stream
   StreamContext stream_ctx_{};
   std::string served_name_;
   int max_model_len_ = 0;
@@ -302,19 +306,26 @@ void SimServerImpl::HandleGeneration(ConnId conn, const HttpRequest& request, En
   }
   std::string id = fmt::format("{}-{:016x}", endpoint == Endpoint::kChat ? "chatcmpl" : "cmpl", Mix(settings_.seed + n));
   auto stream = std::make_unique<GenerationStream>(stream_ctx_, conn, std::move(req), std::move(id), std::move(text),
-                                                   sf, [this, conn] {
+                                                   sf, [this, conn, n] {
+                                                     auto it = stream_of_conn_.find(conn);
+                                                     if (it != stream_of_conn_.end() && it->second == n) {
+                                                       stream_of_conn_.erase(it);
+                                                     }
                                                      // Delete after the current call returns.
-                                                     loop_->Post([this, conn] { streams_.erase(conn); });
+                                                     loop_->Post([this, n] { streams_.erase(n); });
                                                    });
   GenerationStream* raw = stream.get();
-  streams_[conn] = std::move(stream);
+  streams_[n] = std::move(stream);
+  stream_of_conn_[conn] = n;
   er.sink = raw;
   raw->Start(engine_->Submit(er));
 }
 
 void SimServerImpl::OnConnectionLost(ConnId conn) {
-  auto it = streams_.find(conn);
-  if (it != streams_.end()) it->second->ConnectionLost();
+  auto it = stream_of_conn_.find(conn);
+  if (it == stream_of_conn_.end()) return;
+  auto s = streams_.find(it->second);
+  if (s != streams_.end()) s->second->ConnectionLost();
 }
 
 void SimServerImpl::HandleTokenize(ConnId conn, const HttpRequest& request) {

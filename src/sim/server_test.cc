@@ -2,7 +2,10 @@
 // validity, exact usage, request validation, stop strings, stream interval.
 #include <boost/json.hpp>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include "sim/testing/sim_process.h"
 #include "sim/tokenizer.h"
@@ -275,6 +278,46 @@ TEST(SimServerTest, SendTimeFieldIsMonotonicNanoseconds) {
   SimProcess plain(kFast);
   HttpResponse p = Http(plain.port(), "POST", "/v1/completions", R"({"prompt":"a","max_tokens":2,"stream":true})");
   EXPECT_EQ(p.body.find("servebench_send_ns"), std::string::npos) << "off by default";
+}
+
+}  // namespace
+}  // namespace servebench::sim
+
+namespace servebench::sim {
+namespace {
+
+// Several requests, streaming and not, one after another on one keep-alive connection.
+TEST(SimServerTest, KeepAliveConnectionServesManyRequests) {
+  SimProcess sim(kFast);
+  int fd = testing::SendOnly(sim.port(), "POST", "/v1/completions", R"({"prompt":"a","max_tokens":3})");
+  ASSERT_GE(fd, 0);
+  auto send_more = [fd](const std::string& body) {
+    std::string req = "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(body.size()) +
+                      "\r\n\r\n" + body;
+    ASSERT_EQ(write(fd, req.data(), req.size()), static_cast<ssize_t>(req.size()));
+  };
+  // Pipelined: three more requests before reading anything.
+  send_more(R"({"prompt":"b","max_tokens":4})");
+  send_more(R"({"prompt":"c","max_tokens":5,"stream":true})");
+  send_more(R"({"prompt":"d","max_tokens":6})");
+  std::string all;
+  char buf[65536];
+  for (int i = 0; i < 200 && std::count(all.begin(), all.end(), 'H') >= 0; ++i) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 50) <= 0) {
+      if (all.find("\"completion_tokens\":6") != std::string::npos) break;
+      continue;
+    }
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    all.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  EXPECT_NE(all.find("\"completion_tokens\":3"), std::string::npos);
+  EXPECT_NE(all.find("\"completion_tokens\":4"), std::string::npos);
+  EXPECT_NE(all.find("data: [DONE]"), std::string::npos);
+  EXPECT_NE(all.find("\"completion_tokens\":6"), std::string::npos) << all;
+  EXPECT_EQ(Http(sim.port(), "GET", "/health").status, 200) << "still alive";
 }
 
 }  // namespace
