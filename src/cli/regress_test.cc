@@ -11,25 +11,13 @@
 #include <fstream>
 #include <string>
 
+#include "common/testing/shell.h"
+
 namespace {
 
-struct Result {
-  int exit_code;
-  std::string output;
-};
+using Result = servebench::testing::ShellResult;
 
-Result RunSb(const std::string& args) {
-  std::string cmd = std::string(SERVEBENCH_BIN) + " " + args + " 2>&1";
-  Result result{-1, ""};
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) result.output.append(buf.data(), n);
-  int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
+Result RunSb(const std::string& args) { return servebench::testing::RunServebench(args); }
 
 std::string Date(int night) {  // 2026-11-01 + night, nights < 30
   char buf[32];

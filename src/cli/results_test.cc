@@ -10,26 +10,12 @@
 #include <fstream>
 #include <string>
 
+#include "common/testing/shell.h"
+
 namespace {
 
-struct Result {
-  int exit_code;
-  std::string output;
-};
-
-// Runs the binary with `args`, and `env` ("NAME=value") in its environment if given.
-Result RunServebench(const std::string& args, const std::string& env = "") {
-  std::string cmd = env + (env.empty() ? "" : " ") + std::string(SERVEBENCH_BIN) + " " + args + " 2>&1";
-  Result result{-1, ""};
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) result.output.append(buf.data(), n);
-  int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
+using Result = servebench::testing::ShellResult;
+using servebench::testing::RunServebench;
 
 // A valid record (docs/record.md) as JSON text.
 std::string Record(const std::string& id, const std::string& engine, const std::string& status,

@@ -10,27 +10,16 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+
+#include "common/testing/shell.h"
 #include <fstream>
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code = -1;
-  std::string output;
-};
-
-Result Sh(const std::string& cmd) {
-  Result r;
-  FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
-  int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using Result = servebench::testing::ShellResult;
+using servebench::testing::RunShell;
 
 TEST(NightlyE2eTest, SlowerSimulatedBuildIsFlaggedAsARegressionOfItsSeries) {
   fs::path dir = fs::temp_directory_path() / ("sb_nightly_e2e_" + std::to_string(::getpid()));
@@ -65,15 +54,15 @@ recipes:
                       " --db " + db + " --issue-delay-limit-ms 200 --build-date 2026-11-0" +
                       std::to_string(night) + " --build-commit c" + std::to_string(night) +
                       (slow ? " --sim-build-slowdown 1.5" : "");
-    Result r = Sh(cmd);
+    Result r = RunShell(cmd);
     ASSERT_EQ(r.exit_code, 0) << "night " << night << ":\n" << r.output;
     if (night == 5) {
-      Result quiet = Sh(bin + " regress --db " + db + " --date 2026-11-05");
+      Result quiet = RunShell(bin + " regress --db " + db + " --date 2026-11-05");
       EXPECT_EQ(quiet.exit_code, 0) << quiet.output;
       EXPECT_EQ(quiet.output.find("| regression |"), std::string::npos) << quiet.output;
     }
   }
-  Result r = Sh(bin + " regress --db " + db + " --date 2026-11-07");
+  Result r = RunShell(bin + " regress --db " + db + " --date 2026-11-07");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("| regression | nightly-llama8b-sim"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("output_tput_per_gpu"), std::string::npos) << r.output;

@@ -16,14 +16,13 @@
 
 #include <boost/json.hpp>
 
+#include "common/testing/shell.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code = -1;
-  std::string output;
-};
+using Result = servebench::testing::ShellResult;
 
 class RunE2eTest : public ::testing::Test {
  protected:
@@ -65,16 +64,7 @@ class RunE2eTest : public ::testing::Test {
            " --issue-delay-limit-ms 200 " + more;
   }
 
-  Result Run(const std::string& args) {
-    Result r;
-    FILE* pipe = popen((args + " 2>&1").c_str(), "r");
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
-    int status = pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-  }
+  Result Run(const std::string& args) { return servebench::testing::RunShell(args); }
 
   // Starts `args` in the background with output to a file; returns its pid.
   pid_t Spawn(const std::string& args) {
