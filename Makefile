@@ -50,7 +50,7 @@ soak: build
 # libFuzzer targets need clang; FUZZ_SECS per target (default ten minutes).
 fuzz: deps
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSERVEBENCH_FUZZ=ON
-	cmake --build $(FUZZ_DIR) -j $(JOBS)
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target recipe_loader_fuzzer
 	scripts/fuzz.sh $(FUZZ_DIR) $(FUZZ_SECS)
 
 format:
