@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/command.h"
@@ -127,6 +128,13 @@ int ExecutePlan(const recipe::Plan& plan, run::RunSettings settings, bool dry_ru
   }
 
   std::unique_ptr<store::Store> db;
+  if (!settings.db_url.empty() && !store::IsPostgresUrl(settings.db_url)) {
+    // A store inside the output folder (as `make demo` uses) must not need the folder
+    // to exist beforehand.
+    std::error_code ec;
+    std::filesystem::path parent = std::filesystem::path(settings.db_url).parent_path();
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  }
   if (!settings.db_url.empty()) {
     auto opened = store::Open(settings.db_url);
     if (!opened.ok()) {

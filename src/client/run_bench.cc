@@ -233,6 +233,8 @@ json::object RunObject(const BenchSettings& s, const Url& url, const PromptSet& 
   o["ignore_eos"] = s.ignore_eos;
   o["continuous_usage_stats"] = s.continuous_usage_stats;
   o["request_timeout_s"] = s.request_timeout_s;
+  // The client_saturated limit this run was judged by (metrics.md §8 says 1 ms).
+  o["client_issue_delay_limit_ms"] = s.client_issue_delay_limit_ms;
   o["workers"] = workers;
   o["interrupted"] = interrupted;
   o["anchor_realtime_ns"] = anchor_realtime_ns;
