@@ -12,6 +12,8 @@
 #include "cli/command.h"
 #include "common/atomic_file.h"
 #include "common/exit_codes.h"
+#include "recipe/recipe.h"
+#include "run/record.h"
 #include "store/store.h"
 #include "verdict/verdict.h"
 
@@ -38,6 +40,29 @@ Status ReadExpected(const std::string& path, std::set<std::string>& out) {
   return Status::Ok();
 }
 
+// Recipe files: every point they expand to is expected tonight (nightly points only,
+// when any point is marked nightly), as the series id `servebench run` records.
+Status ReadExpectedRecipes(const std::vector<std::string>& paths, std::set<std::string>& out) {
+  recipe::Diagnostics diagnostics;
+  recipe::RecipeSet set = recipe::LoadRecipes(paths, &diagnostics);
+  if (!diagnostics.ok()) return Status::InvalidArgument(diagnostics.ToString());
+  SB_ASSIGN_OR_RETURN(recipe::Plan plan, recipe::ExpandRecipes(set, recipe::MatrixFilters{}));
+  bool any_nightly = false;
+  for (const auto& p : plan.points) any_nightly = any_nightly || p.nightly;
+  for (const auto& p : plan.points) {
+    if (!any_nightly || p.nightly) out.insert(run::SeriesId(p));
+  }
+  return Status::Ok();
+}
+
+bool IsRecipeFile(const std::string& path) {
+  auto ends = [&](const char* suffix) {
+    std::string s = suffix;
+    return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
+  };
+  return ends(".yaml") || ends(".yml");
+}
+
 int Fail(const Status& status) {
   std::fprintf(stderr, "servebench regress: %s\n", status.message().c_str());
   return kExitRunFailed;
@@ -55,7 +80,8 @@ int RunRegress(int argc, char** argv) {
   app.add_option("--records", record_dirs, "folder(s) of record JSON files (read recursively)");
   app.add_option("--date", date, "the night judged, YYYY-MM-DD (default: the latest night in the data)");
   app.add_option("--expected", expected_files,
-                 "file(s) of series ids the recipes expect, one per line: absent ones are 'missing'");
+                 "recipe files (.yaml: their nightly points) or files of series ids, one per "
+                 "line: expected series without a record tonight are 'missing'");
   app.add_option("--format", format, "md, junit or json")->check(CLI::IsMember({"md", "junit", "json"}));
   app.add_option("--output", output, "write the report here (atomically) instead of stdout");
   app.add_flag("--require-build-identity", require_build,
@@ -90,10 +116,21 @@ int RunRegress(int argc, char** argv) {
     }
   }
   std::set<std::string> expected;
+  std::vector<std::string> expected_recipes;
   for (const std::string& f : expected_files) {
+    if (IsRecipeFile(f)) {
+      expected_recipes.push_back(f);
+      continue;
+    }
     if (Status st = ReadExpected(f, expected); !st.ok()) {
       std::fprintf(stderr, "servebench regress: --expected %s\n", st.message().c_str());
       return kExitUsage;
+    }
+  }
+  if (!expected_recipes.empty()) {
+    if (Status st = ReadExpectedRecipes(expected_recipes, expected); !st.ok()) {
+      std::fprintf(stderr, "servebench regress: --expected: %s\n", st.message().c_str());
+      return kExitInvalidInput;
     }
   }
   verdict::VerdictSettings settings;

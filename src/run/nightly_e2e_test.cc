@@ -68,6 +68,19 @@ recipes:
   EXPECT_NE(r.output.find("output_tput_per_gpu"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("build-slowdown-1.5"), std::string::npos)
       << "the report names the build judged\n" << r.output;
+
+  // The recipes say what is expected: a concurrency never run is missing tonight.
+  std::string wider = (dir / "wider.yaml").string();
+  {
+    std::ifstream in(recipe);
+    std::string text(std::istreambuf_iterator<char>(in), {});
+    text.replace(text.find("concurrency: [8]"), 16, "concurrency: [8, 16]");
+    std::ofstream(wider) << text;
+  }
+  Result m = RunShell(bin + " regress --db " + db + " --date 2026-11-07 --expected " + wider);
+  EXPECT_EQ(m.exit_code, 1) << m.output;
+  EXPECT_NE(m.output.find("1 missing"), std::string::npos) << m.output;
+  EXPECT_NE(m.output.find("expected by the recipes; never reported"), std::string::npos) << m.output;
   fs::remove_all(dir);
 }
 

@@ -38,6 +38,8 @@ std::string SeriesId(const recipe::Point& point) {
   identity.serve.sim_options.erase("build-slowdown");
   identity.point_id.clear();
   identity.session_id.clear();
+  // Where the recipe file lives is not what was measured (point_id ignores it too).
+  identity.source_file.clear();
   return recipe::Sha256Hex(recipe::PointToJson(identity));
 }
 
