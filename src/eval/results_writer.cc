@@ -8,7 +8,7 @@
 #include "common/version.h"
 #include "eval/eval.h"
 #include "eval/prompt.h"
-#include "eval/sha256.h"
+#include "common/sha256.h"
 
 namespace servebench::eval {
 namespace {

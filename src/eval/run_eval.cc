@@ -15,7 +15,7 @@
 #include "eval/extraction.h"
 #include "eval/http_client.h"
 #include "eval/prompt.h"
-#include "eval/sha256.h"
+#include "common/sha256.h"
 
 namespace servebench::eval {
 namespace {

@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "common/sha256.h"
 #include "recipe/canonical_json.h"
 #include "recipe/matrix_output.h"
 #include "recipe/recipe.h"

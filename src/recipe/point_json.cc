@@ -4,8 +4,8 @@
 #include <set>
 
 #include <fmt/format.h>
-#include <openssl/sha.h>
 
+#include "common/sha256.h"
 #include "recipe/canonical_json.h"
 #include "recipe/recipe.h"
 
@@ -214,15 +214,6 @@ std::string HashWithout(json::object o, std::initializer_list<const char*> top,
 }
 
 }  // namespace
-
-std::string Sha256Hex(std::string_view bytes) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
-  std::string out;
-  out.reserve(2 * SHA256_DIGEST_LENGTH);
-  for (unsigned char c : digest) out += fmt::format("{:02x}", c);
-  return out;
-}
 
 std::string PointToJson(const Point& point) { return CanonicalJson(ToJson(point)); }
 

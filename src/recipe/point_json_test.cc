@@ -1,6 +1,7 @@
 // Point identity: canonical JSON round trip, point_id / session_id, sessions.
 #include <gtest/gtest.h>
 
+#include "common/sha256.h"
 #include "recipe/canonical_json.h"
 #include "recipe/matrix_output.h"
 #include "recipe/recipe.h"

@@ -90,7 +90,5 @@ struct ServeSession {
 // Groups by session_id; sessions in order of first appearance.
 std::vector<ServeSession> GroupSessions(const std::vector<Point>& points);
 
-// Hex SHA-256 of `bytes`.
-std::string Sha256Hex(std::string_view bytes);
 
 }  // namespace servebench::recipe

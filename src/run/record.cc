@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "common/sha256.h"
 #include "common/version.h"
 #include "recipe/recipe.h"
 
@@ -25,7 +26,7 @@ PointStatus DecideStatus(const recipe::Point& point, bool failed, bool invalid) 
 }
 
 std::string RecordId(const std::string& point_id, const std::string& run_id) {
-  return recipe::Sha256Hex(point_id + "/" + run_id);
+  return Sha256Hex(point_id + "/" + run_id);
 }
 
 std::string SeriesId(const recipe::Point& point) {
@@ -40,7 +41,7 @@ std::string SeriesId(const recipe::Point& point) {
   identity.session_id.clear();
   // Where the recipe file lives is not what was measured (point_id ignores it too).
   identity.source_file.clear();
-  return recipe::Sha256Hex(recipe::PointToJson(identity));
+  return Sha256Hex(recipe::PointToJson(identity));
 }
 
 int NumGpus(const recipe::ServeSpec& serve) {

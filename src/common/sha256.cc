@@ -1,10 +1,10 @@
-#include "eval/sha256.h"
+#include "common/sha256.h"
 
 #include <openssl/evp.h>
 
 #include <array>
 
-namespace servebench::eval {
+namespace servebench {
 
 std::string Sha256Hex(std::string_view data) {
   std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
@@ -20,4 +20,4 @@ std::string Sha256Hex(std::string_view data) {
   return hex;
 }
 
-}  // namespace servebench::eval
+}  // namespace servebench
