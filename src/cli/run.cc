@@ -6,7 +6,6 @@
 
 #include <atomic>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <iostream>
 
@@ -18,6 +17,7 @@
 #include "engine/engine.h"
 #include "run/executor.h"
 #include "run/real_backends.h"
+#include "run/record.h"
 #include "run/record_sink.h"
 #include "run/report.h"
 #include "store/store.h"
@@ -42,19 +42,10 @@ void OnSignal(int sig) {
   (void)sig;
 }
 
-std::string UtcNow(const char* format) {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, format, &tm);
-  return buf;
-}
-
 std::string DefaultRunId() {
   char host[128] = {};
   ::gethostname(host, sizeof host - 1);
-  return UtcNow("%Y%m%dT%H%M%SZ") + "-" + host + "-" + std::to_string(::getpid());
+  return run::UtcNow("%Y%m%dT%H%M%SZ") + "-" + host + "-" + std::to_string(::getpid());
 }
 
 std::string SelfPath() {
@@ -105,7 +96,7 @@ void AddRunFlags(CLI::App& app, run::RunSettings* s) {
 // Runs `plan` with `settings`; prints the report. Returns the exit code.
 int ExecutePlan(const recipe::Plan& plan, run::RunSettings settings, bool dry_run) {
   if (settings.run_id.empty()) settings.run_id = DefaultRunId();
-  if (settings.build.date.empty()) settings.build.date = UtcNow("%Y-%m-%d");
+  if (settings.build.date.empty()) settings.build.date = run::UtcNow("%Y-%m-%d");
   if (settings.servebench_binary.empty()) settings.servebench_binary = SelfPath();
   std::vector<recipe::ServeSession> sessions = recipe::GroupSessions(plan.points);
   if (sessions.empty()) {

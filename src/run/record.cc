@@ -48,12 +48,12 @@ int NumGpus(const recipe::ServeSpec& serve) {
   return std::max(1, serve.tp) * std::max(1, serve.pp) * std::max(1, serve.pcp_size);
 }
 
-std::string Rfc3339Now() {
+std::string UtcNow(const char* format) {
   std::time_t now = std::time(nullptr);
   std::tm tm{};
   gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, format, &tm);
   return buf;
 }
 
