@@ -121,28 +121,34 @@ void GenerationStream::BeginChunk(std::string* out) const {
   AppendJsonString(out, ctx_.model_name);
 }
 
-void GenerationStream::EndChunk(std::string* out, bool with_usage) const {
+void GenerationStream::EndChunk(std::string* out, bool with_usage, std::vector<size_t>* stamps) const {
   if (with_usage) {
     fmt::format_to(std::back_inserter(*out),
                    ",\"usage\":{{\"prompt_tokens\":{},\"total_tokens\":{},\"completion_tokens\":{}}}",
                    req_.prompt_tokens, req_.prompt_tokens + completion_tokens_, completion_tokens_);
   }
-  if (ctx_.send_time_field) fmt::format_to(std::back_inserter(*out), ",\"servebench_send_ns\":{}", MonotonicNowNs());
+  if (ctx_.send_time_field) {
+    // The HTTP server writes the time into the placeholder as the bytes leave.
+    *out += ",\"servebench_send_ns\":";
+    stamps->push_back(out->size());
+    *out += HttpServer::kSendStampPlaceholder;
+  }
   *out += "}\n\n";
 }
 
 void GenerationStream::EmitChunk(std::string_view text, FinishReason finish) {
   std::string out;
   out.reserve(256 + text.size());
+  std::vector<size_t> stamps;
   const char* fin = FinishName(finish);
   if (req_.endpoint == Endpoint::kChat && !role_sent_) {
     role_sent_ = true;
     BeginChunk(&out);
     out += ",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"logprobs\":null,\"finish_reason\":null}]";
-    EndChunk(&out, req_.continuous_usage);
+    EndChunk(&out, req_.continuous_usage, &stamps);
   }
   if (text.empty() && !fin) {
-    Write(out);
+    Write(out, stamps);
     return;
   }
   BeginChunk(&out);
@@ -172,17 +178,17 @@ void GenerationStream::EmitChunk(std::string_view text, FinishReason finish) {
     AppendJsonString(&out, stop_reason_);
   }
   out += "}]";
-  EndChunk(&out, req_.continuous_usage);
+  EndChunk(&out, req_.continuous_usage, &stamps);
   // Malformed-event fault: one broken event after the chosen token count.
   if (!malformed_done_ && faults_.malformed_after_tokens >= 0 &&
       sent_tokens_ + pending_tokens_ >= faults_.malformed_after_tokens) {
     malformed_done_ = true;
     out += "data: {\"id\":\"" + id_ + "\",\"choices\":[{\"index\":0,\"text\":\"\n\n";
   }
-  Write(out);
+  Write(out, stamps);
 }
 
-void GenerationStream::Write(std::string_view sse) {
+void GenerationStream::Write(std::string_view sse, const std::vector<size_t>& stamps) {
   if (sse.empty()) return;
   if (faults_.stall_ms > 0 && !stall_done_ &&
       sent_tokens_ + pending_tokens_ >= faults_.stall_after_tokens && stall_until_ns_ == 0) {
@@ -194,8 +200,9 @@ void GenerationStream::Write(std::string_view sse) {
     ctx_.loop->RunAt(stall_until_ns_, [this, conn, http] {
       if (!http->IsOpen(conn)) return;
       stall_done_ = true;
-      http->WriteChunk(conn, held_);
+      http->WriteChunk(conn, held_, held_stamps_);
       held_.clear();
+      held_stamps_.clear();
       if (end_after_held_) {
         http->EndStream(conn);
         Done();
@@ -203,22 +210,24 @@ void GenerationStream::Write(std::string_view sse) {
     });
   }
   if (stall_until_ns_ != 0 && !stall_done_) {
+    for (size_t at : stamps) held_stamps_.push_back(held_.size() + at);
     held_.append(sse);
     return;
   }
-  ctx_.http->WriteChunk(conn_, sse);
+  ctx_.http->WriteChunk(conn_, sse, stamps);
 }
 
 void GenerationStream::EmitFinal() {
   if (req_.stream) {
     std::string out;
+    std::vector<size_t> stamps;
     if (req_.include_usage) {
       BeginChunk(&out);
       out += ",\"choices\":[]";
-      EndChunk(&out, true);
+      EndChunk(&out, true, &stamps);
     }
     out += "data: [DONE]\n\n";
-    Write(out);
+    Write(out, stamps);
     if (stall_until_ns_ != 0 && !stall_done_) {
       end_after_held_ = true;  // the stall timer ends the stream
       return;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "sim/engine.h"
 #include "sim/http_server.h"
@@ -52,9 +53,10 @@ class GenerationStream final : public TokenSink {
  private:
   void EmitChunk(std::string_view text, FinishReason finish);
   void EmitFinal();
-  void Write(std::string_view sse);
+  // `stamps`: send-time placeholder offsets in `sse` (HttpServer::WriteChunk).
+  void Write(std::string_view sse, const std::vector<size_t>& stamps);
   void BeginChunk(std::string* out) const;
-  void EndChunk(std::string* out, bool with_usage) const;
+  void EndChunk(std::string* out, bool with_usage, std::vector<size_t>* stamps) const;
   void Done();
 
   StreamContext ctx_;
@@ -80,6 +82,7 @@ class GenerationStream final : public TokenSink {
   bool stall_done_ = false;
   int64_t stall_until_ns_ = 0;
   std::string held_;
+  std::vector<size_t> held_stamps_;
   bool end_after_held_ = false;
 };
 

@@ -9,10 +9,13 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 #include <fmt/format.h>
+
+#include "common/clock.h"
 
 namespace servebench::sim {
 namespace {
@@ -69,6 +72,7 @@ struct HttpServer::Connection final : EventLoop::FdHandler {
   std::string rbuf;
   std::string wbuf;
   size_t woff = 0;
+  std::vector<size_t> send_stamps;  // placeholder offsets in wbuf, ascending
   ConnId id() const { return (static_cast<uint64_t>(slot) << 32) | generation; }
   void OnFdEvents(uint32_t events) override { server->OnConnectionEvents(this, events); }
 };
@@ -317,12 +321,13 @@ void HttpServer::BeginStream(ConnId conn, int status, std::string_view content_t
   MarkDirty(c);
 }
 
-void HttpServer::WriteChunk(ConnId conn, std::string_view data) {
+void HttpServer::WriteChunk(ConnId conn, std::string_view data, std::span<const size_t> send_stamps) {
   Connection* c = Find(conn);
   if (!c || !c->streaming || data.empty()) return;
   char hex[24];
   int n = std::snprintf(hex, sizeof hex, "%zx\r\n", data.size());
   c->wbuf.append(hex, static_cast<size_t>(n));
+  for (size_t at : send_stamps) c->send_stamps.push_back(c->wbuf.size() + at);
   c->wbuf.append(data);
   c->wbuf.append("\r\n", 2);
   pending_total_ += static_cast<size_t>(n) + data.size() + 2;
@@ -360,24 +365,34 @@ void HttpServer::Abort(ConnId conn) {
   if (!c) return;
   // What was already produced leaves first (best effort, one send), as when a
   // real server process drops a connection mid-stream.
-  if (c->woff < c->wbuf.size()) {
-    ssize_t n = send(c->fd, c->wbuf.data() + c->woff, c->wbuf.size() - c->woff, MSG_NOSIGNAL);
-    if (n > 0) {
-      c->woff += static_cast<size_t>(n);
-      pending_total_ -= static_cast<size_t>(n);
-    }
-  }
+  if (c->woff < c->wbuf.size()) (void)SendPending(c);
   Close(c, false);
+}
+
+ssize_t HttpServer::SendPending(Connection* c) {
+  if (!c->send_stamps.empty()) {
+    // One clock read for every stamp this send() carries: they leave together.
+    char digits[kSendStampWidth + 1];
+    std::snprintf(digits, sizeof digits, "%*lld", static_cast<int>(kSendStampWidth),
+                  static_cast<long long>(MonotonicNowNs()));
+    for (size_t at : c->send_stamps) std::memcpy(c->wbuf.data() + at, digits, kSendStampWidth);
+  }
+  ssize_t n = send(c->fd, c->wbuf.data() + c->woff, c->wbuf.size() - c->woff, MSG_NOSIGNAL);
+  if (n > 0) {
+    c->woff += static_cast<size_t>(n);
+    pending_total_ -= static_cast<size_t>(n);
+    // A stamp whose first byte has left is final; only wholly unsent ones are redone.
+    auto sent = std::find_if(c->send_stamps.begin(), c->send_stamps.end(),
+                             [&](size_t at) { return at >= c->woff; });
+    c->send_stamps.erase(c->send_stamps.begin(), sent);
+  }
+  return n;
 }
 
 void HttpServer::Flush(Connection* c) {
   while (c->woff < c->wbuf.size()) {
-    ssize_t n = send(c->fd, c->wbuf.data() + c->woff, c->wbuf.size() - c->woff, MSG_NOSIGNAL);
-    if (n > 0) {
-      c->woff += static_cast<size_t>(n);
-      pending_total_ -= static_cast<size_t>(n);
-      continue;
-    }
+    ssize_t n = SendPending(c);
+    if (n > 0) continue;
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       if (!c->want_write) {
@@ -391,6 +406,7 @@ void HttpServer::Flush(Connection* c) {
   }
   c->wbuf.clear();
   c->woff = 0;
+  c->send_stamps.clear();
   if (c->wbuf.capacity() > (1 << 20)) c->wbuf.shrink_to_fit();
   if (c->want_write) {
     c->want_write = false;
@@ -422,6 +438,7 @@ void HttpServer::Close(Connection* c, bool notify) {
   c->wbuf.clear();
   c->wbuf.shrink_to_fit();
   c->woff = 0;
+  c->send_stamps.clear();
   --open_connections_;
   closed_slots_.push_back(c->slot);
   // Both a peer's close and our own Abort leave an unfinished request that the

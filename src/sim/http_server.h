@@ -4,6 +4,12 @@
 // streams). Bytes written during one loop iteration are coalesced and leave in one
 // write() per socket just before the loop blocks.
 //
+// Send-time stamps (`servebench sim --send-time-field`): a chunk may carry
+// placeholders of kSendStampWidth characters; each is overwritten with
+// CLOCK_MONOTONIC nanoseconds immediately before the send() that carries its
+// bytes, so the stamp says when the bytes left, not when the chunk was built
+// (which, with coalescing, can be a whole loop iteration earlier).
+//
 // Requests on one connection are handled one at a time (a pipelined request waits
 // until the previous response is complete). Request bodies need Content-Length;
 // chunked request bodies get 501. Connections are named by ConnId values that stay
@@ -14,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -43,6 +50,11 @@ class HttpServer {
   };
 
   // Binds host:port (port 0 picks a free one) and starts accepting.
+  // A send-time placeholder: valid JSON (-1, "not stamped") until stamped, and wide
+  // enough for any non-negative int64 right-aligned with leading spaces.
+  static constexpr std::string_view kSendStampPlaceholder = "                  -1";
+  static constexpr size_t kSendStampWidth = kSendStampPlaceholder.size();
+
   static StatusOr<std::unique_ptr<HttpServer>> Listen(EventLoop* loop, const std::string& host,
                                                       int port, Handler* handler);
   ~HttpServer();
@@ -56,7 +68,8 @@ class HttpServer {
   void Respond(ConnId conn, int status, std::string_view content_type, std::string_view body);
   // Starts a chunked response; each WriteChunk is one HTTP chunk; EndStream ends it.
   void BeginStream(ConnId conn, int status, std::string_view content_type);
-  void WriteChunk(ConnId conn, std::string_view data);
+  // `send_stamps`: offsets in `data` of send-time placeholders (kSendStampPlaceholder).
+  void WriteChunk(ConnId conn, std::string_view data, std::span<const size_t> send_stamps = {});
   void EndStream(ConnId conn);
   // Sends what is queued (one attempt) and closes the socket, response unfinished
   // (fault injection).
@@ -76,6 +89,8 @@ class HttpServer {
   void ParseRequests(Connection* c);
   void MarkDirty(Connection* c);
   void Flush(Connection* c);
+  // send() of c's unsent bytes, stamping their placeholders first; < 0 on error.
+  ssize_t SendPending(Connection* c);
   void FlushAll();
   void Close(Connection* c, bool notify);
   void FinishResponse(Connection* c);
