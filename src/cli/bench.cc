@@ -54,7 +54,7 @@ int RunBenchCommand(int argc, char** argv) {
                "Flags keep `vllm bench serve`'s names and meanings."};
   app.option_defaults()->always_capture_default();
   std::string host = "127.0.0.1", request_rate = "inf", range_semantics = "vllm", result_format = "vllm",
-              arrival = "gamma", result_dir, result_filename, requests_jsonl;
+              arrival = "gamma", event_timestamps = "kernel", result_dir, result_filename, requests_jsonl;
   int port = 8000;
   bool save_result = false, no_scrape = false, no_continuous = false, no_progress = false;
   std::vector<std::string> percentile_metrics, metric_percentiles, goodput, metadata, headers;
@@ -109,6 +109,10 @@ int RunBenchCommand(int argc, char** argv) {
   app.add_option("--requests-jsonl", requests_jsonl, "write per-request records here");
   app.add_flag("--no-continuous-usage", no_continuous, "do not ask for per-chunk usage");
   app.add_option("--api-key-env", s.api_key_env, "environment variable holding the API key");
+  app.add_option("--ssl-ca-cert", s.tls.ca_cert_file, "https: PEM file of CAs to trust besides the system store");
+  app.add_flag("--insecure", s.tls.insecure, "https: do not verify the server's certificate");
+  app.add_option("--event-timestamps", event_timestamps,
+                 "kernel: the kernel's receive time of each read (plain TCP); read: when the read returned");
   app.add_option("--issue-delay-limit-ms", s.client_issue_delay_limit_ms);
   app.add_flag("--no-progress", no_progress);
   try {
@@ -145,6 +149,11 @@ int RunBenchCommand(int argc, char** argv) {
     s.burstiness = 1.0;
   } else if (arrival != "gamma") {
     return Fail(kExitUsage, "--arrival '" + arrival + "': gamma, poisson or constant");
+  }
+  if (event_timestamps == "read") {
+    s.kernel_rx_timestamps = false;
+  } else if (event_timestamps != "kernel") {
+    return Fail(kExitUsage, "--event-timestamps '" + event_timestamps + "': kernel or read");
   }
   std::vector<std::string> pm = SplitCommas(percentile_metrics);
   if (!pm.empty()) s.percentile_metrics = pm;

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "client/tls_options.h"
 #include "common/status.h"
 #include "metrics/run_summary.h"
 
@@ -37,6 +38,14 @@ struct BenchSettings {
   std::string api_key_env = "OPENAI_API_KEY";
   std::string metrics_url;  // empty = base_url + "/metrics"
   bool scrape_metrics = true;
+  TlsOptions tls;           // https:// verification (--ssl-ca-cert, --insecure)
+
+  // ---- Event times ----
+  // true: each SSE event is stamped with the kernel's receive time of the read that
+  // delivered it (plain TCP, SO_TIMESTAMPNS), so the client's own scheduling delay
+  // stays out of TTFT and ITL; a read the kernel did not stamp (and every TLS read)
+  // falls back to the time it returned. false: always the time the read returned.
+  bool kernel_rx_timestamps = true;
 
   // ---- Dataset ----
   std::string dataset_name = "random";  // random | custom | sharegpt

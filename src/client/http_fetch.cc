@@ -13,14 +13,13 @@ using asio::ip::tcp;
 
 StatusOr<HttpReply> HttpFetch(const Url& url, const std::string& path, const std::string& body,
                               double timeout_s,
-                              const std::vector<std::pair<std::string, std::string>>& headers) {
+                              const std::vector<std::pair<std::string, std::string>>& headers,
+                              const TlsOptions& tls_options) {
   try {
     asio::io_context io;
-    std::optional<asio::ssl::context> tls;
+    std::unique_ptr<asio::ssl::context> tls;
     if (url.tls) {
-      tls.emplace(asio::ssl::context::tls_client);
-      tls->set_default_verify_paths();
-      tls->set_verify_mode(asio::ssl::verify_peer);
+      SB_ASSIGN_OR_RETURN(tls, MakeTlsContext(tls_options));
     }
     tcp::resolver resolver(io);
     boost::system::error_code ec;
@@ -28,7 +27,7 @@ StatusOr<HttpReply> HttpFetch(const Url& url, const std::string& path, const std
     if (ec) {
       return Status::Unavailable(fmt::format("{}:{}: cannot resolve: {}", url.host, url.port, ec.message()));
     }
-    Transport t(io, tls ? &*tls : nullptr, url.host);
+    Transport t(io, tls.get(), url.host);
     HttpReply reply;
     HttpResponseParser parser([&](std::string_view b) { reply.body.append(b); });
     std::string request = fmt::format("{} {}{} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n",
@@ -61,7 +60,7 @@ StatusOr<HttpReply> HttpFetch(const Url& url, const std::string& path, const std
     };
     t.AsyncConnect(endpoints, [&](const boost::system::error_code& cec) {
       if (cec) {
-        error = "connect: " + cec.message();
+        error = DescribeConnectError(cec);
         return;
       }
       t.AsyncWriteAll(request, [&](const boost::system::error_code& wec, size_t) {

@@ -8,6 +8,7 @@
 #include <vector>
 #include <utility>
 
+#include "client/tls_options.h"
 #include "client/url.h"
 #include "common/status.h"
 
@@ -22,6 +23,7 @@ struct HttpReply {
 // server cannot be reached, DeadlineExceeded past `timeout_s`.
 StatusOr<HttpReply> HttpFetch(const Url& url, const std::string& path, const std::string& body,
                               double timeout_s,
-                              const std::vector<std::pair<std::string, std::string>>& headers = {});
+                              const std::vector<std::pair<std::string, std::string>>& headers = {},
+                              const TlsOptions& tls_options = {});
 
 }  // namespace servebench::client

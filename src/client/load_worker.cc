@@ -35,7 +35,7 @@ std::chrono::steady_clock::time_point AtNs(int64_t monotonic_ns) {
 // One connection and the request on it (at most one: no pipelining).
 struct LoadWorker::Conn {
   Conn(LoadWorker* w, asio::io_context& io)
-      : transport(io, w->cfg_.tls, w->cfg_.host),
+      : transport(io, w->cfg_.tls, w->cfg_.host, w->cfg_.kernel_rx_timestamps),
         deadline(io),
         http([this](std::string_view b) { OnBody(b); }),
         sse([this](std::string_view, std::string_view data, int64_t t) { OnEvent(data, t); }) {
@@ -69,7 +69,8 @@ struct LoadWorker::Conn {
   std::string error_body;
   RequestRecord* rec = nullptr;
   Job* job = nullptr;
-  int64_t read_t_ns = 0;
+  int64_t read_t_ns = 0;        // the stamp of the current read's events
+  int64_t reads = 0, kernel_stamped_reads = 0;  // of the current request
   uint64_t serial = 0;  // which request the pending callbacks belong to
   bool connected = false, connecting = false, dead = false, writing = false;
   bool stream_failed = false;
@@ -109,7 +110,7 @@ void LoadWorker::Connect(Conn* c, bool then_send) {
       return;
     }
     if (c->serial != serial || c->rec == nullptr) return;
-    if (ec) return Fail(c, FailureKind::kConnect, "connect: " + ec.message());
+    if (ec) return Fail(c, FailureKind::kConnect, DescribeConnectError(ec));
     c->connected = true;
     Send(c);
   });
@@ -136,6 +137,7 @@ void LoadWorker::StartJob(Job* job, int64_t t_scheduled, int64_t t_slot_free) {
 }
 
 void LoadWorker::Send(Conn* c) {
+  c->reads = c->kernel_stamped_reads = 0;
   c->http.Reset();
   c->sse.Reset();
   c->error_body.clear();
@@ -179,10 +181,17 @@ void LoadWorker::Read(Conn* c) {
 }
 
 void LoadWorker::OnRead(Conn* c, uint64_t serial, const boost::system::error_code& ec, size_t n) {
-  // Stamp first: the event time is the time of this read, before any parsing.
-  c->read_t_ns = MonotonicNowNs();
+  // The event time is this read's, taken by the transport before any parsing: the
+  // kernel's receive time when it has one, else the time the read returned.
+  int64_t rx = c->transport.last_receive_ns();
+  c->read_t_ns = rx >= 0 ? rx : c->transport.last_read_ns();
   if (c->serial != serial || c->rec == nullptr) return;
   if (n > 0) {
+    ++c->reads;
+    if (rx >= 0) {
+      ++c->kernel_stamped_reads;
+      receive_lag_.Record(c->transport.last_read_ns() - rx);
+    }
     Status s = c->http.Feed(std::string_view(c->buf.data(), n));
     if (!s.ok()) return Fail(c, FailureKind::kMalformed, "bad HTTP response: " + s.message());
     if (c->stream_failed && c->rec->failure != FailureKind::kNone &&
@@ -252,6 +261,8 @@ void LoadWorker::Finish(Conn* c, bool reusable) {
     p.failed.fetch_add(1, std::memory_order_relaxed);
   }
   p.events.fetch_add(static_cast<int64_t>(r->events.size()), std::memory_order_relaxed);
+  p.reads.fetch_add(c->reads, std::memory_order_relaxed);
+  p.kernel_stamped_reads.fetch_add(c->kernel_stamped_reads, std::memory_order_relaxed);
   c->rec = nullptr;
   c->job = nullptr;
   c->decoder.reset();

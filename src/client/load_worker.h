@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "client/lag_histogram.h"
 #include "metrics/request_record.h"
 
 namespace servebench::client {
@@ -32,6 +33,9 @@ struct Job {
 // Live counters for the progress line, summed over workers by the reader.
 struct Progress {
   std::atomic<int64_t> done{0}, failed{0}, tokens{0}, events{0}, max_issue_delay_ns{0};
+  // Reads that delivered data, and those of them the kernel stamped (WorkerConfig::
+  // kernel_rx_timestamps); counted once per request, when it ends.
+  std::atomic<int64_t> reads{0}, kernel_stamped_reads{0};
 };
 
 // Start line shared by the workers of one phase: each worker connects, then
@@ -47,6 +51,9 @@ struct WorkerConfig {
   boost::asio::ssl::context* tls = nullptr;  // null for http://
   std::string host;                          // TLS SNI and verification
   bool keep_text = false;
+  // Stamp events with the kernel's receive time of the read that delivered them
+  // (plain TCP; transport.h) instead of the time the read returned.
+  bool kernel_rx_timestamps = true;
   double request_timeout_s = 0;              // 0 = no deadline
   bool closed_loop = true;
   // Closed loop: requests this worker keeps in flight. Open loop: the cap on
@@ -74,6 +81,8 @@ class LoadWorker {
 
   std::deque<metrics::RequestRecord>& records() { return records_; }
   int64_t connections_opened() const { return connections_opened_; }
+  // Per kernel-stamped read: read time minus the kernel's receive time.
+  const LagHistogram& receive_lag() const { return receive_lag_; }
   bool cancelled() const { return cancelled_; }
 
  private:
@@ -102,7 +111,8 @@ class LoadWorker {
   std::vector<std::unique_ptr<Conn>> conns_;
   std::vector<Conn*> idle_;
   std::deque<metrics::RequestRecord> records_;  // stable addresses for in-flight decoders
-  std::deque<std::pair<Job*, int64_t>> pending_;  // open loop over the cap: (job, t_scheduled)
+  std::deque<std::pair<Job*, int64_t>> pending_;
+  LagHistogram receive_lag_;  // open loop over the cap: (job, t_scheduled)
   size_t next_arrival_ = 0;
   int64_t in_flight_ = 0;
   int64_t start_ns_ = 0;

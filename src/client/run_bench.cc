@@ -18,6 +18,7 @@
 #include "client/load_worker.h"
 #include "client/request_builder.h"
 #include "client/schedule.h"
+#include "client/transport.h"
 #include "client/url.h"
 #include "common/atomic_file.h"
 #include "common/clock.h"
@@ -76,6 +77,8 @@ struct PhaseOutcome {
   int64_t start_ns = 0;
   int64_t connections_opened = 0;
   int64_t events = 0;
+  int64_t reads = 0, kernel_stamped_reads = 0;
+  LagHistogram receive_lag;
   bool cancelled = false;
 };
 
@@ -107,6 +110,7 @@ PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::resu
     c.tls = tls;
     c.host = url.host;
     c.keep_text = s.keep_generated_text;
+    c.kernel_rx_timestamps = s.kernel_rx_timestamps;
     c.request_timeout_s = s.request_timeout_s;
     c.closed_loop = plan.closed_loop;
     int64_t cap = plan.max_in_flight;
@@ -154,19 +158,22 @@ PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::resu
   for (auto& w : workers) {
     out.connections_opened += w->connections_opened();
     out.cancelled = out.cancelled || w->cancelled();
+    out.receive_lag.Merge(w->receive_lag());
     for (RequestRecord& r : w->records()) out.records.push_back(std::move(r));
   }
   out.events = progress.events.load();
+  out.reads = progress.reads.load();
+  out.kernel_stamped_reads = progress.kernel_stamped_reads.load();
   return out;
 }
 
-std::optional<metrics::SpecCounters> Scrape(const std::string& metrics_url) {
+std::optional<metrics::SpecCounters> Scrape(const std::string& metrics_url, const TlsOptions& tls) {
   StatusOr<Url> url = ParseUrl(metrics_url);
   if (!url.ok()) return std::nullopt;
   std::string path = url->path.empty() ? "/" : url->path;
   Url base = *url;
   base.path.clear();
-  StatusOr<HttpReply> reply = HttpFetch(base, path, "", 10.0);
+  StatusOr<HttpReply> reply = HttpFetch(base, path, "", 10.0, {}, tls);
   if (!reply.ok() || reply->status != 200) {
     Log(LogLevel::kWarning, "metrics scrape of {} failed: {}", metrics_url,
         reply.ok() ? fmt::format("HTTP {}", reply->status) : reply.status().ToString());
@@ -182,9 +189,10 @@ std::optional<metrics::SpecCounters> Scrape(const std::string& metrics_url) {
 
 // The server's tokenizer, when it has /tokenize (vLLM, SGLang, the sim).
 TokenCounter MakeTokenCounter(const Url& url, const BenchSettings& s) {
-  auto count = [url, model = s.served_model_name.empty() ? s.model : s.served_model_name](const std::string& text) -> std::optional<int64_t> {
+  auto count = [url, tls = s.tls, model = s.served_model_name.empty() ? s.model : s.served_model_name](
+                   const std::string& text) -> std::optional<int64_t> {
     json::object req{{"model", model}, {"prompt", text}};
-    StatusOr<HttpReply> reply = HttpFetch(url, "/tokenize", json::serialize(req), 30.0);
+    StatusOr<HttpReply> reply = HttpFetch(url, "/tokenize", json::serialize(req), 30.0, {}, tls);
     if (!reply.ok() || reply->status != 200) return std::nullopt;
     json::error_code ec;
     json::value v = json::parse(reply->body, ec);
@@ -199,6 +207,16 @@ TokenCounter MakeTokenCounter(const Url& url, const BenchSettings& s) {
   };
   if (!count("hello world")) return {};
   return count;
+}
+
+json::value ReceiveLagJson(const LagHistogram& h) {
+  if (h.count() == 0) return nullptr;
+  auto us = [](int64_t ns) { return static_cast<double>(ns) / 1e3; };
+  return json::object{{"reads", h.count()},
+                      {"p50", us(h.PercentileNs(50))},
+                      {"p99", us(h.PercentileNs(99))},
+                      {"p99.9", us(h.PercentileNs(99.9))},
+                      {"max", us(h.max_ns())}};
 }
 
 int AutoWorkers(int64_t concurrency) {
@@ -265,10 +283,13 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
                                            url.host, ec.message()));
   }
   // Reachability: any HTTP reply will do; nothing listening fails the run up front.
-  StatusOr<HttpReply> probe = HttpFetch(url, "/v1/models", "", 10.0);
+  StatusOr<HttpReply> probe = HttpFetch(url, "/v1/models", "", 10.0, {}, s.tls);
   if (!probe.ok()) {
-    return Status::Unavailable(fmt::format("server at {} is not reachable ({}); is it running?",
-                                           s.base_url, probe.status().message()));
+    if (probe.status().code() == StatusCode::kInvalidArgument) return probe.status();
+    bool tls_error = probe.status().message().find("TLS handshake") != std::string::npos;
+    return Status::Unavailable(fmt::format("server at {} is not reachable ({}){}", s.base_url,
+                                           probe.status().message(),
+                                           tls_error ? "" : "; is it running?"));
   }
 
   bool chat = IsChatEndpoint(s);
@@ -279,11 +300,9 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
   SB_ASSIGN_OR_RETURN(PromptSet prompts, MakePrompts(s, chat, counter));
   SB_ASSIGN_OR_RETURN(RequestTemplate tmpl, MakeRequestTemplate(s, url, api_key));
 
-  std::optional<asio::ssl::context> tls;
+  std::unique_ptr<asio::ssl::context> tls;
   if (url.tls) {
-    tls.emplace(asio::ssl::context::tls_client);
-    tls->set_default_verify_paths();
-    tls->set_verify_mode(asio::ssl::verify_peer);
+    SB_ASSIGN_OR_RETURN(tls, MakeTlsContext(s.tls));
   }
 
   auto make_jobs = [&](const std::vector<Prompt>& ps, bool warmup, const std::vector<int64_t>& offsets) {
@@ -308,7 +327,7 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
     plan.closed_loop = true;
     plan.max_in_flight = s.max_concurrency > 0 ? std::min<int64_t>(s.max_concurrency, s.num_warmups)
                                                : s.num_warmups;
-    PhaseOutcome w = RunPhase(plan, endpoints, tls ? &*tls : nullptr, url, s, cancel, false);
+    PhaseOutcome w = RunPhase(plan, endpoints, tls.get(), url, s, cancel, false);
     for (RequestRecord& r : w.records) result.records.push_back(std::move(r));
   }
 
@@ -331,16 +350,16 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
                                 ? fmt::format("{}://{}{}/metrics", url.tls ? "https" : "http",
                                               url.HostHeader(), url.path)
                                 : s.metrics_url;
-  if (s.scrape_metrics) before = Scrape(metrics_url);
+  if (s.scrape_metrics) before = Scrape(metrics_url, s.tls);
 
   int64_t anchor_rt = RealtimeNowNs();
   int64_t anchor_mono = MonotonicNowNs();
   double cpu_before = CpuSeconds();
-  PhaseOutcome main = RunPhase(plan, endpoints, tls ? &*tls : nullptr, url, s, cancel, show_progress);
+  PhaseOutcome main = RunPhase(plan, endpoints, tls.get(), url, s, cancel, show_progress);
   double cpu_s = CpuSeconds() - cpu_before;
   int64_t end_mono = MonotonicNowNs();
   int64_t end_rt = RealtimeNowNs();
-  if (s.scrape_metrics && !main.cancelled) after = Scrape(metrics_url);
+  if (s.scrape_metrics && !main.cancelled) after = Scrape(metrics_url, s.tls);
   result.interrupted = main.cancelled;
   for (RequestRecord& r : main.records) result.records.push_back(std::move(r));
 
@@ -394,6 +413,13 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
       {"workers", plan.workers},
       {"connections_opened", main.connections_opened},
       {"max_rss_kb", MaxRssKb()},
+      // What the event times are (client_settings.h): "kernel_receive" or "read".
+      {"event_timestamps", s.kernel_rx_timestamps ? "kernel_receive" : "read"},
+      {"reads", main.reads},
+      {"kernel_stamped_reads", main.kernel_stamped_reads},
+      // How late the client read what the kernel had received: its own delay, kept
+      // out of the metrics by kernel stamps (null without them).
+      {"receive_lag_us", ReceiveLagJson(main.receive_lag)},
       {"measured_phase_wall_s", static_cast<double>(end_mono - main.start_ns) / 1e9}};
   result.result = metrics::BuildResultJson(result.summary, h, result.records);
   result.header = std::move(h);

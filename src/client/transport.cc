@@ -1,15 +1,59 @@
 #include "client/transport.h"
 
+#include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "common/clock.h"
 
 namespace servebench::client {
 
 namespace asio = boost::asio;
 using asio::ip::tcp;
 
+StatusOr<std::unique_ptr<asio::ssl::context>> MakeTlsContext(const TlsOptions& options) {
+  auto ctx = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_client);
+  if (options.insecure) {
+    ctx->set_verify_mode(asio::ssl::verify_none);
+    return ctx;
+  }
+  ctx->set_default_verify_paths();
+  if (!options.ca_cert_file.empty()) {
+    boost::system::error_code ec;
+    ctx->load_verify_file(options.ca_cert_file, ec);
+    if (ec) {
+      return Status::InvalidArgument(fmt::format("--ssl-ca-cert {}: cannot load PEM certificates: {}",
+                                                 options.ca_cert_file, ec.message()));
+    }
+  }
+  ctx->set_verify_mode(asio::ssl::verify_peer);
+  return ctx;
+}
+
+std::string DescribeConnectError(const boost::system::error_code& ec) {
+  if (ec.category() == asio::error::get_ssl_category() ||
+      ec.category() == asio::ssl::error::get_stream_category()) {
+    std::string reason = ec.message();
+    if (ERR_GET_REASON(static_cast<unsigned long>(ec.value())) == SSL_R_CERTIFICATE_VERIFY_FAILED) {
+      return "TLS handshake: the server's certificate is not trusted or does not name this host (" +
+             reason + "); trust its CA with --ssl-ca-cert FILE, or skip verification with --insecure";
+    }
+    return "TLS handshake: " + reason;
+  }
+  return "connect: " + ec.message();
+}
+
 Transport::Transport(asio::io_context& io, asio::ssl::context* tls_context,
-                     const std::string& sni_host)
-    : io_(io), tls_context_(tls_context), sni_host_(sni_host) {
+                     const std::string& sni_host, bool kernel_rx_timestamps)
+    : io_(io), tls_context_(tls_context), sni_host_(sni_host),
+      rx_timestamps_(kernel_rx_timestamps && tls_context == nullptr) {
   if (tls_context_) {
     tls_.emplace(io_, *tls_context_);
   } else {
@@ -29,15 +73,69 @@ void Transport::AsyncConnect(const tcp::resolver::results_type& endpoints, Conne
                         if (ec) return done(ec);
                         boost::system::error_code ignored;
                         sock.set_option(tcp::no_delay(true), ignored);
+                        if (rx_timestamps_) {
+                          // Set before the request leaves, so every byte of the
+                          // response is stamped; a kernel that refuses leaves reads
+                          // with the read time only.
+                          int on = 1;
+                          (void)setsockopt(sock.native_handle(), SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+                        }
                         if (!tls_) return done(ec);
                         SSL_set_tlsext_host_name(tls_->native_handle(), sni_host_.c_str());
-                        tls_->set_verify_callback(asio::ssl::host_name_verification(sni_host_));
+                        if (SSL_CTX_get_verify_mode(tls_context_->native_handle()) != SSL_VERIFY_NONE) {
+                          tls_->set_verify_callback(asio::ssl::host_name_verification(sni_host_));
+                        }
                         tls_->async_handshake(asio::ssl::stream_base::client,
                                               [done = std::move(done)](
                                                   const boost::system::error_code& hec) {
                                                 done(hec);
                                               });
                       });
+}
+
+void Transport::StampReadOnly() {
+  last_read_ns_ = MonotonicNowNs();
+  last_receive_ns_ = -1;
+}
+
+bool Transport::TryReceive(char* buf, size_t size, boost::system::error_code* ec, size_t* n) {
+  iovec iov{buf, size};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  ssize_t got;
+  do {
+    got = recvmsg(plain_->native_handle(), &msg, MSG_DONTWAIT);
+  } while (got < 0 && errno == EINTR);
+  // The read time first, then the realtime clock right after it: the pair converts
+  // the kernel's CLOCK_REALTIME stamp into CLOCK_MONOTONIC.
+  last_read_ns_ = MonotonicNowNs();
+  last_receive_ns_ = -1;
+  if (got < 0) {
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return false;
+    *ec = boost::system::error_code(errno, boost::system::system_category());
+    return true;
+  }
+  if (got == 0) {
+    *ec = asio::error::eof;
+    return true;
+  }
+  *n = static_cast<size_t>(got);
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
+    timespec ts{};
+    std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
+    int64_t rx_realtime = static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+    if (rx_realtime <= 0) break;  // not stamped
+    int64_t rx = rx_realtime - RealtimeNowNs() + last_read_ns_;
+    // A clock step between the two reads could put it after the read: never later.
+    last_receive_ns_ = std::min(rx, last_read_ns_);
+    break;
+  }
+  return true;
 }
 
 void Transport::Close() {
