@@ -60,9 +60,11 @@ def install_send_time_probe(aiohttp):
                 first = False
                 at = chunk.find(b'"servebench_send_ns":')
                 if at >= 0:
-                    digits = _re.match(rb"\d+", chunk[at + 21:])
+                    # The sim pads the stamp with spaces (it is written in place
+                    # as the bytes leave); -1 means the chunk was never stamped.
+                    digits = _re.match(rb" *(\d+)", chunk[at + 21:])
                     if digits:
-                        SEND_NS[asyncio.current_task()] = int(digits.group(0))
+                        SEND_NS[asyncio.current_task()] = int(digits.group(1))
             yield chunk
 
     aiohttp.StreamReader.iter_any = iter_any

@@ -1,7 +1,11 @@
 // servebench bench and RunBench against the real `servebench sim` binary over
-// loopback: multi-token events, speculative-decoding acceptance, and every sim
-// fault mode giving its failure reason and an invalid run (exit code 2).
+// loopback: multi-token events, speculative-decoding acceptance, event times against
+// the sim's send stamps, every sim fault mode giving its failure reason and an
+// invalid run (exit code 2), and Ctrl-C keeping the partial result.
 #include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
 
 #include <boost/json.hpp>
 
@@ -75,6 +79,100 @@ TEST(SimIntegrationTest, SpecDecodeAcceptanceLengthFromCounterDeltas) {
   EXPECT_NEAR(*r->summary.spec->acceptance_length, 2.8, 0.15);
   EXPECT_EQ(r->summary.spec->per_position.size(), 3u);
   EXPECT_GT(r->summary.itl_per_token.count, r->summary.itl.count);  // multi-token events
+}
+
+// Every event time must come after the server's send stamp of the same bytes (one
+// host, one CLOCK_MONOTONIC): a stamp taken before the bytes left, or a receive time
+// mis-converted from CLOCK_REALTIME, would show up as an event from the future.
+void ExpectFirstTokensAfterTheirSendStamps(const BenchResult& r) {
+  int checked = 0;
+  for (const metrics::RequestRecord& rec : r.records) {
+    if (rec.warmup || !rec.ok()) continue;
+    ASSERT_GE(rec.server_first_token_send_ns, 0) << "request " << rec.index;
+    EXPECT_GE(rec.t_first_token_ns, rec.server_first_token_send_ns) << "request " << rec.index;
+    EXPECT_GT(rec.server_first_token_send_ns, rec.t_sent_ns) << "request " << rec.index;
+    ++checked;
+  }
+  EXPECT_EQ(checked, r.summary.completed);
+}
+
+TEST(SimIntegrationTest, EventsCarryKernelReceiveTimesAfterTheServersSendStamps) {
+  auto sim = StartSim({"--time-scale", "0.1", "--send-time-field"});
+  ASSERT_NE(sim, nullptr);
+  BenchSettings b = Settings(*sim);
+  b.num_prompts = 32;
+  b.max_concurrency = 8;
+  auto r = RunBench(b);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->summary.completed, 32);
+  ExpectFirstTokensAfterTheirSendStamps(*r);
+  const boost::json::object& client = r->result.at("servebench").as_object().at("client").as_object();
+  EXPECT_EQ(client.at("event_timestamps").as_string(), "kernel_receive");
+  int64_t reads = client.at("reads").as_int64();
+  int64_t stamped = client.at("kernel_stamped_reads").as_int64();
+  EXPECT_GE(reads, 32 * 2);
+  // Linux stamps loopback data once any socket asks; the first reads of a process
+  // may precede the kernel switching stamping on, and fall back to the read time.
+  EXPECT_GT(stamped, reads * 9 / 10) << stamped << " of " << reads;
+  // The client's own delay is measured on every stamped read.
+  const boost::json::object& lag = client.at("receive_lag_us").as_object();
+  EXPECT_EQ(lag.at("reads").as_int64(), stamped);
+  EXPECT_GE(lag.at("max").to_number<double>(), lag.at("p50").to_number<double>());
+}
+
+TEST(SimIntegrationTest, ReadTimestampsWhenKernelStampsAreOff) {
+  auto sim = StartSim({"--time-scale", "0.1", "--send-time-field"});
+  ASSERT_NE(sim, nullptr);
+  BenchSettings b = Settings(*sim);
+  b.kernel_rx_timestamps = false;
+  auto r = RunBench(b);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->summary.completed, 8);
+  ExpectFirstTokensAfterTheirSendStamps(*r);
+  const boost::json::object& client = r->result.at("servebench").as_object().at("client").as_object();
+  EXPECT_EQ(client.at("event_timestamps").as_string(), "read");
+  EXPECT_EQ(client.at("kernel_stamped_reads").as_int64(), 0);
+  EXPECT_TRUE(client.at("receive_lag_us").is_null());
+}
+
+// Ctrl-C (SIGINT) mid-run: the command stops within moments, prints the summary of
+// what finished, writes the result and per-request records marked interrupted, and
+// exits 130.
+TEST(SimIntegrationTest, CtrlCWritesThePartialResultMarkedInterrupted) {
+  auto sim = StartSim({"--time-scale", "1"});
+  ASSERT_NE(sim, nullptr);
+  std::string out = ::testing::TempDir() + "/interrupted.json";
+  std::remove(out.c_str());
+  ProcessResult p = RunProcess(
+      {"/usr/bin/timeout", "--preserve-status", "-s", "INT", "3", SERVEBENCH_BIN, "bench", "--base-url",
+       sim->base_url(), "--model", "meta-llama/Llama-3.1-8B-Instruct", "--num-prompts", "2000",
+       "--max-concurrency", "4", "--random-input-len", "32", "--random-output-len", "64", "--ignore-eos",
+       "--issue-delay-limit-ms", "100000", "--no-progress", "--save-detailed", "--result-filename", out},
+      60);
+  ASSERT_FALSE(p.timed_out) << p.err;
+  EXPECT_EQ(p.exit_code, kExitInterrupted) << p.out << p.err;
+  EXPECT_NE(p.err.find("interrupted; partial result kept"), std::string::npos) << p.err;
+  EXPECT_NE(p.out.find("Successful requests:"), std::string::npos) << p.out;
+  std::ifstream f(out);
+  ASSERT_TRUE(f.good()) << "no result at " << out << "\n" << p.err;
+  std::stringstream text;
+  text << f.rdbuf();
+  boost::json::object o = boost::json::parse(text.str()).as_object();
+  int64_t completed = o.at("completed").as_int64();
+  EXPECT_GT(completed, 0);
+  EXPECT_LT(completed, 2000);
+  const boost::json::object& sb = o.at("servebench").as_object();
+  EXPECT_TRUE(sb.at("run").as_object().at("interrupted").as_bool());
+  // The requests in flight at the signal are recorded as cancelled, not lost.
+  std::ifstream jsonl(::testing::TempDir() + "/interrupted.requests.jsonl");
+  ASSERT_TRUE(jsonl.good());
+  int64_t lines = 0, cancelled = 0;
+  for (std::string line; std::getline(jsonl, line);) {
+    ++lines;
+    if (line.find("\"cancelled\"") != std::string::npos) ++cancelled;
+  }
+  EXPECT_EQ(lines, completed + cancelled) << text.str().substr(0, 2000);
+  EXPECT_LE(cancelled, 4);
 }
 
 struct SimFault {
