@@ -225,7 +225,9 @@ void LoadWorker::Complete(Conn* c) {
   } else {
     c->decoder->OnEnd();
   }
-  r->t_done_ns = MonotonicNowNs();
+  // The response ended when the read that completed it says (its kernel receive
+  // time, like its events), not when this thread got round to it.
+  r->t_done_ns = c->read_t_ns;
   c->deadline.cancel();
   bool reusable = !c->dead && !c->http.connection_close() && !c->writing;
   if (!reusable) {
@@ -269,7 +271,9 @@ void LoadWorker::Finish(Conn* c, bool reusable) {
   ++c->serial;
   --in_flight_;
   if (reusable) idle_.push_back(c);
-  ScheduleNext();
+  // The slot came free when the request ended: a closed-loop successor is due then,
+  // so any delay of this thread in noticing shows in its issue_delay.
+  ScheduleNext(r->t_done_ns);
 }
 
 void LoadWorker::Dispatch(Job* job) {
@@ -301,18 +305,18 @@ void LoadWorker::OnArrivalTimer() {
   CheckDone();
 }
 
-void LoadWorker::ScheduleNext() {
+void LoadWorker::ScheduleNext(int64_t slot_free_ns) {
   if (cancelled_) return CheckDone();
   if (cfg_.closed_loop) {
     int64_t i = cfg_.next_job->fetch_add(1, std::memory_order_relaxed);
-    // The slot is released now: this instant is the request's t_scheduled.
+    // The slot's release is the request's t_scheduled (metrics.md).
     if (i < static_cast<int64_t>(cfg_.jobs->size())) {
-      StartJob(&(*cfg_.jobs)[static_cast<size_t>(i)], MonotonicNowNs(), -1);
+      StartJob(&(*cfg_.jobs)[static_cast<size_t>(i)], slot_free_ns, -1);
     }
   } else if (!pending_.empty() && (cfg_.slots == 0 || in_flight_ < cfg_.slots)) {
     auto [job, t_scheduled] = pending_.front();
     pending_.pop_front();
-    StartJob(job, t_scheduled, MonotonicNowNs());
+    StartJob(job, t_scheduled, std::max(slot_free_ns, t_scheduled));
   }
   CheckDone();
 }

@@ -99,7 +99,8 @@ class LoadWorker {
   void Finish(Conn* c, bool reusable);
   void Dispatch(Job* job);
   void OnArrivalTimer();
-  void ScheduleNext();
+  // Starts what the slot freed at `slot_free_ns` (monotonic) lets start.
+  void ScheduleNext(int64_t slot_free_ns);
   void CheckDone();
   void PollCancel();
   void Shutdown();
