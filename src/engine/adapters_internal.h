@@ -35,9 +35,6 @@ inline void AddFlag(std::vector<std::string>& argv, const std::string& flag, con
   argv.push_back(value);
 }
 
-// "eagle3", "mtp", ... as the recipe spells the method.
-std::string_view SpecMethodName(recipe::SpecMethod method);
-
 // Checks what every engine needs of a SpecDecoding: tokens > 0 with a method, a
 // draft model for eagle/eagle3/draft_model, and a synthetic target AL in
 // [1, N + 1]. InvalidArgument naming serve.spec.<field>.

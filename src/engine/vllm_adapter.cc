@@ -105,18 +105,6 @@ Status AddCommon(const RenderContext& ctx, ServerCommand& out) {
 
 }  // namespace
 
-std::string_view SpecMethodName(recipe::SpecMethod method) {
-  switch (method) {
-    case SpecMethod::kNone: return "none";
-    case SpecMethod::kMtp: return "mtp";
-    case SpecMethod::kEagle: return "eagle";
-    case SpecMethod::kEagle3: return "eagle3";
-    case SpecMethod::kDraftModel: return "draft_model";
-    case SpecMethod::kNgram: return "ngram";
-  }
-  return "none";
-}
-
 bool IsSynthetic(const recipe::SpecDecoding& spec) {
   return spec.method != SpecMethod::kNone && spec.acceptance != recipe::AcceptanceMode::kReal;
 }

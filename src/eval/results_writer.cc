@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "common/atomic_file.h"
+#include "common/json_string.h"
 #include "common/version.h"
 #include "eval/eval.h"
 #include "eval/prompt.h"
@@ -38,26 +39,8 @@ json::value StderrJson(const MetricValue& m) {
 
 // Python's json.dumps(s, ensure_ascii=False) for a string.
 std::string PyJsonString(std::string_view s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (c < 0x20) {
-          out += fmt::format("\\u{:04x}", c);
-        } else {
-          out.push_back(ch);
-        }
-    }
-  }
-  out += '"';
+  std::string out;
+  AppendJsonString(&out, s);
   return out;
 }
 

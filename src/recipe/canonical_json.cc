@@ -5,32 +5,10 @@
 #include <cmath>
 #include <vector>
 
+#include "common/json_string.h"
+
 namespace servebench::recipe {
 namespace {
-
-void WriteString(std::string_view s, std::string* out) {
-  out->push_back('"');
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': *out += "\\\""; break;
-      case '\\': *out += "\\\\"; break;
-      case '\n': *out += "\\n"; break;
-      case '\r': *out += "\\r"; break;
-      case '\t': *out += "\\t"; break;
-      case '\b': *out += "\\b"; break;
-      case '\f': *out += "\\f"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          *out += buf;
-        } else {
-          out->push_back(static_cast<char>(c));
-        }
-    }
-  }
-  out->push_back('"');
-}
 
 void WriteDouble(double d, std::string* out) {
   if (!std::isfinite(d)) {  // JSON has no NaN/Inf; null keeps the document valid
@@ -52,7 +30,7 @@ void Write(const boost::json::value& v, bool sorted, bool python, std::string* o
     case boost::json::kind::int64: *out += std::to_string(v.get_int64()); return;
     case boost::json::kind::uint64: *out += std::to_string(v.get_uint64()); return;
     case boost::json::kind::double_: WriteDouble(v.get_double(), out); return;
-    case boost::json::kind::string: WriteString(v.get_string(), out); return;
+    case boost::json::kind::string: AppendJsonString(out, v.get_string()); return;
     case boost::json::kind::array: {
       out->push_back('[');
       bool first = true;
@@ -77,7 +55,7 @@ void Write(const boost::json::value& v, bool sorted, bool python, std::string* o
       for (const auto* kv : entries) {
         if (!first) *out += python ? ", " : ",";
         first = false;
-        WriteString(kv->key(), out);
+        AppendJsonString(out, kv->key());
         *out += python ? ": " : ":";
         Write(kv->value(), sorted, python, out);
       }

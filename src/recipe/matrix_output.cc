@@ -11,18 +11,6 @@
 namespace servebench::recipe {
 namespace {
 
-const char* SpecName(SpecMethod m) {
-  switch (m) {
-    case SpecMethod::kNone: return "none";
-    case SpecMethod::kMtp: return "mtp";
-    case SpecMethod::kEagle: return "eagle";
-    case SpecMethod::kEagle3: return "eagle3";
-    case SpecMethod::kDraftModel: return "draft_model";
-    case SpecMethod::kNgram: return "ngram";
-  }
-  return "none";
-}
-
 std::string Topology(const ServeSpec& s) {
   if (s.multinode)
     return fmt::format("prefill {}x(tp{} ep{}{}) decode {}x(tp{} ep{}{})", s.prefill.num_workers,
@@ -40,7 +28,7 @@ std::string Topology(const ServeSpec& s) {
 
 std::string SpecText(const SpecDecoding& s) {
   if (s.method == SpecMethod::kNone) return "";
-  std::string t = fmt::format(" spec={}", SpecName(s.method));
+  std::string t = fmt::format(" spec={}", SpecMethodName(s.method));
   if (s.num_speculative_tokens > 0) t += fmt::format("x{}", s.num_speculative_tokens);
   if (s.acceptance != AcceptanceMode::kReal)
     t += fmt::format(" AL={:g}", s.synthetic_acceptance_length);

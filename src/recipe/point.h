@@ -22,6 +22,20 @@ namespace servebench::recipe {
 
 enum class SpecMethod { kNone, kMtp, kEagle, kEagle3, kDraftModel, kNgram };
 
+// The method's one spelling: in native recipes, point JSON, records, matrix tables
+// and vLLM's --speculative-config.
+constexpr const char* SpecMethodName(SpecMethod m) {
+  switch (m) {
+    case SpecMethod::kNone: return "none";
+    case SpecMethod::kMtp: return "mtp";
+    case SpecMethod::kEagle: return "eagle";
+    case SpecMethod::kEagle3: return "eagle3";
+    case SpecMethod::kDraftModel: return "draft_model";
+    case SpecMethod::kNgram: return "ngram";
+  }
+  return "none";
+}
+
 // How the drafts are verified.
 enum class AcceptanceMode {
   kReal,             // the engine verifies drafts with the target model

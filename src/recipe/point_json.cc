@@ -14,18 +14,6 @@ namespace {
 
 namespace json = boost::json;
 
-const char* MethodName(SpecMethod m) {
-  switch (m) {
-    case SpecMethod::kNone: return "none";
-    case SpecMethod::kMtp: return "mtp";
-    case SpecMethod::kEagle: return "eagle";
-    case SpecMethod::kEagle3: return "eagle3";
-    case SpecMethod::kDraftModel: return "draft_model";
-    case SpecMethod::kNgram: return "ngram";
-  }
-  return "none";
-}
-
 const char* AcceptanceName(AcceptanceMode m) {
   switch (m) {
     case AcceptanceMode::kReal: return "real";
@@ -55,7 +43,7 @@ json::object WorkerJson(const WorkerSpec& w) {
 
 json::object ToJson(const Point& p) {
   const ServeSpec& s = p.serve;
-  json::object spec{{"method", MethodName(s.spec.method)},
+  json::object spec{{"method", SpecMethodName(s.spec.method)},
                     {"draft_model", s.spec.draft_model},
                     {"num_speculative_tokens", s.spec.num_speculative_tokens},
                     {"acceptance", AcceptanceName(s.spec.acceptance)},
@@ -305,7 +293,7 @@ StatusOr<Point> PointFromJson(std::string_view text) {
         Reader spr(*spv, "point.serve.spec", &errs);
         std::string method, acceptance;
         spr.Str("method", &method);
-        if (!ParseEnum(method, &s.spec.method, SpecMethod::kNone, SpecMethod::kNgram, MethodName))
+        if (!ParseEnum(method, &s.spec.method, SpecMethod::kNone, SpecMethod::kNgram, SpecMethodName))
           errs.push_back("point.serve.spec.method: unknown method '" + method + "'");
         spr.Str("acceptance", &acceptance);
         if (!ParseEnum(acceptance, &s.spec.acceptance, AcceptanceMode::kReal,

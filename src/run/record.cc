@@ -57,20 +57,6 @@ std::string UtcNow(const char* format) {
   return buf;
 }
 
-namespace {
-std::string SpecMethodName(recipe::SpecMethod method) {
-  switch (method) {
-    case recipe::SpecMethod::kNone: return "none";
-    case recipe::SpecMethod::kMtp: return "mtp";
-    case recipe::SpecMethod::kEagle: return "eagle";
-    case recipe::SpecMethod::kEagle3: return "eagle3";
-    case recipe::SpecMethod::kDraftModel: return "draft_model";
-    case recipe::SpecMethod::kNgram: return "ngram";
-  }
-  return "none";
-}
-}  // namespace
-
 boost::json::object BuildRecord(const recipe::Point& point, const RunSettings& settings,
                                 const Provenance& provenance, const PointResult& result) {
   namespace json = boost::json;
@@ -96,7 +82,7 @@ boost::json::object BuildRecord(const recipe::Point& point, const RunSettings& s
   r["tp"] = point.serve.tp;
   r["ep"] = point.serve.ep;
   r["dp_attn"] = point.serve.dp_attn;
-  r["spec_method"] = SpecMethodName(point.serve.spec.method);
+  r["spec_method"] = recipe::SpecMethodName(point.serve.spec.method);
   r["num_gpus"] = NumGpus(point.serve);
   // A sim record says so in its identity (issue 3: "every record it produces is
   // labelled sim").

@@ -160,27 +160,6 @@ std::string ErrorBody(const ApiError& e) {
   return out;
 }
 
-void AppendJsonString(std::string* out, std::string_view s) {
-  out->push_back('"');
-  for (char ch : s) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': *out += "\\\""; break;
-      case '\\': *out += "\\\\"; break;
-      case '\n': *out += "\\n"; break;
-      case '\r': *out += "\\r"; break;
-      case '\t': *out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          fmt::format_to(std::back_inserter(*out), "\\u{:04x}", c);
-        } else {
-          out->push_back(ch);
-        }
-    }
-  }
-  out->push_back('"');
-}
-
 std::optional<ApiError> ParseGenerationRequest(std::string_view body, Endpoint endpoint, const Tokenizer& tok,
                                                GenerationRequest* out) {
   out->endpoint = endpoint;

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/json_string.h"  // AppendJsonString, used by the response writers
 #include "sim/tokenizer.h"
 
 namespace servebench::sim {
@@ -47,8 +48,5 @@ struct GenerationRequest {
 // naming the field, the bad value and the rule).
 std::optional<ApiError> ParseGenerationRequest(std::string_view body, Endpoint endpoint,
                                                const Tokenizer& tokenizer, GenerationRequest* out);
-
-// Appends `s` as a JSON string literal (with quotes) to `out`.
-void AppendJsonString(std::string* out, std::string_view s);
 
 }  // namespace servebench::sim
