@@ -99,6 +99,26 @@ SqlQuery BuildInsert(const RecordColumns& c, const std::string& record_text,
   return std::move(b.query());
 }
 
+const DialectSql& SqlFor(Dialect dialect) {
+  // SQLite: BEGIN IMMEDIATE takes the write lock at once (waiting up to the busy
+  // timeout), so two processes opening a new file migrate one after the other, and an
+  // ingest's insert and its lookup of an existing row see one database: a reader's
+  // stale snapshot can never make the write fail with BUSY_SNAPSHOT.
+  static const DialectSql kSqlite{
+      "record_json", 500,
+      "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'",
+      {"BEGIN IMMEDIATE"}, "BEGIN IMMEDIATE"};
+  // PostgreSQL: an advisory lock (any fixed key; 0x5e7eb3c4) serialises migrations; an ingest is
+  // one INSERT ... ON CONFLICT DO NOTHING, atomic by itself, and the lookup after a
+  // conflict reads the committed row, so it runs outside a transaction (where the
+  // connection layer may retry it once after a server restart).
+  static const DialectSql kPostgres{
+      "record_text", 1000,
+      "SELECT CASE WHEN to_regclass('schema_version') IS NULL THEN 0 ELSE 1 END",
+      {"BEGIN", "SELECT pg_advisory_xact_lock(1585361860)"}, ""};
+  return dialect == Dialect::kSqlite ? kSqlite : kPostgres;
+}
+
 std::string NowRfc3339() {
   std::time_t now = std::time(nullptr);
   std::tm utc{};

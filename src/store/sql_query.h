@@ -18,6 +18,23 @@ struct SqlQuery {
 
 enum class Dialect { kSqlite, kPostgres };
 
+// What else differs between the dialects, beyond placeholders (sql_store.cc uses it).
+struct DialectSql {
+  // The column holding each record's exact JSON text (PostgreSQL's record_json is
+  // jsonb, which normalises numbers and key order).
+  const char* record_column;
+  // Bound parameters per IN (...) list, far below each library's limit.
+  size_t ids_per_query;
+  // One row, one column: 1 when the schema_version table exists, else 0.
+  const char* schema_version_exists;
+  // Statements that open the migration transaction and take the lock that makes a
+  // second process wait, then see the first one's version.
+  std::vector<std::string> begin_migration;
+  // Opens an ingest's transaction; empty = the ingest needs none.
+  const char* begin_ingest;
+};
+const DialectSql& SqlFor(Dialect dialect);
+
 // SELECT <record_column> FROM records WHERE <filter> ORDER BY <filter.order> [LIMIT].
 SqlQuery BuildRecordQuery(const RecordFilter& filter, Dialect dialect,
                           const std::string& record_column);

@@ -23,6 +23,7 @@ class Result {
  public:
   explicit Result(PGresult* result) : result_(result, &PQclear) {}
   int rows() const { return PQntuples(result_.get()); }
+  int columns() const { return PQnfields(result_.get()); }
   std::string Text(int row, int column) const;
   bool IsNull(int row, int column) const { return PQgetisnull(result_.get(), row, column) != 0; }
   // Rows changed by an INSERT/UPDATE/DELETE.

@@ -62,6 +62,7 @@ class Statement {
 
   // True when a row is ready, false when done; an error Status otherwise.
   StatusOr<bool> Step();
+  int ColumnCount() const { return sqlite3_column_count(stmt_); }
   std::string ColumnText(int column) const;
   std::optional<int64_t> ColumnInt(int column) const;
 
