@@ -66,6 +66,7 @@ int RunSim(int argc, char** argv) {
                  "uniformly in 1..2N; 0 = run to max_tokens")->capture_default_str();
   app.add_option("--max-waiting-requests", s.max_waiting_requests, "answer 429 when this many wait; 0 = unlimited")
       ->capture_default_str();
+  app.add_option("--api-key", s.api_key, "require \"Authorization: Bearer KEY\" on /v1/* (as vLLM)");
   app.add_flag("--send-time-field", s.send_time_field, "add \"servebench_send_ns\" (CLOCK_MONOTONIC) to each SSE "
                "chunk: ground truth for client timing");
   // ---- answering mode ----

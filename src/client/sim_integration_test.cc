@@ -175,6 +175,50 @@ TEST(SimIntegrationTest, CtrlCWritesThePartialResultMarkedInterrupted) {
   EXPECT_LE(cancelled, 4);
 }
 
+// Reads a whole file ("" when it cannot be read).
+std::string Slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream text;
+  text << f.rdbuf();
+  return text.str();
+}
+
+// The API key comes from the environment variable, authenticates every request (the
+// sim, like vLLM --api-key, refuses /v1/* without it), and appears in no output: not
+// the terminal, the result, the per-request records.
+TEST(SimIntegrationTest, ApiKeyAuthenticatesAndIsWrittenNowhere) {
+  const std::string key = "sk-servebench-test-7f3a9c";
+  auto sim = StartSim({"--time-scale", "0.1", "--api-key", key});
+  ASSERT_NE(sim, nullptr);
+  std::string out = ::testing::TempDir() + "/apikey.json";
+  std::vector<std::string> argv = {"/usr/bin/env", "SB_TEST_API_KEY=" + key, SERVEBENCH_BIN, "bench",
+                                   "--base-url", sim->base_url(), "--model",
+                                   "meta-llama/Llama-3.1-8B-Instruct", "--num-prompts", "6",
+                                   "--max-concurrency", "3", "--random-input-len", "16",
+                                   "--random-output-len", "8", "--ignore-eos", "--api-key-env",
+                                   "SB_TEST_API_KEY", "--issue-delay-limit-ms", "100000", "--no-progress",
+                                   "--save-detailed", "--result-filename", out};
+  ProcessResult p = RunProcess(argv, 60);
+  EXPECT_EQ(p.exit_code, kExitOk) << p.out << p.err;
+  std::string result = Slurp(out);
+  std::string records = Slurp(::testing::TempDir() + "/apikey.requests.jsonl");
+  ASSERT_FALSE(result.empty());
+  ASSERT_FALSE(records.empty());
+  EXPECT_EQ(boost::json::parse(result).at("completed").as_int64(), 6);
+  for (const std::string* text : {&p.out, &p.err, &result, &records}) {
+    EXPECT_EQ(text->find(key), std::string::npos) << "the API key leaked: " << text->substr(0, 500);
+  }
+
+  // Without the key every request is refused: failed with the server's reason, exit 2.
+  argv[1] = "SB_TEST_API_KEY=";
+  ProcessResult refused = RunProcess(argv, 60);
+  EXPECT_EQ(refused.exit_code, kExitRunInvalid) << refused.out << refused.err;
+  boost::json::object o = boost::json::parse(Slurp(out)).as_object();
+  EXPECT_EQ(o.at("failed").as_int64(), 6);
+  EXPECT_NE(boost::json::serialize(o.at("servebench").at("sample_errors")).find("HTTP 401"), std::string::npos)
+      << boost::json::serialize(o.at("servebench"));
+}
+
 struct SimFault {
   const char* name;
   std::vector<std::string> sim_args;

@@ -45,6 +45,7 @@ std::string_view HttpReason(int status) {
   switch (status) {
     case 200: return "OK";
     case 400: return "Bad Request";
+    case 401: return "Unauthorized";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
     case 413: return "Payload Too Large";
@@ -258,6 +259,8 @@ void HttpServer::ParseRequests(Connection* c) {
       } else if (IEquals(name, "connection")) {
         if (IEquals(value, "close")) req.keep_alive = false;
         if (IEquals(value, "keep-alive")) req.keep_alive = true;
+      } else if (IEquals(name, "authorization")) {
+        req.authorization = std::string(value);
       } else if (IEquals(name, "transfer-encoding")) {
         chunked = !IEquals(value, "identity");
       }

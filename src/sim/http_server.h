@@ -35,6 +35,7 @@ struct HttpRequest {
   std::string method;
   std::string target;  // path and query, as sent
   std::string body;
+  std::string authorization;  // the Authorization header's value, if any
   bool keep_alive = true;
 };
 

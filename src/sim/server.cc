@@ -182,6 +182,10 @@ void SimServerImpl::OnRequest(ConnId conn, HttpRequest& request) {
     e.message = fmt::format("{} is not allowed on {}", request.method, path);
     SendError(conn, e);
   };
+  if (!settings_.api_key.empty() && path.starts_with("/v1") &&
+      request.authorization != "Bearer " + settings_.api_key) {
+    return http_->Respond(conn, 401, "application/json", R"({"error":"Unauthorized"})");  // vLLM's body
+  }
   if (path == "/health" || path == "/ping") {
     if (!get) return method_not_allowed();
     if (!Ready()) {

@@ -76,6 +76,9 @@ struct SimSettings {
   int eos_after_mean_tokens = 0;     // without ignore_eos: mean natural output length; 0 = never EOS
   int max_waiting_requests = 0;      // more waiting than this gets 429; 0 = unlimited
   bool send_time_field = false;      // add "servebench_send_ns" to every SSE chunk
+  // As vLLM's --api-key: /v1/* answers 401 without "Authorization: Bearer <key>";
+  // /health, /metrics, /version, /tokenize stay open. Empty = no key.
+  std::string api_key;
   // ---- Answering mode (evals) ----
   std::string answer_mode = "off";   // off | oracle | file
   double answer_error_rate = 0;
