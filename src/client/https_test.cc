@@ -58,6 +58,7 @@ TEST_F(HttpsTest, StreamsOverTlsWithTheTestCaTrusted) {
     // TLS reads carry no kernel receive stamp: every event has its read's time.
     EXPECT_GT(client.at("reads").as_int64(), 0);
     EXPECT_EQ(client.at("kernel_stamped_reads").as_int64(), 0);
+    EXPECT_EQ(client.at("event_timestamps").as_string(), "read");
     std::string base = r->result.at("servebench").as_object().at("run").as_object().at("base_url").as_string().c_str();
     EXPECT_EQ(base.rfind("https://", 0), 0u) << base;
   }

@@ -413,8 +413,9 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
       {"workers", plan.workers},
       {"connections_opened", main.connections_opened},
       {"max_rss_kb", MaxRssKb()},
-      // What the event times are (client_settings.h): "kernel_receive" or "read".
-      {"event_timestamps", s.kernel_rx_timestamps ? "kernel_receive" : "read"},
+      // What the event times were (client_settings.h): "kernel_receive" when the
+      // kernel stamped reads (the counts say whether all), else "read".
+      {"event_timestamps", main.kernel_stamped_reads > 0 ? "kernel_receive" : "read"},
       {"reads", main.reads},
       {"kernel_stamped_reads", main.kernel_stamped_reads},
       // How late the client read what the kernel had received: its own delay, kept

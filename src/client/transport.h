@@ -95,12 +95,15 @@ class Transport {
     plain_->async_wait(boost::asio::ip::tcp::socket::wait_read,
                        [this, buf, size, done = std::forward<H>(done)](
                            const boost::system::error_code& wait_ec) mutable {
-                         boost::system::error_code ec = wait_ec;
+                         if (wait_ec) {  // closed or cancelled: no read happened
+                           StampReadOnly();
+                           return done(wait_ec, 0);
+                         }
+                         boost::system::error_code ec;
                          size_t n = 0;
-                         if (!ec && !TryReceive(buf, size, &ec, &n)) {
+                         if (!TryReceive(buf, size, &ec, &n)) {
                            return ReceiveWithTimestamp(buf, size, std::move(done));  // spurious wake-up
                          }
-                         if (ec) StampReadOnly();
                          done(ec, n);
                        });
   }
