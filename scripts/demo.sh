@@ -11,5 +11,10 @@ set -euo pipefail
 BIN="$1"
 cd "$(dirname "$0")/.."
 rm -rf out/demo
-exec "$BIN" run examples/quickstart.yaml --out out/demo --db out/demo/servebench.db \
-  --issue-delay-limit-ms 10
+status=0
+"$BIN" run examples/quickstart.yaml --out out/demo --db out/demo/servebench.db \
+  --issue-delay-limit-ms 10 || status=$?
+# The web view of what was just stored (docs/dashboard.md), written even after a
+# failed point: it shows what failed and why.
+"$BIN" dashboard --db out/demo/servebench.db --out out/demo/dashboard.html --title "servebench quickstart"
+exit "$status"

@@ -57,19 +57,18 @@ std::string Table(const std::vector<std::string>& header,
   return out;
 }
 
+}  // namespace
+
 std::string ConfigLabel(const recipe::Point& p) {
   std::string label = fmt::format("tp{}", p.serve.tp);
   if (p.serve.ep > 1) label += fmt::format(" ep{}", p.serve.ep);
   if (p.serve.dp_attn) label += " dpa";
   if (p.serve.spec.method != recipe::SpecMethod::kNone) {
-    static const char* kNames[] = {"none", "mtp", "eagle", "eagle3", "draft", "ngram"};
-    label += fmt::format(" {} n{}", kNames[static_cast<int>(p.serve.spec.method)],
+    label += fmt::format(" {} n{}", recipe::SpecMethodName(p.serve.spec.method),
                          p.serve.spec.num_speculative_tokens);
   }
   return label;
 }
-
-}  // namespace
 
 std::string FormatSweepSummaryLine(const SweepReport& r) {
   int resumed = 0;

@@ -13,6 +13,10 @@ enum class ReportStyle { kTerminal, kMarkdown };
 
 std::string FormatSweepReport(const SweepReport& report, ReportStyle style);
 
+// A configuration's short name in reports and the dashboard: "tp2", "tp8 ep8 dpa",
+// "tp1 eagle3 n3".
+std::string ConfigLabel(const recipe::Point& point);
+
 // One line: counts per status, server starts used and saved, canary verdict.
 std::string FormatSweepSummaryLine(const SweepReport& report);
 

@@ -1,0 +1,220 @@
+// servebench dashboard: draws what BuildDashboardData (src/web/dashboard_data.h)
+// computed. Every value from the data goes into the page as text (textContent,
+// attributes), never as markup.
+"use strict";
+(function () {
+  const errors = document.getElementById("errors");
+  function fail(message) {
+    errors.hidden = false;
+    errors.textContent += message + "\n";
+  }
+  window.addEventListener("error", (e) => fail("script error: " + e.message));
+
+  const SVG = "http://www.w3.org/2000/svg";
+  const COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
+                  "#7f7f7f", "#bcbd22"];
+
+  function el(tag, attrs, text) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+  function svg(tag, attrs) {
+    const e = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+    return e;
+  }
+  function fmt(v, digits) {
+    if (v === null || v === undefined || Number.isNaN(v)) return "–";
+    if (typeof v !== "number") return String(v);
+    const d = digits === undefined ? (Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2) : digits;
+    return v.toLocaleString("en-US", {minimumFractionDigits: d, maximumFractionDigits: d});
+  }
+  function badge(status) { return el("span", {class: "badge st-" + status}, status); }
+  function niceTicks(lo, hi, n) {
+    const span = hi - lo || Math.abs(hi) || 1;
+    const step0 = span / n, mag = Math.pow(10, Math.floor(Math.log10(step0)));
+    const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= step0);
+    const ticks = [];
+    for (let t = Math.ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) ticks.push(t);
+    return ticks;
+  }
+
+  let data;
+  try {
+    data = JSON.parse(document.getElementById("servebench-data").textContent);
+  } catch (e) {
+    fail("the embedded data is not JSON: " + e.message);
+    return;
+  }
+
+  // ---- Header ----
+  document.getElementById("meta").textContent =
+      `${data.records.length} record(s) from ${data.source || "?"} · build dates ` +
+      `${data.build_dates.length ? data.build_dates[data.build_dates.length - 1] + " … " + data.build_dates[0] : "–"}` +
+      ` · generated ${data.generated_at} by servebench ${data.servebench_version}`;
+  const counts = document.getElementById("counts");
+  for (const [status, n] of Object.entries(data.counts)) {
+    counts.append(badge(status), " " + n + "  ");
+  }
+
+  // ---- Curves ----
+  function drawChart(chart) {
+    const W = 480, H = 320, L = 76, R = 12, T = 12, B = 40;
+    const pts = chart.curves.flatMap((c) => c.points);
+    const xs = pts.map((p) => p.intvty), ys = pts.map((p) => p.tput_per_gpu);
+    const x0 = 0, x1 = Math.max(...xs) * 1.05, y0 = 0, y1 = Math.max(...ys) * 1.05;
+    const sx = (x) => L + (x - x0) / (x1 - x0 || 1) * (W - L - R);
+    const sy = (y) => H - B - (y - y0) / (y1 - y0 || 1) * (H - T - B);
+    const box = el("div", {class: "chart"});
+    box.append(el("h3", {}, chart.workload));
+    const s = svg("svg", {class: "chart-svg", width: W, height: H, viewBox: `0 0 ${W} ${H}`});
+    for (const t of niceTicks(x0, x1, 5)) {
+      s.append(svg("line", {x1: sx(t), x2: sx(t), y1: T, y2: H - B, stroke: "#eef1f5"}));
+      const lab = svg("text", {x: sx(t), y: H - B + 14, "text-anchor": "middle", "font-size": 11});
+      lab.textContent = fmt(t, 0);
+      s.append(lab);
+    }
+    for (const t of niceTicks(y0, y1, 5)) {
+      s.append(svg("line", {x1: L, x2: W - R, y1: sy(t), y2: sy(t), stroke: "#eef1f5"}));
+      const lab = svg("text", {x: L - 6, y: sy(t) + 4, "text-anchor": "end", "font-size": 11});
+      lab.textContent = fmt(t, 0);
+      s.append(lab);
+    }
+    const xl = svg("text", {x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", "font-size": 12});
+    xl.textContent = "tok/s/user (1000 / median TPOT)";
+    const yl = svg("text", {x: 14, y: (T + H - B) / 2, "text-anchor": "middle", "font-size": 12,
+                            transform: `rotate(-90 14 ${(T + H - B) / 2})`});
+    yl.textContent = "output tok/s per GPU";
+    s.append(xl, yl);
+    if (chart.frontier.length > 1) {
+      s.append(svg("polyline", {class: "frontier", fill: "none", stroke: "#888", "stroke-dasharray": "4 3",
+                                points: chart.frontier.map((p) => `${sx(p.intvty)},${sy(p.tput_per_gpu)}`).join(" ")}));
+    }
+    const legend = el("div", {class: "legend"});
+    chart.curves.forEach((c, i) => {
+      const color = COLORS[i % COLORS.length];
+      // In concurrency order (the data's): the curve a sweep traces.
+      s.append(svg("polyline", {class: "curve", fill: "none", stroke: color, "stroke-width": 1.5,
+                                "data-config": c.config,
+                                points: c.points.map((p) => `${sx(p.intvty)},${sy(p.tput_per_gpu)}`).join(" ")}));
+      for (const p of c.points) {
+        const dot = svg("circle", {class: "pt", cx: sx(p.intvty), cy: sy(p.tput_per_gpu), r: 3.5, fill: color,
+                                   "data-record": p.record_id});
+        const tip = svg("title", {});
+        tip.textContent = `${c.config}, concurrency ${p.concurrency}: ${fmt(p.intvty)} tok/s/user, ` +
+                          `${fmt(p.tput_per_gpu)} tok/s/GPU, TTFT p50 ${fmt(p.median_ttft_ms)} ms`;
+        dot.append(tip);
+        s.append(dot);
+      }
+      const item = el("span", {});
+      item.append(el("i", {style: "background:" + color}), `${c.config} (${c.build_date})`);
+      legend.append(item);
+    });
+    box.append(s, legend);
+    return box;
+  }
+  const chartList = document.getElementById("chart-list");
+  if (!data.charts.length) chartList.append(el("p", {}, "No successful measurements to plot yet."));
+  for (const chart of data.charts) chartList.append(drawChart(chart));
+
+  // ---- Nightly ----
+  function sparkline(nights, metric) {
+    const vals = nights.map((n) => n[metric]).filter((v) => typeof v === "number");
+    const s = svg("svg", {class: "spark", width: 120, height: 24});
+    if (vals.length < 2) return s;
+    const lo = Math.min(...vals), hi = Math.max(...vals);
+    const pts = [];
+    nights.forEach((n, i) => {
+      if (typeof n[metric] !== "number") return;
+      const x = 2 + i / (nights.length - 1) * 116, y = 22 - (n[metric] - lo) / (hi - lo || 1) * 20;
+      pts.push(`${x},${y}`);
+    });
+    s.append(svg("polyline", {fill: "none", stroke: "#1f77b4", points: pts.join(" ")}));
+    return s;
+  }
+  const nightly = document.getElementById("nightly-body");
+  if (!data.nightly) {
+    nightly.append(el("p", {}, "One build date in these records: nothing to compare yet."));
+  } else {
+    const report = data.nightly.report;
+    const series = new Map(data.nightly.series.map((s) => [s.series_id, s]));
+    const head = el("p", {});
+    head.append(`Night ${report.date}: `);
+    for (const [status, n] of Object.entries(report.counts)) {
+      if (n > 0) head.append(badge(status), ` ${n}  `);
+    }
+    nightly.append(head);
+    const table = el("table", {id: "verdict-table"});
+    const hr = el("tr", {});
+    for (const h of ["status", "series", "what changed", "output tok/s/GPU by night", "note"]) hr.append(el("th", {}, h));
+    table.append(el("thead", {}), el("tbody", {}));
+    table.tHead.append(hr);
+    for (const v of report.verdicts) {
+      const tr = el("tr", {class: "verdict st-row-" + v.status, "data-series": v.series_id, "data-kind": v.kind});
+      const worst = (v.metrics || []).filter((m) => m.counted && m.outcome !== "ok")
+                                      .map((m) => `${m.metric} ${fmt(100 * m.change_rel, 1)}%`).join(", ");
+      const s = series.get(v.series_id);
+      const td = (x, cls) => { const c = el("td", cls ? {class: cls} : {}); c.append(x); return c; };
+      tr.append(td(badge(v.status)), td(v.label), td(worst || "–"),
+                td(s ? sparkline(s.nights, "output_tput_per_gpu") : ""), td(v.note || "", "reason"));
+      table.tBodies[0].append(tr);
+    }
+    nightly.append(table);
+  }
+
+  // ---- Records ----
+  const COLUMNS = [
+    ["status", "status"], ["build_date", "build"], ["recipe", "recipe"], ["engine", "engine"],
+    ["model", "model"], ["hardware", "hardware"], ["config", "config"], ["concurrency", "conc", true],
+    ["output_throughput", "out tok/s", true], ["tput_per_gpu", "tok/s/GPU", true], ["intvty", "tok/s/user", true],
+    ["median_ttft_ms", "TTFT p50 ms", true], ["p99_ttft_ms", "TTFT p99 ms", true],
+    ["median_tpot_ms", "TPOT p50 ms", true], ["acceptance_length", "AL", true],
+    ["failure_class", "failure"], ["failure_reason", "reason"],
+  ];
+  const table = document.getElementById("record-table");
+  const headRow = el("tr", {});
+  let sortKey = null, sortDir = 1;
+  for (const [key, title] of COLUMNS) {
+    const th = el("th", {"data-key": key}, title);
+    th.addEventListener("click", () => {
+      sortDir = sortKey === key ? -sortDir : 1;
+      sortKey = key;
+      renderRows();
+    });
+    headRow.append(th);
+  }
+  table.tHead.append(headRow);
+  const filter = document.getElementById("filter");
+  filter.addEventListener("input", () => renderRows());
+  function renderRows() {
+    const q = filter.value.trim().toLowerCase();
+    let rows = data.records.filter((r) => !q || COLUMNS.some(([k]) => String(r[k] ?? "").toLowerCase().includes(q)));
+    if (sortKey) {
+      rows = [...rows].sort((a, b) => {
+        const x = a[sortKey], y = b[sortKey];
+        if (x === y) return 0;
+        if (x === null || x === undefined) return 1;
+        if (y === null || y === undefined) return -1;
+        return (x < y ? -1 : 1) * sortDir;
+      });
+    }
+    const body = table.tBodies[0];
+    body.replaceChildren();
+    for (const r of rows) {
+      const tr = el("tr", {"data-record": r.record_id});
+      for (const [key, , numeric] of COLUMNS) {
+        const td = el("td", numeric ? {class: "num"} : key === "failure_reason" ? {class: "reason"} : {});
+        if (key === "status") td.append(badge(r.status));
+        else td.textContent = numeric ? fmt(r[key], key === "concurrency" ? 0 : undefined) : (r[key] ?? "");
+        if (key === "engine" && r.simulated) td.title = "simulated engine";
+        tr.append(td);
+      }
+      body.append(tr);
+    }
+    document.getElementById("shown").textContent = `${rows.length} of ${data.records.length} shown`;
+  }
+  renderRows();
+  document.body.setAttribute("data-rendered", "yes");
+})();

@@ -1,0 +1,36 @@
+// The dashboard's data: everything the page shows, computed here from Records
+// (docs/record.md) so the front end only draws. Three views:
+//
+//   records   one row per record: identity, configuration label, status and failure,
+//             the headline metrics (throughput, per GPU, tok/s/user, TTFT, TPOT, AL)
+//   charts    per workload (recipe, model, hardware, ISL/OSL), the throughput-per-GPU
+//             against tok/s/user curve of each configuration on its newest build
+//             date, and the Pareto frontier over them (run/pareto.h)
+//   nightly   when records span more than one build date: the verdict report of the
+//             newest night (verdict/, the same rule as `servebench regress`) and each
+//             series' history of the judged metrics
+//
+// Pure: the same records give the same JSON (generated_at aside). Thread-safe.
+#pragma once
+
+#include <boost/json.hpp>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace servebench::web {
+
+struct DashboardOptions {
+  std::string title = "servebench";
+  std::string source;        // where the records came from, shown in the header
+  std::string generated_at;  // RFC 3339; empty = now
+};
+
+// The JSON the page embeds. A record_id given twice (the store and a folder) counts
+// once. InvalidArgument (naming the record) when a record lacks what every record
+// has (record_id, series_id, a date).
+StatusOr<boost::json::object> BuildDashboardData(const std::vector<boost::json::object>& records,
+                                                 const DashboardOptions& options);
+
+}  // namespace servebench::web
