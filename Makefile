@@ -8,16 +8,17 @@ FUZZ_DIR  ?= build-fuzz
 FUZZ_SECS ?= 600
 CMAKE_FLAGS ?=
 
-.PHONY: all deps deps-browser build build-asan test test-fast test-asan demo bench soak fuzz format clean
+.PHONY: all deps deps-test build build-asan test test-fast test-asan demo bench soak fuzz format clean
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
 
-# The dashboard's tests run it in a real headless browser (Debian's chromium).
-deps-browser:
-	@scripts/install-deps.sh --with-browser
+# What only the tests need: a real headless browser for the dashboard (Debian's
+# chromium) and a real Slurm controller for the Slurm executor (slurm-wlm).
+deps-test:
+	@scripts/install-deps.sh --with-browser --with-slurm
 
 # -g1 (line tables, no variables) keeps backtraces and profiles useful at a fraction
 # of full debug info's compile time over the Boost headers: CI has two cores.
@@ -37,7 +38,7 @@ build-asan: deps $(ASAN)/build.ninja
 
 # Fast tests on the optimised build, then the same suite under ASan + UBSan.
 # Tests labelled "slow" (soak, load) are left to `make soak` / `make bench`.
-test: deps-browser test-fast test-asan
+test: deps-test test-fast test-asan
 
 test-fast: build
 	cd $(BUILD) && ctest -LE slow -j $(JOBS) --output-on-failure --timeout 600

@@ -15,9 +15,13 @@ PACKAGES=(
   postgresql                               # a real server for the store tests
   python3
 )
-if [[ "${1:-}" == "--with-browser" ]]; then
-  PACKAGES+=(chromium)                     # dashboard tests in a real headless browser
-fi
+for option in "$@"; do
+  case "$option" in
+    --with-browser) PACKAGES+=(chromium) ;;   # dashboard tests in a real headless browser
+    --with-slurm) PACKAGES+=(slurm-wlm) ;;    # Slurm executor tests against a real controller
+    *) echo "install-deps: unknown option $option (--with-browser, --with-slurm)" >&2; exit 64 ;;
+  esac
+done
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -173,10 +173,21 @@ int RunRun(int argc, char** argv) {
                argv[0]};
   PlanFlags plan_flags;
   run::RunSettings settings;
-  bool dry_run = false;
+  bool dry_run = false, no_wait = false;
+  std::string executor = "local";
+  run::SlurmSettings slurm;
   AddPlanFlags(app, &plan_flags);
   AddRunFlags(app, &settings);
-  app.add_flag("--dry-run", dry_run, "print every serve session's command; launch nothing");
+  app.add_flag("--dry-run", dry_run, "print every serve session's command (slurm: the job script); launch nothing");
+  app.add_option("--executor", executor, "local (this machine) or slurm (one job-array task per serve session)")
+      ->check(CLI::IsMember({"local", "slurm"}))
+      ->capture_default_str();
+  app.add_option("--slurm-partition", slurm.partition, "slurm: sbatch --partition");
+  app.add_option("--slurm-account", slurm.account, "slurm: sbatch --account");
+  app.add_option("--slurm-time", slurm.time_limit, "slurm: time limit per task (sbatch --time)");
+  app.add_option("--slurm-arg", slurm.sbatch_args,
+                 "slurm: another sbatch option, repeatable (--slurm-arg=--gpus-per-task=8)");
+  app.add_flag("--no-wait", no_wait, "slurm: submit and return (then `servebench ingest <out>/tasks`)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -186,6 +197,12 @@ int RunRun(int argc, char** argv) {
   if (!plan.ok()) {
     std::fprintf(stderr, "servebench run: %s\n", plan.status().message().c_str());
     return kExitInvalidInput;
+  }
+  if (executor == "slurm") {
+    if (settings.run_id.empty()) settings.run_id = DefaultRunId();
+    if (settings.build.date.empty()) settings.build.date = run::UtcNow("%Y-%m-%d");
+    return ExecuteOnSlurm(*plan, settings, slurm, !no_wait, dry_run,
+                          SlurmTaskArgv(SelfPath(), argc, argv, settings.run_id, settings.build.date));
   }
   return ExecutePlan(*plan, settings, dry_run);
 }

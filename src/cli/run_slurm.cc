@@ -1,0 +1,146 @@
+// `servebench run --executor slurm`: the sweep as one Slurm job array (run/slurm.h),
+// then every task's records ingested into the store and the outcome of each task.
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "cli/run_command.h"
+#include "common/exit_codes.h"
+#include "run/slurm.h"
+#include "store/record_files.h"
+#include "store/store.h"
+
+namespace servebench::cli {
+namespace {
+
+std::atomic<bool> g_slurm_cancel{false};
+extern "C" void OnSlurmSignal(int) { g_slurm_cancel.store(true); }
+
+// Flags the submitter owns: each task gets its own --session, --out and --db.
+bool TakesValue(const std::string& flag) {
+  static const std::set<std::string> kWithValue = {"--executor", "--slurm-partition", "--slurm-account",
+                                                   "--slurm-time", "--slurm-arg", "--out", "--db",
+                                                   "--session", "--run-id", "--build-date"};
+  return kWithValue.count(flag) > 0;
+}
+bool OwnedBySubmitter(const std::string& flag) {
+  return TakesValue(flag) || flag == "--no-wait" || flag == "--dry-run";
+}
+
+// Worst first: what the whole sweep's exit code is when tasks differ.
+int Severity(int code) {
+  switch (code) {
+    case kExitOk: return 0;
+    case kExitRunInvalid: return 1;
+    case kExitRunFailed: return 2;
+    case kExitInterrupted: return 3;
+    default: return 4;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> SlurmTaskArgv(const std::string& self, int argc, char** argv,
+                                       const std::string& run_id, const std::string& build_date) {
+  std::vector<std::string> out = {self, "run"};
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    std::string flag = a.substr(0, a.find('='));
+    if (OwnedBySubmitter(flag)) {
+      if (TakesValue(flag) && a.find('=') == std::string::npos) ++i;  // "--out DIR": skip DIR too
+      continue;
+    }
+    out.push_back(std::move(a));
+  }
+  // One run id and one night for the whole sweep, as when it runs on one machine.
+  out.insert(out.end(), {"--run-id", run_id, "--build-date", build_date});
+  return out;
+}
+
+int ExecuteOnSlurm(const recipe::Plan& plan, const run::RunSettings& settings, const run::SlurmSettings& slurm,
+                   bool wait, bool dry_run, const std::vector<std::string>& task_argv) {
+  std::vector<recipe::ServeSession> sessions = recipe::GroupSessions(plan.points);
+  if (sessions.empty()) {
+    std::fprintf(stderr, "servebench run: the filters selected no points; nothing to submit\n");
+    return kExitInvalidInput;
+  }
+  std::vector<std::string> ids;
+  for (const auto& s : sessions) ids.push_back(s.session_id);
+  if (dry_run) {
+    std::error_code ec;
+    std::string out = std::filesystem::absolute(settings.out_dir, ec).string();
+    std::fputs(run::RenderSlurmScript(ids, task_argv, out, std::filesystem::current_path().string(), slurm).c_str(),
+               stdout);
+    std::printf("# %zu array task(s) for %zu point(s); nothing was submitted (--dry-run)\n", ids.size(),
+                plan.points.size());
+    return kExitOk;
+  }
+  StatusOr<run::SlurmJob> job = run::SubmitSlurmArray(ids, task_argv, settings.out_dir, slurm);
+  if (!job.ok()) {
+    std::fprintf(stderr, "servebench run: %s\n", job.status().message().c_str());
+    return kExitRunFailed;
+  }
+  std::fprintf(stderr, "servebench: submitted Slurm job %s: %zu array task(s), one per serve session (%s)\n",
+               job->job_id.c_str(), ids.size(), job->script_path.c_str());
+  std::string tasks_dir = settings.out_dir + "/tasks";
+  if (!wait) {
+    std::printf("Slurm job %s submitted. When it is done: servebench ingest %s%s\n", job->job_id.c_str(),
+                tasks_dir.c_str(), settings.db_url.empty() ? "" : (" --db " + settings.db_url).c_str());
+    return kExitOk;
+  }
+  struct sigaction action {};
+  action.sa_handler = OnSlurmSignal;
+  sigemptyset(&action.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &action, nullptr);
+  Status waited = run::WaitForSlurmJob(&*job, slurm, &g_slurm_cancel, std::cerr);
+  if (!waited.ok()) std::fprintf(stderr, "servebench run: %s\n", waited.message().c_str());
+
+  // Whatever the tasks wrote is ingested, whatever else happened.
+  int ingested = 0, refused = 0;
+  if (!settings.db_url.empty()) {
+    auto db = store::Open(settings.db_url);
+    auto files = store::FindRecordFiles(tasks_dir);
+    if (!db.ok()) {
+      std::fprintf(stderr, "servebench run: cannot open the store: %s\n", db.status().message().c_str());
+      return kExitRunFailed;
+    }
+    if (files.ok()) {
+      auto outcomes = store::IngestRecordFiles(**db, *files);
+      if (!outcomes.ok()) {
+        std::fprintf(stderr, "servebench run: %s\n", outcomes.status().message().c_str());
+        return kExitRunFailed;
+      }
+      for (const auto& o : *outcomes) {
+        if (o.outcome) ++ingested;
+        if (!o.error.ok()) {
+          ++refused;
+          std::fprintf(stderr, "servebench run: %s\n", o.error.message().c_str());
+        }
+      }
+    }
+  }
+  int worst = kExitOk;
+  for (const run::SlurmTask& t : job->tasks) {
+    std::string what = t.exit_code < 0 ? "no result (killed by Slurm? see its log)"
+                                       : fmt::format("exit {}", t.exit_code);
+    std::printf("task %zu  session %s  %s  %s/report.md  log %s\n", t.index, t.session_id.substr(0, 12).c_str(),
+                what.c_str(), t.dir.c_str(), t.log.c_str());
+    int code = t.exit_code < 0 ? kExitRunFailed : t.exit_code;
+    if (Severity(code) > Severity(worst)) worst = code;
+  }
+  std::printf("\nSlurm job %s: %zu task(s); records: %s/*/records/  store: %s (%d record(s) ingested%s)\n",
+              job->job_id.c_str(), job->tasks.size(), tasks_dir.c_str(),
+              settings.db_url.empty() ? "(none)" : settings.db_url.c_str(), ingested,
+              refused > 0 ? fmt::format(", {} refused", refused).c_str() : "");
+  if (job->cancelled) return kExitInterrupted;
+  if ((!waited.ok() || refused > 0) && Severity(worst) < Severity(kExitRunFailed)) worst = kExitRunFailed;
+  return worst;
+}
+
+}  // namespace servebench::cli
