@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/record_sources.h"
 #include "common/atomic_file.h"
 #include "common/exit_codes.h"
 #include "store/store.h"
-#include "verdict/record_reader.h"
 #include "web/dashboard_data.h"
 #include "web/dashboard_page.h"
 
@@ -51,24 +51,14 @@ int RunDashboard(int argc, char** argv) {
   if (db.empty() && record_dirs.empty()) {
     return Fail(kExitUsage, "give --db URL and/or --records DIR (where the records are)");
   }
-  std::vector<boost::json::object> records;
-  std::vector<std::string> sources;
-  if (!db.empty()) {
-    StatusOr<std::unique_ptr<store::Store>> s = store::Open(db);
-    if (!s.ok()) return Fail(kExitRunFailed, s.status().message());
-    filter.order = store::RecordFilter::Order::kBuildDate;
-    StatusOr<std::vector<boost::json::object>> got = (*s)->Query(filter);
-    if (!got.ok()) return Fail(kExitRunFailed, got.status().WithContext((*s)->Describe()).message());
-    records.insert(records.end(), got->begin(), got->end());
-    sources.push_back((*s)->Describe());
+  StatusOr<LoadedRecords> loaded = LoadRecords(db, record_dirs, filter);
+  if (!loaded.ok()) {
+    StatusCode c = loaded.status().code();
+    bool bad_input = c == StatusCode::kNotFound || c == StatusCode::kInvalidArgument;
+    return Fail(bad_input ? kExitInvalidInput : kExitRunFailed, loaded.status().message());
   }
-  for (const std::string& dir : record_dirs) {
-    StatusOr<std::vector<boost::json::object>> got = verdict::ReadRecordDir(dir);
-    if (!got.ok()) return Fail(kExitInvalidInput, got.status().message());
-    records.insert(records.end(), got->begin(), got->end());
-    sources.push_back(dir);
-  }
-  options.source = fmt::format("{}", fmt::join(sources, ", "));
+  const std::vector<boost::json::object>& records = loaded->records;
+  options.source = fmt::format("{}", fmt::join(loaded->sources, ", "));
   StatusOr<boost::json::object> data = web::BuildDashboardData(records, options);
   if (!data.ok()) return Fail(kExitInvalidInput, data.status().message());
   Status w = WriteFileAtomically(out, web::RenderDashboardHtml(*data));

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli/command.h"
+#include "cli/record_sources.h"
 #include "common/atomic_file.h"
 #include "common/exit_codes.h"
 #include "recipe/recipe.h"
@@ -96,24 +97,11 @@ int RunRegress(int argc, char** argv) {
     std::fprintf(stderr, "servebench regress: give --db URL and/or --records DIR (where the records are)\n");
     return kExitUsage;
   }
+  StatusOr<LoadedRecords> loaded = LoadRecords(db, record_dirs);
+  if (!loaded.ok()) return Fail(loaded.status());
   verdict::HistoryBuilder builder;
-  if (!db.empty()) {
-    StatusOr<std::unique_ptr<store::Store>> s = store::Open(db);
-    if (!s.ok()) return Fail(s.status());
-    store::RecordFilter filter;
-    filter.order = store::RecordFilter::Order::kBuildDate;
-    StatusOr<std::vector<boost::json::object>> records = (*s)->Query(filter);
-    if (!records.ok()) return Fail(records.status().WithContext((*s)->Describe()));
-    for (const boost::json::object& r : *records) {
-      if (Status st = builder.Add(r); !st.ok()) return Fail(st.WithContext((*s)->Describe()));
-    }
-  }
-  for (const std::string& dir : record_dirs) {
-    StatusOr<std::vector<boost::json::object>> records = verdict::ReadRecordDir(dir);
-    if (!records.ok()) return Fail(records.status());
-    for (const boost::json::object& r : *records) {
-      if (Status st = builder.Add(r); !st.ok()) return Fail(st.WithContext(dir));
-    }
+  for (const boost::json::object& r : loaded->records) {
+    if (Status st = builder.Add(r); !st.ok()) return Fail(st);
   }
   std::set<std::string> expected;
   std::vector<std::string> expected_recipes;

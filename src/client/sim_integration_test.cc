@@ -10,11 +10,14 @@
 #include <boost/json.hpp>
 
 #include "client/client.h"
+#include "common/testing/files.h"
 #include "client/testing/sim_process.h"
 #include "common/exit_codes.h"
 
 namespace servebench::client {
 namespace {
+
+using servebench::testing::ReadFileOrEmpty;
 
 using testing::ProcessResult;
 using testing::RunProcess;
@@ -175,13 +178,6 @@ TEST(SimIntegrationTest, CtrlCWritesThePartialResultMarkedInterrupted) {
   EXPECT_LE(cancelled, 4);
 }
 
-// Reads a whole file ("" when it cannot be read).
-std::string Slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream text;
-  text << f.rdbuf();
-  return text.str();
-}
 
 // The API key comes from the environment variable, authenticates every request (the
 // sim, like vLLM --api-key, refuses /v1/* without it), and appears in no output: not
@@ -200,8 +196,8 @@ TEST(SimIntegrationTest, ApiKeyAuthenticatesAndIsWrittenNowhere) {
                                    "--save-detailed", "--result-filename", out};
   ProcessResult p = RunProcess(argv, 60);
   EXPECT_EQ(p.exit_code, kExitOk) << p.out << p.err;
-  std::string result = Slurp(out);
-  std::string records = Slurp(::testing::TempDir() + "/apikey.requests.jsonl");
+  std::string result = ReadFileOrEmpty(out);
+  std::string records = ReadFileOrEmpty(::testing::TempDir() + "/apikey.requests.jsonl");
   ASSERT_FALSE(result.empty());
   ASSERT_FALSE(records.empty());
   EXPECT_EQ(boost::json::parse(result).at("completed").as_int64(), 6);
@@ -213,7 +209,7 @@ TEST(SimIntegrationTest, ApiKeyAuthenticatesAndIsWrittenNowhere) {
   argv[1] = "SB_TEST_API_KEY=";
   ProcessResult refused = RunProcess(argv, 60);
   EXPECT_EQ(refused.exit_code, kExitRunInvalid) << refused.out << refused.err;
-  boost::json::object o = boost::json::parse(Slurp(out)).as_object();
+  boost::json::object o = boost::json::parse(ReadFileOrEmpty(out)).as_object();
   EXPECT_EQ(o.at("failed").as_int64(), 6);
   EXPECT_NE(boost::json::serialize(o.at("servebench").at("sample_errors")).find("HTTP 401"), std::string::npos)
       << boost::json::serialize(o.at("servebench"));

@@ -12,23 +12,21 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
 
+#include "common/testing/files.h"
 #include "common/testing/shell.h"
 
 namespace {
 
+using servebench::testing::ReadFileOrEmpty;
+
 namespace fs = std::filesystem;
 using servebench::testing::RunShell;
 
-std::string Slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // One sim recipe: two configurations (tp 1, tp 2: two serve sessions), two
 // concurrencies each; `faults` (sim flags) make its engine fail at startup.
@@ -88,18 +86,18 @@ TEST_F(SlurmE2eTest, EachServeSessionIsOneArrayTaskAndEveryRecordIsIngested) {
                              "          - {tp: 2, concurrency: [1, 4]}\n");
   auto r = Run(recipe);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  std::string script = Slurp(dir_ / "out" / "slurm" / "job.sbatch");
+  std::string script = ReadFileOrEmpty(dir_ / "out" / "slurm" / "job.sbatch");
   EXPECT_NE(script.find("#SBATCH --array=0-1"), std::string::npos) << script;
   EXPECT_NE(r.output.find("task 0  session"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("task 1  session"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("(4 record(s) ingested)"), std::string::npos) << r.output;
   for (const char* task : {"0", "1"}) {
-    EXPECT_EQ(Slurp(dir_ / "out" / "tasks" / task / "exit_code"), "0\n");
+    EXPECT_EQ(ReadFileOrEmpty(dir_ / "out" / "tasks" / task / "exit_code"), "0\n");
     EXPECT_TRUE(fs::exists(dir_ / "out" / "tasks" / task / "report.md"));
     size_t files = 0;
     for (const auto& f : fs::directory_iterator(dir_ / "out" / "tasks" / task / "records")) files += f.is_regular_file();
     EXPECT_EQ(files, 2u) << "task " << task;
-    EXPECT_NE(Slurp(dir_ / "out" / "slurm" / (std::string("task-") + task + ".log")).find("servebench: task " + std::string(task)),
+    EXPECT_NE(ReadFileOrEmpty(dir_ / "out" / "slurm" / (std::string("task-") + task + ".log")).find("servebench: task " + std::string(task)),
               std::string::npos);
   }
   std::set<std::string> run_ids;
@@ -141,16 +139,16 @@ TEST_F(SlurmE2eTest, CtrlCCancelsTheJobAndKeepsWhatTheTasksMeasured) {
   }
   // Wait until both tasks have measured a point, then press Ctrl-C.
   auto measured = [&](const char* task) {
-    return Slurp(dir_ / "out" / "slurm" / (std::string("task-") + task + ".log")).find(": ok") != std::string::npos;
+    return ReadFileOrEmpty(dir_ / "out" / "slurm" / (std::string("task-") + task + ".log")).find(": ok") != std::string::npos;
   };
   for (int i = 0; i < 600 && !(measured("0") && measured("1")); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  ASSERT_TRUE(measured("0") && measured("1")) << Slurp(dir_ / "submitter.log");
+  ASSERT_TRUE(measured("0") && measured("1")) << ReadFileOrEmpty(dir_ / "submitter.log");
   ::kill(pid, SIGINT);
   int status = 0;
   ::waitpid(pid, &status, 0);
-  std::string log = Slurp(dir_ / "submitter.log");
+  std::string log = ReadFileOrEmpty(dir_ / "submitter.log");
   ASSERT_TRUE(WIFEXITED(status)) << log;
   EXPECT_EQ(WEXITSTATUS(status), 130) << log;
   EXPECT_NE(log.find("cancelling Slurm job"), std::string::npos) << log;
@@ -160,8 +158,11 @@ TEST_F(SlurmE2eTest, CtrlCCancelsTheJobAndKeepsWhatTheTasksMeasured) {
   for (const auto& [status_name, n] : stored) total += n;
   EXPECT_GE(total, 2);
   EXPECT_LT(stored["ok"], 10) << "the sweep was cut short";
-  auto queue = RunShell("squeue -h -o %i");
-  EXPECT_EQ(queue.output, "") << "a task is still queued or running";
+  // This test's job (other tests may share the cluster) has left the queue.
+  std::smatch job;
+  ASSERT_TRUE(std::regex_search(log, job, std::regex("submitted Slurm job ([0-9]+)"))) << log;
+  auto queue = RunShell("squeue -h -j " + job[1].str() + " -o %i");
+  EXPECT_EQ(queue.output.find(job[1].str()), std::string::npos) << "a task is still queued or running: " << queue.output;
 }
 
 TEST_F(SlurmE2eTest, DryRunPrintsTheJobScriptAndSubmitsNothing) {

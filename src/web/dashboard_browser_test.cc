@@ -15,21 +15,18 @@
 
 #include <boost/json.hpp>
 
+#include "common/testing/files.h"
 #include "common/testing/shell.h"
 
 namespace servebench::web {
 namespace {
 
+using servebench::testing::ReadFileOrEmpty;
+
 namespace fs = std::filesystem;
 namespace json = boost::json;
 using servebench::testing::RunShell;
 
-std::string Slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 size_t Count(const std::string& text, const std::string& what) {
   size_t n = 0;
@@ -113,7 +110,7 @@ TEST_F(DashboardBrowserTest, ChromiumRendersCurvesVerdictsAndRecordsFromRealReco
 
   std::vector<json::object> measured;
   for (const auto& f : fs::directory_iterator(dir_ / "out" / "records")) {
-    measured.push_back(json::parse(Slurp(f.path())).as_object());
+    measured.push_back(json::parse(ReadFileOrEmpty(f.path())).as_object());
   }
   ASSERT_EQ(measured.size(), 6u);
   std::string slow = std::string(measured.front().at("series_id").as_string());
@@ -131,8 +128,8 @@ TEST_F(DashboardBrowserTest, ChromiumRendersCurvesVerdictsAndRecordsFromRealReco
                           " --user-data-dir=" + (dir_ / "chromium-profile").string() +
                           " --dump-dom file://" + page.string() + " > " + dom_file.string() + " 2> " +
                           (dir_ / "chromium.log").string());
-  std::string dom = Slurp(dom_file);
-  ASSERT_EQ(browser.exit_code, 0) << Slurp(dir_ / "chromium.log");
+  std::string dom = ReadFileOrEmpty(dom_file);
+  ASSERT_EQ(browser.exit_code, 0) << ReadFileOrEmpty(dir_ / "chromium.log");
   ASSERT_NE(dom.find("data-rendered=\"yes\""), std::string::npos)
       << "the script did not finish:\n" << dom.substr(0, 3000);
   EXPECT_NE(dom.find("<pre id=\"errors\" hidden=\"\"></pre>"), std::string::npos) << "script errors shown";

@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <map>
 #include <set>
 
 #include "common/version.h"
 #include "recipe/recipe.h"
 #include "run/pareto.h"
+#include "run/record.h"
 #include "run/report.h"
 #include "verdict/verdict.h"
 
@@ -45,15 +45,6 @@ json::value Num(const json::object& o, std::initializer_list<const char*> keys) 
 }
 
 double NumOr(const json::value& v, double fallback) { return v.is_double() ? v.get_double() : fallback; }
-
-std::string NowRfc3339() {
-  std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buf;
-}
 
 // The build date a record belongs to: build.date, else the day it started.
 std::string BuildDate(const json::object& r) {
@@ -236,7 +227,7 @@ StatusOr<json::object> BuildDashboardData(const std::vector<json::object>& recor
   json::array charts = Charts(rows);
   return json::object{{"title", options.title},
                       {"source", options.source},
-                      {"generated_at", options.generated_at.empty() ? NowRfc3339() : options.generated_at},
+                      {"generated_at", options.generated_at.empty() ? run::Rfc3339Now() : options.generated_at},
                       {"servebench_version", kVersion},
                       {"counts", std::move(counts)},
                       {"build_dates", BuildDatesNewestFirst(dates)},
