@@ -179,7 +179,8 @@ TEST_F(SlurmE2eTest, DryRunPrintsTheJobScriptAndSubmitsNothing) {
   std::string line = r.output.substr(cmd, r.output.find('\n', cmd) - cmd);
   EXPECT_NE(line.find("'" + recipe + "'"), std::string::npos) << line;
   EXPECT_NE(line.find("'--issue-delay-limit-ms' '100000'"), std::string::npos) << line;
-  for (const char* owned : {"--executor", "--slurm", "--dry-run", (dir_ / "sb.db").c_str()}) {
+  for (const std::string& owned : {std::string("--executor"), std::string("--slurm"), std::string("--dry-run"),
+                                   (dir_ / "sb.db").string()}) {
     EXPECT_EQ(line.find(owned), std::string::npos) << owned << " in " << line;
   }
   EXPECT_NE(line.find("--session \"$session\" --out \"$dir\" --db ''"), std::string::npos) << line;
