@@ -1,27 +1,10 @@
 #include <fmt/format.h>
 
+#include "common/markup.h"
 #include "verdict/report.h"
 
 namespace servebench::verdict {
 namespace {
-
-std::string Xml(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // XML 1.0 forbids most control characters; keep tab/newline/CR.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') out += ' ';
-        else out += c;
-    }
-  }
-  return out;
-}
 
 std::string Details(const SeriesVerdict& sv) {
   std::string d;
@@ -52,13 +35,13 @@ std::string RenderJunit(const Report& r) {
   std::string cases;
   for (const SeriesVerdict& sv : r.verdicts) {
     cases += fmt::format("    <testcase classname=\"servebench.regress.{}\" name=\"{} [{}]\">\n", sv.kind,
-                         Xml(sv.label), Xml(sv.series_id.substr(0, 12)));
-    std::string msg = Xml(Message(sv));
+                         EscapeMarkup(sv.label), EscapeMarkup(sv.series_id.substr(0, 12)));
+    std::string msg = EscapeMarkup(Message(sv));
     switch (sv.verdict) {
       case Verdict::kRegression:
       case Verdict::kMissing:
         cases += fmt::format("      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
-                             VerdictName(sv.verdict), msg, Xml(Details(sv)));
+                             VerdictName(sv.verdict), msg, EscapeMarkup(Details(sv)));
         break;
       case Verdict::kInvalid:
         cases += fmt::format("      <error type=\"invalid\" message=\"{}\"/>\n", msg);
@@ -69,7 +52,7 @@ std::string RenderJunit(const Report& r) {
         break;
       default:
         cases += fmt::format("      <system-out>{}: {}</system-out>\n", VerdictName(sv.verdict),
-                             Xml(Details(sv)));
+                             EscapeMarkup(Details(sv)));
     }
     cases += "    </testcase>\n";
   }
@@ -78,7 +61,7 @@ std::string RenderJunit(const Report& r) {
       "<testsuites name=\"servebench regress\" tests=\"{0}\" failures=\"{1}\" errors=\"{2}\" skipped=\"{3}\">\n"
       "  <testsuite name=\"night {4}\" tests=\"{0}\" failures=\"{1}\" errors=\"{2}\" skipped=\"{3}\">\n"
       "{5}  </testsuite>\n</testsuites>\n",
-      r.verdicts.size(), failures, errors, skipped, Xml(r.date), cases);
+      r.verdicts.size(), failures, errors, skipped, EscapeMarkup(r.date), cases);
 }
 
 }  // namespace servebench::verdict

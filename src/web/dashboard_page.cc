@@ -2,24 +2,11 @@
 
 #include <boost/json/serialize.hpp>
 
+#include "common/markup.h"
 #include "web/assets.h"
 
 namespace servebench::web {
 namespace {
-
-std::string HtmlText(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out.push_back(c);
-    }
-  }
-  return out;
-}
 
 // Replaces every `marker`, scanning on after each replacement (so `with` is never
 // searched, whatever it holds).
@@ -51,7 +38,7 @@ std::string RenderDashboardHtml(const boost::json::object& data) {
                           ? std::string(data.at("title").get_string())
                           : "servebench";
   // The data goes in last: nothing in it is ever taken for a marker.
-  Replace(&page, "{{TITLE}}", HtmlText(title));
+  Replace(&page, "{{TITLE}}", EscapeMarkup(title));
   Replace(&page, "{{STYLE}}", Asset("dashboard.css"));
   Replace(&page, "{{SCRIPT}}", Asset("dashboard.js"));
   Replace(&page, "{{DATA}}", EmbeddableJson(boost::json::serialize(data)));
