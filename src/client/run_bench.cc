@@ -282,14 +282,17 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
     return Status::Unavailable(fmt::format("--base-url {}: cannot resolve {}: {}", s.base_url,
                                            url.host, ec.message()));
   }
+  // The TLS settings first: an unreadable --ssl-ca-cert is bad input, not an
+  // unreachable server.
+  std::unique_ptr<asio::ssl::context> tls;
+  if (url.tls) {
+    SB_ASSIGN_OR_RETURN(tls, MakeTlsContext(s.tls));
+  }
   // Reachability: any HTTP reply will do; nothing listening fails the run up front.
   StatusOr<HttpReply> probe = HttpFetch(url, "/v1/models", "", 10.0, {}, s.tls);
   if (!probe.ok()) {
-    if (probe.status().code() == StatusCode::kInvalidArgument) return probe.status();
-    bool tls_error = probe.status().message().find("TLS handshake") != std::string::npos;
-    return Status::Unavailable(fmt::format("server at {} is not reachable ({}){}", s.base_url,
-                                           probe.status().message(),
-                                           tls_error ? "" : "; is it running?"));
+    return Status::Unavailable(
+        fmt::format("server at {} is not reachable ({})", s.base_url, probe.status().message()));
   }
 
   bool chat = IsChatEndpoint(s);
@@ -299,11 +302,6 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
   }
   SB_ASSIGN_OR_RETURN(PromptSet prompts, MakePrompts(s, chat, counter));
   SB_ASSIGN_OR_RETURN(RequestTemplate tmpl, MakeRequestTemplate(s, url, api_key));
-
-  std::unique_ptr<asio::ssl::context> tls;
-  if (url.tls) {
-    SB_ASSIGN_OR_RETURN(tls, MakeTlsContext(s.tls));
-  }
 
   auto make_jobs = [&](const std::vector<Prompt>& ps, bool warmup, const std::vector<int64_t>& offsets) {
     std::vector<Job> jobs(ps.size());

@@ -47,6 +47,7 @@ std::string DescribeConnectError(const boost::system::error_code& ec) {
     }
     return "TLS handshake: " + reason;
   }
+  if (ec == asio::error::connection_refused) return "connect: " + ec.message() + "; is the server running?";
   return "connect: " + ec.message();
 }
 

@@ -31,7 +31,8 @@ namespace servebench::client {
 StatusOr<std::unique_ptr<boost::asio::ssl::context>> MakeTlsContext(const TlsOptions& options);
 
 // Says what a failed connect was: a TLS handshake error names the certificate
-// problem and the flags that address it; anything else is "connect: <reason>".
+// problem and the flags that address it; a refused connection asks whether the
+// server runs; anything else is "connect: <reason>".
 std::string DescribeConnectError(const boost::system::error_code& ec);
 
 class Transport {
