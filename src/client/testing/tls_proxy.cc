@@ -21,28 +21,20 @@ struct TlsProxy::Session : std::enable_shared_from_this<Session> {
       self->back.async_connect(to, [self](boost::system::error_code cec) {
         if (cec) return self->Close();
         self->back.set_option(tcp::no_delay(true));
-        self->FrontToBack();
-        self->BackToFront();
+        self->Pump(self->front, self->back, self->up);
+        self->Pump(self->back, self->front, self->down);
       });
     });
   }
-  void FrontToBack() {
+  // Copies what `from` reads to `to`, read then write, until either side fails.
+  template <typename From, typename To>
+  void Pump(From& from, To& to, std::array<char, 64 * 1024>& buf) {
     auto self = shared_from_this();
-    front.async_read_some(asio::buffer(up), [self](boost::system::error_code ec, size_t n) {
+    from.async_read_some(asio::buffer(buf), [self, &from, &to, &buf](boost::system::error_code ec, size_t n) {
       if (ec) return self->Close();
-      asio::async_write(self->back, asio::buffer(self->up.data(), n), [self](boost::system::error_code wec, size_t) {
+      asio::async_write(to, asio::buffer(buf.data(), n), [self, &from, &to, &buf](boost::system::error_code wec, size_t) {
         if (wec) return self->Close();
-        self->FrontToBack();
-      });
-    });
-  }
-  void BackToFront() {
-    auto self = shared_from_this();
-    back.async_read_some(asio::buffer(down), [self](boost::system::error_code ec, size_t n) {
-      if (ec) return self->Close();
-      asio::async_write(self->front, asio::buffer(self->down.data(), n), [self](boost::system::error_code wec, size_t) {
-        if (wec) return self->Close();
-        self->BackToFront();
+        self->Pump(from, to, buf);
       });
     });
   }
