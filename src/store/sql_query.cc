@@ -99,6 +99,18 @@ SqlQuery BuildInsert(const RecordColumns& c, const std::string& record_text,
   return std::move(b.query());
 }
 
+SqlQuery BuildSchemaVersionInsert(int version, std::string_view description, const std::string& applied_at,
+                                  Dialect dialect) {
+  Builder b(dialect);
+  std::string v = b.Bind(std::to_string(version));
+  std::string d = b.Bind(std::string(description));
+  std::string at = b.Bind(applied_at);
+  b.query().sql = fmt::format(
+      "INSERT INTO schema_version (version, description, applied_at) VALUES (CAST({} AS INTEGER), {}, {})", v, d,
+      at);
+  return std::move(b.query());
+}
+
 const DialectSql& SqlFor(Dialect dialect) {
   // SQLite: BEGIN IMMEDIATE takes the write lock at once (waiting up to the busy
   // timeout), so two processes opening a new file migrate one after the other, and an

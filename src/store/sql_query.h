@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "store/record_columns.h"
@@ -47,6 +48,10 @@ SqlQuery BuildOkPointIdsQuery(const std::vector<std::string>& point_ids, Dialect
 // the text is bound twice: record_json (cast to jsonb) and record_text.
 SqlQuery BuildInsert(const RecordColumns& columns, const std::string& record_text,
                      const std::string& ingested_at, Dialect dialect);
+
+// INSERT INTO schema_version: one applied migration.
+SqlQuery BuildSchemaVersionInsert(int version, std::string_view description, const std::string& applied_at,
+                                  Dialect dialect);
 
 // The current UTC time as RFC 3339 with seconds ("2026-11-29T20:30:00Z").
 std::string NowRfc3339();

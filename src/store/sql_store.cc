@@ -59,16 +59,13 @@ Status ApplyMigrations(SqlSession& db, const std::vector<Migration>& migrations)
         "create schema_version"));
     SB_ASSIGN_OR_RETURN(int locked_current, ReadVersion(db));
     SB_RETURN_IF_ERROR(CheckNotNewer(locked_current, newest, db.where()));
-    const char p = db.dialect() == Dialect::kSqlite ? '?' : '$';
     for (const Migration& m : migrations) {
       if (m.version <= locked_current) continue;
       SB_RETURN_IF_ERROR(db.Exec(db.dialect() == Dialect::kSqlite ? m.sqlite_sql : m.postgres_sql,
                                  fmt::format("apply migration {}", m.version)));
-      SqlQuery insert{fmt::format("INSERT INTO schema_version (version, description, applied_at) "
-                                  "VALUES (CAST({0}1 AS INTEGER), {0}2, {0}3)",
-                                  p),
-                      {std::to_string(m.version), std::string(m.description), NowRfc3339()}};
-      SB_RETURN_IF_ERROR(db.Run(insert, "record the schema version").status());
+      SB_RETURN_IF_ERROR(db.Run(BuildSchemaVersionInsert(m.version, m.description, NowRfc3339(), db.dialect()),
+                                "record the schema version")
+                             .status());
     }
     return db.Exec("COMMIT", "commit the schema migration");
   };
