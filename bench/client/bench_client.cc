@@ -9,16 +9,15 @@
 //      VLLM_SRC names a vLLM checkout and python3-aiohttp is installed.
 // Each figure runs in a fresh sim process. `bench_client --quick` shrinks every
 // load 10x (for a smoke run).
+#include <fmt/format.h>
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <boost/json.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
-
-#include <boost/json.hpp>
-#include <fmt/format.h>
 
 #include "client/client.h"
 #include "client/testing/sim_process.h"
@@ -63,7 +62,8 @@ double Pct(std::vector<double> v, double p) {
 }
 
 void Row(const std::string& name, const std::string& value, const std::string& target, bool ok) {
-  std::printf("%-44s %-34s %-16s %s\n", name.c_str(), value.c_str(), target.c_str(), ok ? "ok" : "MISSED");
+  std::printf("%-44s %-34s %-16s %s\n", name.c_str(), value.c_str(), target.c_str(),
+              ok ? "ok" : "MISSED");
   std::fflush(stdout);
 }
 
@@ -101,8 +101,12 @@ CpuFigure CpuPerEventOnce(int64_t prompts, int64_t concurrency, int64_t output_l
   }
   f.us_per_event = r->self.cpu_us_per_event;
   f.events = r->self.events;
-  double wall = r->result.at("servebench").as_object().at("client").as_object()
-                    .at("measured_phase_wall_s").as_double();
+  double wall = r->result.at("servebench")
+                    .as_object()
+                    .at("client")
+                    .as_object()
+                    .at("measured_phase_wall_s")
+                    .as_double();
   f.events_per_s = wall > 0 ? static_cast<double>(f.events) / wall : 0;
   *clean = r->summary.failed == 0;
   if (!*clean) {
@@ -121,13 +125,14 @@ CpuFigure CpuPerEvent(int64_t prompts, int64_t concurrency, int64_t output_len) 
     f = CpuPerEventOnce(prompts, concurrency, output_len, &clean);
     if (clean) return f;
   }
-  std::printf("  note: no clean run in three attempts; the figure below is from a run with failures\n");
+  std::printf(
+      "  note: no clean run in three attempts; the figure below is from a run with failures\n");
   return f;
 }
 
 // Runs the Python row; returns false (and says why) when it cannot.
-bool PythonRow(const CpuFigure& native_cpu, double native_ttft_p99_us, double native_read_ttft_p99_us,
-               int64_t streams) {
+bool PythonRow(const CpuFigure& native_cpu, double native_ttft_p99_us,
+               double native_read_ttft_p99_us, int64_t streams) {
   const char* vllm = std::getenv("VLLM_SRC");
   if (vllm == nullptr || std::string(vllm).empty()) {
     std::printf(
@@ -142,11 +147,14 @@ bool PythonRow(const CpuFigure& native_cpu, double native_ttft_p99_us, double na
                     int64_t out_len) -> std::optional<boost::json::object> {
     auto sim = Sim(sim_args);
     if (!sim) return std::nullopt;
-    std::vector<std::string> argv = {"/usr/bin/python3", script, "--vllm-src", vllm,
-                                     "--base-url", sim->base_url(), "--model", kModel,
-                                     "--num-prompts", std::to_string(prompts), "--concurrency",
-                                     std::to_string(conc), "--input-len", "64", "--output-len",
-                                     std::to_string(out_len)};
+    std::vector<std::string> argv = {"/usr/bin/python3", script,
+                                     "--vllm-src",       vllm,
+                                     "--base-url",       sim->base_url(),
+                                     "--model",          kModel,
+                                     "--num-prompts",    std::to_string(prompts),
+                                     "--concurrency",    std::to_string(conc),
+                                     "--input-len",      "64",
+                                     "--output-len",     std::to_string(out_len)};
     testing::ProcessResult p = testing::RunProcess(argv, 900);
     if (p.exit_code != 0) {
       std::printf("  python row failed (exit %d): %s\n", p.exit_code, p.err.substr(0, 800).c_str());
@@ -163,12 +171,14 @@ bool PythonRow(const CpuFigure& native_cpu, double native_ttft_p99_us, double na
   auto cpu = run_py({"--time-scale", "0", "--max-num-seqs", "1024"}, 256 / g_scale, 64, 1024);
   if (cpu) {
     double us = cpu->at("cpu_us_per_event").to_number<double>();
-    Row("python (vLLM request loop) CPU per event", fmt::format("{:.2f} us ({} events)", us,
-                                                                cpu->at("events").to_number<int64_t>()),
-        "", true);
-    Row("  ratio python / servebench", fmt::format("{:.1f}x", native_cpu.us_per_event > 0 ? us / native_cpu.us_per_event : 0), "", true);
+    Row("python (vLLM request loop) CPU per event",
+        fmt::format("{:.2f} us ({} events)", us, cpu->at("events").to_number<int64_t>()), "", true);
+    Row("  ratio python / servebench",
+        fmt::format("{:.1f}x", native_cpu.us_per_event > 0 ? us / native_cpu.us_per_event : 0), "",
+        true);
   }
-  auto ttft = run_py({"--time-scale", "1", "--send-time-field", "--max-num-seqs", "1024"}, streams, streams, 16);
+  auto ttft = run_py({"--time-scale", "1", "--send-time-field", "--max-num-seqs", "1024"}, streams,
+                     streams, 16);
   if (ttft) {
     double p50 = ttft->at("ttft_error_p50_us").to_number<double>();
     double p99 = ttft->at("ttft_error_p99_us").to_number<double>();
@@ -178,7 +188,8 @@ bool PythonRow(const CpuFigure& native_cpu, double native_ttft_p99_us, double na
     Row("  p99 ratio python / servebench (kernel stamps)",
         fmt::format("{:.0f}x", native_ttft_p99_us > 0 ? p99 / native_ttft_p99_us : 0), "", true);
     Row("  p99 ratio python / servebench (read stamps)",
-        fmt::format("{:.1f}x", native_read_ttft_p99_us > 0 ? p99 / native_read_ttft_p99_us : 0), "", true);
+        fmt::format("{:.1f}x", native_read_ttft_p99_us > 0 ? p99 / native_read_ttft_p99_us : 0), "",
+        true);
   }
   return true;
 }
@@ -192,13 +203,15 @@ int Main(int argc, char** argv) {
   // 1. CPU per SSE event: one worker thread, 64 streams, one token per event.
   CpuFigure cpu = CpuPerEvent(512 / g_scale, 64, 1024);
   Row("client CPU per SSE event (1 worker, 64 streams)",
-      fmt::format("{:.2f} us ({} events, {:.0f}/s)", cpu.us_per_event, cpu.events, cpu.events_per_s),
+      fmt::format("{:.2f} us ({} events, {:.0f}/s)", cpu.us_per_event, cpu.events,
+                  cpu.events_per_s),
       "<= 2 us", cpu.us_per_event > 0 && cpu.us_per_event <= 2.0);
 
   // 2. 10,000 concurrent streams held.
   {
     int64_t n = 10000 / g_scale;
-    auto sim = Sim({"--time-scale", "1", "--max-num-seqs", "16384", "--max-num-batched-tokens", "1000000"});
+    auto sim = Sim(
+        {"--time-scale", "1", "--max-num-seqs", "16384", "--max-num-batched-tokens", "1000000"});
     if (sim) {
       BenchSettings s = Base(*sim);
       s.num_prompts = n;
@@ -214,7 +227,8 @@ int Main(int argc, char** argv) {
             fmt::format("{} peak, {} ok, {} failed", r->summary.max_concurrent_requests,
                         r->summary.completed, r->summary.failed),
             fmt::format("{}", n), r->summary.max_concurrent_requests >= n * 99 / 100);
-        Row("  client peak RSS (whole bench process)", fmt::format("{:.0f} MiB", rss_mib), "< 1024 MiB", rss_mib < 1024);
+        Row("  client peak RSS (whole bench process)", fmt::format("{:.0f} MiB", rss_mib),
+            "< 1024 MiB", rss_mib < 1024);
       } else {
         std::printf("  run failed: %s\n", r.status().ToString().c_str());
       }
@@ -251,8 +265,9 @@ int Main(int argc, char** argv) {
         r->result.at("servebench").as_object().at("client").as_object().at("receive_lag_us");
     if (lag.is_object()) {
       Row("  client receive lag (read - kernel receive)",
-          fmt::format("p50 {:.1f} us, p99 {:.1f} us, max {:.0f} us", lag.at("p50").to_number<double>(),
-                      lag.at("p99").to_number<double>(), lag.at("max").to_number<double>()),
+          fmt::format("p50 {:.1f} us, p99 {:.1f} us, max {:.0f} us",
+                      lag.at("p50").to_number<double>(), lag.at("p99").to_number<double>(),
+                      lag.at("max").to_number<double>()),
           "", true);
     }
   }

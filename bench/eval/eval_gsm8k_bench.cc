@@ -25,7 +25,8 @@ namespace {
 
 constexpr size_t kQuestions = 1319;
 
-bool RunOnce(const std::string& label, eval::EvalSettings s, const std::vector<eval::GsmDoc>& test) {
+bool RunOnce(const std::string& label, eval::EvalSettings s,
+             const std::vector<eval::GsmDoc>& test) {
   auto start = std::chrono::steady_clock::now();
   auto result = eval::RunEval(s, nullptr);
   if (!result.ok()) {
@@ -36,11 +37,11 @@ bool RunOnce(const std::string& label, eval::EvalSettings s, const std::vector<e
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   size_t expected = 0;
   for (const auto& doc : test) expected += sim::OracleAnswersWrong(77, 0.10, doc.question) ? 0 : 1;
-  std::printf("eval gsm8k vs %s: %zu questions, 5-shot, concurrency 64: %.2f s (%.0f questions/s); "
-              "flexible-extract %.4f, oracle expects %.4f; failed %zu\n",
-              label.c_str(), kQuestions, seconds, static_cast<double>(kQuestions) / seconds,
-              result->flexible_extract.value, static_cast<double>(expected) / kQuestions,
-              result->n_failed);
+  std::printf(
+      "eval gsm8k vs %s: %zu questions, 5-shot, concurrency 64: %.2f s (%.0f questions/s); "
+      "flexible-extract %.4f, oracle expects %.4f; failed %zu\n",
+      label.c_str(), kQuestions, seconds, static_cast<double>(kQuestions) / seconds,
+      result->flexible_extract.value, static_cast<double>(expected) / kQuestions, result->n_failed);
   return result->n_failed == 0;
 }
 

@@ -12,6 +12,7 @@
 // Usage: bench_sim_server [--seconds S] [--streams N] [--hold M]
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -30,11 +31,11 @@
 #include <string_view>
 #include <vector>
 
-#include <fmt/format.h>
-
 namespace {
 
-double Now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+double Now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 struct Server {
   pid_t pid = -1;
@@ -130,15 +131,18 @@ int Connect(int port) {
 
 struct Conn {
   int fd = -1;
-  std::string tail;     // last bytes of the previous read (patterns split across reads)
+  std::string tail;  // last bytes of the previous read (patterns split across reads)
   bool sent = false;
   uint64_t events = 0;
 };
 
 std::string Request(int max_tokens) {
-  std::string body = fmt::format(R"({{"prompt":"bench","max_tokens":{},"ignore_eos":true,"stream":true}})", max_tokens);
-  return fmt::format("POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                     "Content-Length: {}\r\n\r\n{}", body.size(), body);
+  std::string body = fmt::format(
+      R"({{"prompt":"bench","max_tokens":{},"ignore_eos":true,"stream":true}})", max_tokens);
+  return fmt::format(
+      "POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      "Content-Length: {}\r\n\r\n{}",
+      body.size(), body);
 }
 
 // Counts occurrences of `pat` in tail + data; keeps the tail.
@@ -158,8 +162,8 @@ uint64_t CountAndKeepTail(Conn& c, std::string_view data, std::string_view pat, 
 }
 
 void Throughput(int streams, double seconds) {
-  Server s = Start({"--time-scale", "0", "--max-num-seqs", std::to_string(streams), "--max-num-batched-tokens",
-                    "1000000"});
+  Server s = Start({"--time-scale", "0", "--max-num-seqs", std::to_string(streams),
+                    "--max-num-batched-tokens", "1000000"});
   int ep = epoll_create1(0);
   std::vector<Conn> conns(static_cast<size_t>(streams));
   const std::string req = Request(2000);
@@ -198,7 +202,8 @@ void Throughput(int streams, double seconds) {
         ssize_t r = read(c.fd, buf.data(), buf.size());
         if (r <= 0) continue;
         bool end = false;
-        events += CountAndKeepTail(c, std::string_view(buf.data(), static_cast<size_t>(r)), "data: ", &end);
+        events += CountAndKeepTail(c, std::string_view(buf.data(), static_cast<size_t>(r)),
+                                   "data: ", &end);
         if (end) {  // stream done: the next one on the same keep-alive connection
           c.tail.clear();
           if (write(c.fd, req.data(), req.size()) != static_cast<ssize_t>(req.size())) std::abort();
@@ -210,19 +215,22 @@ void Throughput(int streams, double seconds) {
   double cpu = CpuSeconds(s.pid) - cpu_start;
   double client_cpu = CpuSeconds(getpid()) - client_cpu_start;
   uint64_t measured = events - warm_events;
-  std::printf("sse_throughput: %d concurrent streams, --time-scale 0, %.1f s: %.0f SSE events/s received; "
-              "server CPU %.2f s (%.0f%% of one core) -> %.0f events per server-CPU-second; bench client CPU %.2f s; "
-              "load average %.1f\n",
-              streams, elapsed, measured / elapsed, cpu, 100 * cpu / elapsed, cpu > 0 ? measured / cpu : 0.0,
-              client_cpu, LoadAverage());
+  std::printf(
+      "sse_throughput: %d concurrent streams, --time-scale 0, %.1f s: %.0f SSE events/s received; "
+      "server CPU %.2f s (%.0f%% of one core) -> %.0f events per server-CPU-second; bench client "
+      "CPU %.2f s; "
+      "load average %.1f\n",
+      streams, elapsed, measured / elapsed, cpu, 100 * cpu / elapsed,
+      cpu > 0 ? measured / cpu : 0.0, client_cpu, LoadAverage());
   for (auto& c : conns) close(c.fd);
   close(ep);
   Stop(s);
 }
 
 void Hold(int count) {
-  Server s = Start({"--time-scale", "1", "--model", "llama-3.1-70b", "--tensor-parallel-size", "8",
-                    "--max-num-seqs", std::to_string(count), "--max-num-batched-tokens", "1000000"});
+  Server s =
+      Start({"--time-scale", "1", "--model", "llama-3.1-70b", "--tensor-parallel-size", "8",
+             "--max-num-seqs", std::to_string(count), "--max-num-batched-tokens", "1000000"});
   long rss_before = RssKb(s.pid);
   int ep = epoll_create1(0);
   std::vector<Conn> conns(static_cast<size_t>(count));
@@ -256,17 +264,20 @@ void Hold(int count) {
         ssize_t r = read(c.fd, buf.data(), buf.size());
         if (r <= 0) continue;
         bool end = false;
-        uint64_t k = CountAndKeepTail(c, std::string_view(buf.data(), static_cast<size_t>(r)), "data: ", &end);
+        uint64_t k = CountAndKeepTail(c, std::string_view(buf.data(), static_cast<size_t>(r)),
+                                      "data: ", &end);
         if (c.events == 0 && k > 0) ++with_event;
         c.events += k;
       }
     }
   }
   long rss_after = RssKb(s.pid);
-  std::printf("connections_held: %d of %d connections open with a live stream each (all delivering events: %s) "
-              "after %.1f s; server RSS %.1f MiB idle -> %.1f MiB held (%.1f KiB per connection)\n",
-              with_event, count, with_event == count ? "yes" : "no", Now() - start, rss_before / 1024.0,
-              rss_after / 1024.0, opened ? (rss_after - rss_before) / static_cast<double>(opened) : 0.0);
+  std::printf(
+      "connections_held: %d of %d connections open with a live stream each (all delivering events: "
+      "%s) "
+      "after %.1f s; server RSS %.1f MiB idle -> %.1f MiB held (%.1f KiB per connection)\n",
+      with_event, count, with_event == count ? "yes" : "no", Now() - start, rss_before / 1024.0,
+      rss_after / 1024.0, opened ? (rss_after - rss_before) / static_cast<double>(opened) : 0.0);
   for (auto& c : conns) {
     if (c.fd >= 0) close(c.fd);
   }
@@ -281,9 +292,12 @@ int main(int argc, char** argv) {
   int streams = 1000, hold = 10000;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
-    if (a == "--seconds") seconds = std::atof(argv[i + 1]);
-    else if (a == "--streams") streams = std::atoi(argv[i + 1]);
-    else if (a == "--hold") hold = std::atoi(argv[i + 1]);
+    if (a == "--seconds")
+      seconds = std::atof(argv[i + 1]);
+    else if (a == "--streams")
+      streams = std::atoi(argv[i + 1]);
+    else if (a == "--hold")
+      hold = std::atoi(argv[i + 1]);
   }
   // 10,000 sockets on each side need more than the default 1,024 descriptors; the
   // server inherits the raised limit.

@@ -20,11 +20,12 @@ using servebench::verdict::VerdictSettings;
 namespace {
 
 void Print(const char* name, const DetectionStudy& st) {
-  std::printf("%-52s detection within 2 nights %6.2f %% (%zu/%zu, mean %.2f nights)  "
-              "false alarms %5.2f %% of %zu series-nights  false improvements %5.2f %%\n",
-              name, 100 * st.DetectionRate(), st.detected_within_two, st.step_series,
-              st.mean_nights_to_detect, 100 * st.FalseAlarmRate(), st.judged_series_nights,
-              100 * st.FalseImprovementRate());
+  std::printf(
+      "%-52s detection within 2 nights %6.2f %% (%zu/%zu, mean %.2f nights)  "
+      "false alarms %5.2f %% of %zu series-nights  false improvements %5.2f %%\n",
+      name, 100 * st.DetectionRate(), st.detected_within_two, st.step_series,
+      st.mean_nights_to_detect, 100 * st.FalseAlarmRate(), st.judged_series_nights,
+      100 * st.FalseImprovementRate());
   std::string rules;
   for (const auto& [rule, n] : st.detection_rules) rules += " " + rule + "=" + std::to_string(n);
   std::printf("    caught by:%s\n", rules.c_str());
@@ -42,22 +43,31 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     double v = std::strtod(argv[i + 1], nullptr);
-    if (flag == "--series") series = static_cast<size_t>(v);
-    else if (flag == "--seed") seed = static_cast<uint64_t>(v);
+    if (flag == "--series")
+      series = static_cast<size_t>(v);
+    else if (flag == "--seed")
+      seed = static_cast<uint64_t>(v);
     // Rule knobs, to study the trade-off (defaults are VerdictSettings').
-    else if (flag == "--baseline-nights") settings.baseline_nights = static_cast<size_t>(v);
-    else if (flag == "--min-baseline-nights") settings.min_baseline_nights = static_cast<size_t>(v);
-    else if (flag == "--noise-nights") settings.noise_nights = static_cast<size_t>(v);
-    else if (flag == "--two-night-k") settings.two_night_k = v;
-    else if (flag == "--two-night-tonight") settings.two_night_tonight_fraction = v;
-    else if (flag == "--window-t") settings.window_t = v;
+    else if (flag == "--baseline-nights")
+      settings.baseline_nights = static_cast<size_t>(v);
+    else if (flag == "--min-baseline-nights")
+      settings.min_baseline_nights = static_cast<size_t>(v);
+    else if (flag == "--noise-nights")
+      settings.noise_nights = static_cast<size_t>(v);
+    else if (flag == "--two-night-k")
+      settings.two_night_k = v;
+    else if (flag == "--two-night-tonight")
+      settings.two_night_tonight_fraction = v;
+    else if (flag == "--window-t")
+      settings.window_t = v;
     else {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
       return 64;
     }
   }
   SyntheticSpec spec;  // the issue's model: 2 % CV per run, 3 repetitions, -5 % steps
-  Print("2% CV/run (1% between nights), 3 reps [issue 7]", RunDetectionStudy(seed, series, spec, settings));
+  Print("2% CV/run (1% between nights), 3 reps [issue 7]",
+        RunDetectionStudy(seed, series, spec, settings));
   SyntheticSpec single = spec;
   single.repetitions = 1;
   Print("2% CV/run (1% between nights), 1 rep", RunDetectionStudy(seed, series, single, settings));

@@ -1,14 +1,14 @@
 // servebench bench: one load run against a running server. Takes the common
 // `vllm bench serve` flags with the same meanings, so a script switches by changing
 // one word; servebench's own flags are listed after them in --help.
-#include <csignal>
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "cli/command.h"
 #include "client/client.h"
@@ -50,11 +50,13 @@ int Fail(int code, const std::string& message) {
 
 int RunBenchCommand(int argc, char** argv) {
   client::BenchSettings s;
-  CLI::App app{"servebench bench: one load run against a running OpenAI-compatible server.\n"
-               "Flags keep `vllm bench serve`'s names and meanings."};
+  CLI::App app{
+      "servebench bench: one load run against a running OpenAI-compatible server.\n"
+      "Flags keep `vllm bench serve`'s names and meanings."};
   app.option_defaults()->always_capture_default();
-  std::string host = "127.0.0.1", request_rate = "inf", range_semantics = "vllm", result_format = "vllm",
-              arrival = "gamma", event_timestamps = "kernel", result_dir, result_filename, requests_jsonl;
+  std::string host = "127.0.0.1", request_rate = "inf", range_semantics = "vllm",
+              result_format = "vllm", arrival = "gamma", event_timestamps = "kernel", result_dir,
+              result_filename, requests_jsonl;
   int port = 8000;
   bool save_result = false, no_scrape = false, no_continuous = false, no_progress = false;
   std::vector<std::string> percentile_metrics, metric_percentiles, goodput, metadata, headers;
@@ -80,7 +82,8 @@ int RunBenchCommand(int argc, char** argv) {
   app.add_option("--max-concurrency", s.max_concurrency, "0 = unlimited");
   app.add_flag("--ignore-eos", s.ignore_eos);
   app.add_option("--num-warmups", s.num_warmups);
-  app.add_option("--percentile-metrics", percentile_metrics, "ttft,tpot,itl,e2el")->default_str("ttft,tpot,itl");
+  app.add_option("--percentile-metrics", percentile_metrics, "ttft,tpot,itl,e2el")
+      ->default_str("ttft,tpot,itl");
   app.add_option("--metric-percentiles", metric_percentiles, "e.g. 90,99,99.9")->default_str("99");
   app.add_option("--goodput", goodput, "SLOs KEY:VALUE in ms (ttft, tpot, e2el)");
   app.add_flag("--save-result", save_result);
@@ -101,18 +104,22 @@ int RunBenchCommand(int argc, char** argv) {
   app.add_option("--num-gpus", s.gpus.num_gpus, "GPUs behind the server (per-GPU throughput)");
   app.add_option("--prefill-gpus", s.gpus.prefill_gpus, "multinode: prefill GPUs");
   app.add_option("--decode-gpus", s.gpus.decode_gpus, "multinode: decode GPUs");
-  app.add_option("--metrics-url", s.metrics_url, "Prometheus endpoint (default base URL + /metrics)");
+  app.add_option("--metrics-url", s.metrics_url,
+                 "Prometheus endpoint (default base URL + /metrics)");
   app.add_flag("--no-metrics-scrape", no_scrape);
-  app.add_flag("--spec-decoding", s.spec_decoding, "the server runs speculative decoding (validity)");
+  app.add_flag("--spec-decoding", s.spec_decoding,
+               "the server runs speculative decoding (validity)");
   app.add_option("--request-timeout", s.request_timeout_s, "per-request deadline, s (0 = none)");
   app.add_option("--num-workers", s.num_workers, "event-loop threads (0 = auto)");
   app.add_option("--requests-jsonl", requests_jsonl, "write per-request records here");
   app.add_flag("--no-continuous-usage", no_continuous, "do not ask for per-chunk usage");
   app.add_option("--api-key-env", s.api_key_env, "environment variable holding the API key");
-  app.add_option("--ssl-ca-cert", s.tls.ca_cert_file, "https: PEM file of CAs to trust besides the system store");
+  app.add_option("--ssl-ca-cert", s.tls.ca_cert_file,
+                 "https: PEM file of CAs to trust besides the system store");
   app.add_flag("--insecure", s.tls.insecure, "https: do not verify the server's certificate");
-  app.add_option("--event-timestamps", event_timestamps,
-                 "kernel: the kernel's receive time of each read (plain TCP); read: when the read returned");
+  app.add_option(
+      "--event-timestamps", event_timestamps,
+      "kernel: the kernel's receive time of each read (plain TCP); read: when the read returned");
   app.add_option("--issue-delay-limit-ms", s.client_issue_delay_limit_ms);
   app.add_flag("--no-progress", no_progress);
   try {
@@ -130,7 +137,8 @@ int RunBenchCommand(int argc, char** argv) {
     s.request_rate_per_s = std::strtod(request_rate.c_str(), &end);
     if (*end != '\0' || s.request_rate_per_s <= 0 || std::isinf(s.request_rate_per_s)) {
       if (!std::isinf(s.request_rate_per_s)) {
-        return Fail(kExitUsage, fmt::format("--request-rate '{}': a number > 0 or inf", request_rate));
+        return Fail(kExitUsage,
+                    fmt::format("--request-rate '{}': a number > 0 or inf", request_rate));
       }
       s.request_rate_per_s = 0;
     }
@@ -138,7 +146,8 @@ int RunBenchCommand(int argc, char** argv) {
   if (range_semantics == "inferencex") {
     s.range_ratio_semantics = client::RangeRatioSemantics::kInferenceX;
   } else if (range_semantics != "vllm") {
-    return Fail(kExitUsage, "--range-ratio-semantics '" + range_semantics + "': vllm or inferencex");
+    return Fail(kExitUsage,
+                "--range-ratio-semantics '" + range_semantics + "': vllm or inferencex");
   }
   if (result_format != "vllm" && result_format != "inferencex") {
     return Fail(kExitUsage, "--result-format '" + result_format + "': vllm or inferencex");
@@ -173,12 +182,17 @@ int RunBenchCommand(int argc, char** argv) {
     double v = 0;
     if (SplitPair(g, ':', &kv)) v = std::strtod(kv.second.c_str(), &end);
     if (end == nullptr || *end != '\0' || v <= 0) {
-      return Fail(kExitUsage, "--goodput '" + g + "': KEY:VALUE with KEY ttft, tpot or e2el and VALUE ms > 0");
+      return Fail(kExitUsage,
+                  "--goodput '" + g + "': KEY:VALUE with KEY ttft, tpot or e2el and VALUE ms > 0");
     }
-    if (kv.first == "ttft") s.goodput.ttft_ms = v;
-    else if (kv.first == "tpot") s.goodput.tpot_ms = v;
-    else if (kv.first == "e2el") s.goodput.e2el_ms = v;
-    else return Fail(kExitUsage, "--goodput '" + g + "': KEY must be ttft, tpot or e2el");
+    if (kv.first == "ttft")
+      s.goodput.ttft_ms = v;
+    else if (kv.first == "tpot")
+      s.goodput.tpot_ms = v;
+    else if (kv.first == "e2el")
+      s.goodput.e2el_ms = v;
+    else
+      return Fail(kExitUsage, "--goodput '" + g + "': KEY must be ttft, tpot or e2el");
   }
   for (const std::string& m : metadata) {
     std::pair<std::string, std::string> kv;
@@ -206,12 +220,13 @@ int RunBenchCommand(int argc, char** argv) {
   std::fputs(metrics::FormatSummaryTable(r->summary, r->header).c_str(), stdout);
   std::fflush(stdout);
   if (save_result || s.save_detailed || !result_filename.empty()) {
-    std::string name = result_filename.empty() ? metrics::DefaultResultFilename(r->header) : result_filename;
-    std::filesystem::path path = result_dir.empty() ? std::filesystem::path(name)
-                                                    : std::filesystem::path(result_dir) / name;
-    boost::json::object out = result_format == "inferencex"
-                                  ? metrics::BuildInferenceXResultJson(r->summary, r->header, r->records)
-                                  : r->result;
+    std::string name =
+        result_filename.empty() ? metrics::DefaultResultFilename(r->header) : result_filename;
+    std::filesystem::path path =
+        result_dir.empty() ? std::filesystem::path(name) : std::filesystem::path(result_dir) / name;
+    boost::json::object out = result_format == "inferencex" ? metrics::BuildInferenceXResultJson(
+                                                                  r->summary, r->header, r->records)
+                                                            : r->result;
     Status w = WriteFileAtomically(path.string(), boost::json::serialize(out) + "\n");
     if (!w.ok()) return Fail(kExitRunFailed, w.ToString());
     std::fprintf(stderr, "servebench bench: result written to %s\n", path.c_str());

@@ -1,11 +1,11 @@
 // End-to-end checks of the servebench binary's top level (runs the real binary).
 #include <gtest/gtest.h>
 
-#include "common/testing/shell.h"
-
 #include <array>
 #include <cstdio>
 #include <string>
+
+#include "common/testing/shell.h"
 
 namespace {
 
@@ -31,8 +31,6 @@ TEST(CliMainTest, UnknownCommandIsUsageError) {
   EXPECT_NE(r.output.find("unknown command 'frobnicate'"), std::string::npos) << r.output;
 }
 
-TEST(CliMainTest, NoArgumentsIsUsageError) {
-  EXPECT_EQ(RunServebench("").exit_code, 64);
-}
+TEST(CliMainTest, NoArgumentsIsUsageError) { EXPECT_EQ(RunServebench("").exit_code, 64); }
 
 }  // namespace

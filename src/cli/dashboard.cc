@@ -27,15 +27,17 @@ int Fail(int code, const std::string& message) {
 }
 
 int RunDashboard(int argc, char** argv) {
-  CLI::App app{"Write the dashboard: one self-contained HTML file (no network needed to view it) "
-               "with the throughput/interactivity curves, the newest night's regression verdicts "
-               "and every record. See docs/dashboard.md.",
-               "servebench dashboard"};
+  CLI::App app{
+      "Write the dashboard: one self-contained HTML file (no network needed to view it) "
+      "with the throughput/interactivity curves, the newest night's regression verdicts "
+      "and every record. See docs/dashboard.md.",
+      "servebench dashboard"};
   std::string db, out = "dashboard.html";
   std::vector<std::string> record_dirs;
   store::RecordFilter filter;
   web::DashboardOptions options;
-  app.add_option("--db", db, "results store: a SQLite path or a postgresql:// URL")->envname("SERVEBENCH_DB");
+  app.add_option("--db", db, "results store: a SQLite path or a postgresql:// URL")
+      ->envname("SERVEBENCH_DB");
   app.add_option("--records", record_dirs, "folder(s) of record JSON files (read recursively)");
   app.add_option("--out", out, "the HTML file to write (atomically)")->capture_default_str();
   app.add_option("--title", options.title, "the page's title")->capture_default_str();
@@ -68,7 +70,8 @@ int RunDashboard(int argc, char** argv) {
 }
 
 const CommandRegistration kRegister{
-    {"dashboard", "the web view: one self-contained HTML file of curves, verdicts and records", RunDashboard}};
+    {"dashboard", "the web view: one self-contained HTML file of curves, verdicts and records",
+     RunDashboard}};
 
 }  // namespace
 }  // namespace servebench::cli

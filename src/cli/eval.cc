@@ -3,9 +3,11 @@
 //   servebench eval --task gsm8k --base-url URL --data test.jsonl ...   run (+ gates)
 //   servebench eval make-synthetic --count N --seed S --output FILE
 //   servebench eval gate floor|mcnemar|equivalence ...                 gates on saved runs
-#include <CLI/CLI.hpp>
+#include "eval/eval.h"
+
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -14,7 +16,6 @@
 #include "cli/command.h"
 #include "common/atomic_file.h"
 #include "common/exit_codes.h"
-#include "eval/eval.h"
 #include "eval/synthetic.h"
 
 namespace servebench::cli {
@@ -85,8 +86,8 @@ void Record(GateOutcome& outcome, json::object report, Verdict verdict) {
   outcome.reports.push_back(std::move(report));
 }
 
-Status FloorFromResults(const json::object& results, const std::string& model,
-                        const GateOptions& o, GateOutcome& outcome) {
+Status FloorFromResults(const json::object& results, const std::string& model, const GateOptions& o,
+                        GateOutcome& outcome) {
   SB_ASSIGN_OR_RETURN(eval::Thresholds thresholds, eval::LoadThresholds(o.thresholds_path));
   std::string prefix = o.model_prefix.empty() ? eval::ModelPrefixOf(model) : o.model_prefix;
   eval::FloorReport report = eval::FloorGate(results, thresholds, prefix, o.task, o.min_score);
@@ -95,8 +96,8 @@ Status FloorFromResults(const json::object& results, const std::string& model,
 }
 
 // L0: when both runs have a results.json, their task hashes must agree.
-Status SameProtocol(const std::string& baseline, const std::string& candidate,
-                    const GateOptions& o, GateOutcome& outcome) {
+Status SameProtocol(const std::string& baseline, const std::string& candidate, const GateOptions& o,
+                    GateOutcome& outcome) {
   if (!std::filesystem::is_directory(baseline) || !std::filesystem::is_directory(candidate)) {
     return Status::Ok();
   }
@@ -126,8 +127,8 @@ Status McNemar(const std::string& baseline, const std::string& candidate, const 
   return Status::Ok();
 }
 
-Status Equivalence(const std::string& reference, const std::string& candidate,
-                   const GateOptions& o, GateOutcome& outcome) {
+Status Equivalence(const std::string& reference, const std::string& candidate, const GateOptions& o,
+                   GateOutcome& outcome) {
   SB_RETURN_IF_ERROR(SameProtocol(reference, candidate, o, outcome));
   SB_ASSIGN_OR_RETURN(auto ref, eval::ResponsesFromSamples(SamplesPath(reference)));
   SB_ASSIGN_OR_RETURN(auto cand, eval::ResponsesFromSamples(SamplesPath(candidate)));
@@ -187,8 +188,8 @@ int RunTask(eval::EvalSettings& s, const std::string& protocol, const std::strin
     if (!st.ok()) return Fail(st);
   }
   if (!s.output_dir.empty() && !outcome.reports.empty()) {
-    Status st = WriteFileAtomically(s.output_dir + "/gates.json",
-                                    json::serialize(outcome.reports) + "\n");
+    Status st =
+        WriteFileAtomically(s.output_dir + "/gates.json", json::serialize(outcome.reports) + "\n");
     if (!st.ok()) return Fail(st);
   }
   if (result->interrupted) return kExitInterrupted;
@@ -199,11 +200,12 @@ int RunTask(eval::EvalSettings& s, const std::string& protocol, const std::strin
 }
 
 int RunEvalCommand(int argc, char** argv) {
-  CLI::App app{"Accuracy evals against a running OpenAI-compatible server, scored as\n"
-               "lm-evaluation-harness scores them, and the gates that judge them.\n"
-               "Exit: 0 ok; 1 bad input or a failed gate; 2 some samples failed; 3 nothing\n"
-               "scored; 130 interrupted (what was scored is still written).",
-               argv[0]};
+  CLI::App app{
+      "Accuracy evals against a running OpenAI-compatible server, scored as\n"
+      "lm-evaluation-harness scores them, and the gates that judge them.\n"
+      "Exit: 0 ok; 1 bad input or a failed gate; 2 some samples failed; 3 nothing\n"
+      "scored; 130 interrupted (what was scored is still written).",
+      argv[0]};
   app.require_subcommand(0, 1);
   eval::EvalSettings s;
   std::string protocol = "lm-eval";
@@ -235,7 +237,8 @@ int RunEvalCommand(int argc, char** argv) {
   app.add_option("--reference", gates.reference,
                  "run of the reference server on the same prompts: equivalence gate");
   app.add_option("--equivalence-threshold", gates.equivalence_threshold,
-                 "PASS when this fraction matches")->capture_default_str();
+                 "PASS when this fraction matches")
+      ->capture_default_str();
 
   // make-synthetic
   uint64_t synthetic_seed = 0;
@@ -276,9 +279,8 @@ int RunEvalCommand(int argc, char** argv) {
   }
 
   if (synthetic->parsed()) {
-    Status st = WriteFileAtomically(synthetic_output,
-                                    eval::GsmJsonl(eval::MakeSyntheticGsm(synthetic_seed,
-                                                                          synthetic_count)));
+    Status st = WriteFileAtomically(
+        synthetic_output, eval::GsmJsonl(eval::MakeSyntheticGsm(synthetic_seed, synthetic_count)));
     if (!st.ok()) return Fail(st);
     std::printf("wrote %zu questions to %s (seed %llu)\n", synthetic_count,
                 synthetic_output.c_str(), static_cast<unsigned long long>(synthetic_seed));

@@ -67,8 +67,10 @@ int RunIngest(int argc, char** argv) {
       std::printf("invalid          %s\n", o.error.message().c_str());
     } else if (*o.outcome == store::IngestOutcome::kConflict) {
       ++conflicts;
-      std::printf("conflict         %s: a different record with this record_id is already "
-                  "stored; it was kept and this file was not stored\n", o.path.c_str());
+      std::printf(
+          "conflict         %s: a different record with this record_id is already "
+          "stored; it was kept and this file was not stored\n",
+          o.path.c_str());
     } else if (*o.outcome == store::IngestOutcome::kInserted) {
       ++inserted;
       if (!quiet) std::printf("inserted         %s\n", o.path.c_str());

@@ -21,7 +21,8 @@ void PrintUsage(std::FILE* out) {
                  command.name.data(), static_cast<int>(command.summary.size()),
                  command.summary.data());
   }
-  std::fprintf(out, "\nOptions:\n  --help       this text\n  --version    version and git revision\n");
+  std::fprintf(out,
+               "\nOptions:\n  --help       this text\n  --version    version and git revision\n");
 }
 
 }  // namespace

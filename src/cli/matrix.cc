@@ -1,6 +1,5 @@
 // servebench matrix PATH... [filters] [--format ...]: expand recipes into the sweep.
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 
 #include "cli/command.h"

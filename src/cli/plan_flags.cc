@@ -6,8 +6,9 @@ namespace servebench::cli {
 
 void AddPlanFlags(CLI::App& app, PlanFlags* p) {
   recipe::MatrixFilters& f = p->filters;
-  app.add_option("PATH", p->paths,
-                 "recipe files: native, InferenceX master config(s), runners.yaml, nightly workload")
+  app.add_option(
+         "PATH", p->paths,
+         "recipe files: native, InferenceX master config(s), runners.yaml, nightly workload")
       ->required();
   app.add_option("--runners", p->runners, "runners.yaml (default: one beside the master config)");
   app.add_option("--config-keys", f.config_keys, "recipe names or globs (* ?); each must match")
@@ -43,10 +44,14 @@ StatusOr<recipe::Plan> LoadPlan(PlanFlags p, const char* command) {
     f.single_node = p.single;
     f.multi_node = p.multi;
   }
-  if (p.no_evals) f.evals = recipe::EvalSelection::kNone;
-  else if (p.evals_only && p.all_evals) f.evals = recipe::EvalSelection::kOnlyAll;
-  else if (p.all_evals) f.evals = recipe::EvalSelection::kAll;
-  else if (p.evals_only) f.evals = recipe::EvalSelection::kOnly;
+  if (p.no_evals)
+    f.evals = recipe::EvalSelection::kNone;
+  else if (p.evals_only && p.all_evals)
+    f.evals = recipe::EvalSelection::kOnlyAll;
+  else if (p.all_evals)
+    f.evals = recipe::EvalSelection::kAll;
+  else if (p.evals_only)
+    f.evals = recipe::EvalSelection::kOnly;
 
   recipe::Diagnostics diagnostics;
   recipe::RecipeSet set = recipe::LoadRecipes(p.paths, &diagnostics, p.runners);

@@ -8,15 +8,17 @@
 
 namespace servebench::cli {
 
-StatusOr<LoadedRecords> LoadRecords(const std::string& db, const std::vector<std::string>& record_dirs,
+StatusOr<LoadedRecords> LoadRecords(const std::string& db,
+                                    const std::vector<std::string>& record_dirs,
                                     store::RecordFilter filter) {
   LoadedRecords out;
   if (!db.empty()) {
     // Reading must not create a database where there was none (a typo in --db).
     if (!store::IsPostgresUrl(db) && !std::filesystem::exists(db)) {
-      return Status::NotFound(fmt::format("--db {}: no such database file; give the --db that "
-                                          "`servebench run` or `servebench ingest` wrote to",
-                                          db));
+      return Status::NotFound(
+          fmt::format("--db {}: no such database file; give the --db that "
+                      "`servebench run` or `servebench ingest` wrote to",
+                      db));
     }
     SB_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> s, store::Open(db));
     filter.order = store::RecordFilter::Order::kBuildDate;
@@ -27,7 +29,8 @@ StatusOr<LoadedRecords> LoadRecords(const std::string& db, const std::vector<std
   }
   for (const std::string& dir : record_dirs) {
     SB_ASSIGN_OR_RETURN(std::vector<boost::json::object> got, verdict::ReadRecordDir(dir));
-    out.records.insert(out.records.end(), std::make_move_iterator(got.begin()), std::make_move_iterator(got.end()));
+    out.records.insert(out.records.end(), std::make_move_iterator(got.begin()),
+                       std::make_move_iterator(got.end()));
     out.sources.push_back(dir);
   }
   return out;

@@ -19,7 +19,8 @@ struct LoadedRecords {
 // Errors name the store or folder: NotFound for a SQLite file that does not exist
 // (reading never creates one), the store's own Status (Unavailable, DataLoss, ...)
 // with its description; a folder's NotFound or InvalidArgument (record_reader.h).
-StatusOr<LoadedRecords> LoadRecords(const std::string& db, const std::vector<std::string>& record_dirs,
+StatusOr<LoadedRecords> LoadRecords(const std::string& db,
+                                    const std::vector<std::string>& record_dirs,
                                     store::RecordFilter filter = {});
 
 }  // namespace servebench::cli

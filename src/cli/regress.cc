@@ -2,9 +2,9 @@
 // folders of record JSON files, as Markdown, JUnit XML or JSON (verdict/).
 // Exit status: 0 no confirmed regression; 1 a confirmed regression; 3 the data
 // could not be read (store unreachable, a broken record file); 64 usage.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <set>
 #include <sstream>
@@ -70,20 +70,23 @@ int Fail(const Status& status) {
 }
 
 int RunRegress(int argc, char** argv) {
-  CLI::App app{"Judge one night of results against history: one verdict per series "
-               "(regression, improvement, unchanged, new, missing, invalid, blocked, "
-               "unblocked). Exit 1 on a confirmed regression. See docs/regression.md.",
-               "servebench regress"};
+  CLI::App app{
+      "Judge one night of results against history: one verdict per series "
+      "(regression, improvement, unchanged, new, missing, invalid, blocked, "
+      "unblocked). Exit 1 on a confirmed regression. See docs/regression.md.",
+      "servebench regress"};
   std::string db, date, format = "md", output;
   std::vector<std::string> record_dirs, expected_files;
   bool require_build = false;
   app.add_option("--db", db, "results store: a SQLite path or a postgresql:// URL");
   app.add_option("--records", record_dirs, "folder(s) of record JSON files (read recursively)");
-  app.add_option("--date", date, "the night judged, YYYY-MM-DD (default: the latest night in the data)");
+  app.add_option("--date", date,
+                 "the night judged, YYYY-MM-DD (default: the latest night in the data)");
   app.add_option("--expected", expected_files,
                  "recipe files (.yaml: their nightly points) or files of series ids, one per "
                  "line: expected series without a record tonight are 'missing'");
-  app.add_option("--format", format, "md, junit or json")->check(CLI::IsMember({"md", "junit", "json"}));
+  app.add_option("--format", format, "md, junit or json")
+      ->check(CLI::IsMember({"md", "junit", "json"}));
   app.add_option("--output", output, "write the report here (atomically) instead of stdout");
   app.add_flag("--require-build-identity", require_build,
                "refuse (invalid) ok records without build.image and build.commit");
@@ -94,7 +97,8 @@ int RunRegress(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitUsage;
   }
   if (db.empty() && record_dirs.empty()) {
-    std::fprintf(stderr, "servebench regress: give --db URL and/or --records DIR (where the records are)\n");
+    std::fprintf(
+        stderr, "servebench regress: give --db URL and/or --records DIR (where the records are)\n");
     return kExitUsage;
   }
   StatusOr<LoadedRecords> loaded = LoadRecords(db, record_dirs);
@@ -135,10 +139,10 @@ int RunRegress(int argc, char** argv) {
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {
     if (Status st = WriteFileAtomically(output, text); !st.ok()) return Fail(st);
-    std::fprintf(stderr, "servebench regress: %s: %zu series, %zu regression(s), %zu missing -> %s\n",
-                 report->date.c_str(), report->verdicts.size(),
-                 report->Count(verdict::Verdict::kRegression), report->Count(verdict::Verdict::kMissing),
-                 output.c_str());
+    std::fprintf(
+        stderr, "servebench regress: %s: %zu series, %zu regression(s), %zu missing -> %s\n",
+        report->date.c_str(), report->verdicts.size(), report->Count(verdict::Verdict::kRegression),
+        report->Count(verdict::Verdict::kMissing), output.c_str());
   }
   return report->ExitCode();
 }

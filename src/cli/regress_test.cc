@@ -29,20 +29,23 @@ std::string Date(int night) {  // 2026-11-01 + night, nights < 30
 std::string Record(const std::string& series, int night, const std::string& status, double tput,
                    bool blocked = false) {
   std::string id = series + "-" + std::to_string(night);
-  std::string summary = status == "ok" ? R"({"total_token_throughput": )" + std::to_string(2 * tput) +
-                                             R"(, "output_throughput": )" + std::to_string(tput) +
-                                             R"(, "median_ttft_ms": 50.0, "median_tpot_ms": 20.0, "failed": 0})"
-                                       : "null";
-  return R"({"schema_version": 1, "record_id": ")" + id + R"(", "run_id": "night-)" + std::to_string(night) +
-         R"(", "point_id": "p-)" + series + R"(", "series_id": "s-)" + series + R"(", "recipe": ")" + series +
+  std::string summary =
+      status == "ok" ? R"({"total_token_throughput": )" + std::to_string(2 * tput) +
+                           R"(, "output_throughput": )" + std::to_string(tput) +
+                           R"(, "median_ttft_ms": 50.0, "median_tpot_ms": 20.0, "failed": 0})"
+                     : "null";
+  return R"({"schema_version": 1, "record_id": ")" + id + R"(", "run_id": "night-)" +
+         std::to_string(night) + R"(", "point_id": "p-)" + series + R"(", "series_id": "s-)" +
+         series + R"(", "recipe": ")" + series +
          R"(", "engine": "sim", "model": "sim/llama-8b", "hardware": "sim-h100", "precision": "bf16",
-         "isl": 1024, "osl": 128, "concurrency": 8, "tp": 1, "num_gpus": 1, "status": ")" + status +
-         R"(", "failure_class": ")" + (status == "failed" ? "engine-died" : "") +
+         "isl": 1024, "osl": 128, "concurrency": 8, "tp": 1, "num_gpus": 1, "status": ")" +
+         status + R"(", "failure_class": ")" + (status == "failed" ? "engine-died" : "") +
          R"(", "failure_reason": "", "blocked": )" + (blocked ? "true" : "false") +
          R"(, "blocked_reason": ")" + (blocked ? "waits for engine fix #12" : "") +
-         R"(", "build": {"date": ")" + Date(night) + R"(", "image": "sim:nightly-)" + std::to_string(night) +
-         R"(", "commit": "c)" + std::to_string(night) + R"("}, "provenance": {"started_at": ")" + Date(night) +
-         R"(T02:00:00Z"}, "summary": )" + summary + "}";
+         R"(", "build": {"date": ")" + Date(night) + R"(", "image": "sim:nightly-)" +
+         std::to_string(night) + R"(", "commit": "c)" + std::to_string(night) +
+         R"("}, "provenance": {"started_at": ")" + Date(night) + R"(T02:00:00Z"}, "summary": )" +
+         summary + "}";
 }
 
 class RegressCliTest : public ::testing::Test {
@@ -75,13 +78,15 @@ TEST_F(RegressCliTest, MarkdownFlagsTheSlowedSeriesAndExitsOne) {
   Result r = RunSb("regress --records " + dir_ + "/out");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("night of 2026-11-20"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("**1 regression**, 1 missing, 0 invalid, 1 blocked"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("**1 regression**, 1 missing, 0 invalid, 1 blocked"), std::string::npos)
+      << r.output;
   // Worst first: the regression row is the first row of the table.
   size_t row = r.output.find("|---|\n| ");
   ASSERT_NE(row, std::string::npos) << r.output;
   EXPECT_EQ(r.output.substr(row + 6, 21), "| regression | slowed") << r.output;
   // The first bad build is named: the slowdown came with build c18.
-  EXPECT_NE(r.output.find("first moved with sim:nightly-18 c18 (2026-11-19), last good sim:nightly-17 c17"),
+  EXPECT_NE(r.output.find(
+                "first moved with sim:nightly-18 c18 (2026-11-19), last good sim:nightly-17 c17"),
             std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("| tput_per_gpu | 1836 |"), std::string::npos) << r.output;

@@ -22,9 +22,9 @@ namespace {
 struct Options {
   std::string db = "servebench.db";
   store::RecordFilter filter;
-  std::string record_id;        // show
-  std::string format = "csv";   // export
-  std::string output;           // export: file, or "" for stdout
+  std::string record_id;       // show
+  std::string format = "csv";  // export
+  std::string output;          // export: file, or "" for stdout
 };
 
 void AddCommon(CLI::App* sub, Options* o) {
@@ -115,7 +115,8 @@ int Show(store::Store& db, const Options& o) {
     auto all = db.Query(store::RecordFilter{});
     if (!all.ok()) return Fail(all.status().message(), kExitRunFailed);
     for (auto& r : *all) {
-      if (store::FieldText(r, "record_id").starts_with(o.record_id)) records->push_back(std::move(r));
+      if (store::FieldText(r, "record_id").starts_with(o.record_id))
+        records->push_back(std::move(r));
     }
   }
   if (records->empty()) {
@@ -161,8 +162,9 @@ int RunResults(int argc, char** argv) {
   AddFilters(list, &o);
   AddFilters(exp, &o);
   show->add_option("RECORD_ID", o.record_id, "a record id, or the start of one")->required();
-  exp->add_option("--format", o.format, "csv (one row per record, headline metrics) or json "
-                                        "(the whole records)")
+  exp->add_option("--format", o.format,
+                  "csv (one row per record, headline metrics) or json "
+                  "(the whole records)")
       ->check(CLI::IsMember({"csv", "json"}))
       ->capture_default_str();
   exp->add_option("-o,--output", o.output, "write to this file (atomically) instead of stdout");

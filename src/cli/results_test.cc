@@ -20,9 +20,10 @@ using servebench::testing::RunServebench;
 // A valid record (docs/record.md) as JSON text.
 std::string Record(const std::string& id, const std::string& engine, const std::string& status,
                    int concurrency, const std::string& started_at) {
-  return R"({"schema_version": 1, "record_id": ")" + id + R"(", "run_id": "run-1", "point_id": "p-)" +
-         id + R"(", "series_id": "s-)" + id + R"(", "recipe": "quickstart-sim", "engine": ")" +
-         engine + R"(", "model": "sim/llama-8b", "hardware": "sim-h100", "concurrency": )" +
+  return R"({"schema_version": 1, "record_id": ")" + id +
+         R"(", "run_id": "run-1", "point_id": "p-)" + id + R"(", "series_id": "s-)" + id +
+         R"(", "recipe": "quickstart-sim", "engine": ")" + engine +
+         R"(", "model": "sim/llama-8b", "hardware": "sim-h100", "concurrency": )" +
          std::to_string(concurrency) + R"(, "status": ")" + status +
          R"(", "build": {"date": "2026-11-29"}, "provenance": {"started_at": ")" + started_at +
          R"("}, "summary": {"output_throughput": 1500.25, "median_ttft_ms": 20.5}})";
@@ -54,13 +55,15 @@ TEST_F(ResultsCliTest, IngestTwiceReportsEachFileAndStoresOneRowEach) {
   Result first = RunServebench("ingest" + Db() + dir_ + "/out");
   EXPECT_EQ(first.exit_code, 0) << first.output;
   EXPECT_NE(first.output.find("inserted         " + dir_ + "/out/records/aaa111.json"),
-            std::string::npos) << first.output;
+            std::string::npos)
+      << first.output;
   EXPECT_NE(first.output.find("3 inserted, 0 already present, 0 invalid"), std::string::npos)
       << first.output;
   Result second = RunServebench("ingest" + Db() + dir_ + "/out");
   EXPECT_EQ(second.exit_code, 0) << second.output;
   EXPECT_NE(second.output.find("already-present  " + dir_ + "/out/records/bbb222.json"),
-            std::string::npos) << second.output;
+            std::string::npos)
+      << second.output;
   EXPECT_NE(second.output.find("0 inserted, 3 already present, 0 invalid"), std::string::npos)
       << second.output;
   Result list = RunServebench("results list" + Db());
@@ -76,11 +79,13 @@ TEST_F(ResultsCliTest, IngestNamesInvalidFilesAndFieldsAndExitsOne) {
   Result r = RunServebench("ingest -q" + Db() + dir_ + "/out");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("invalid          " + dir_ + "/out/records/broken.json: not valid JSON"),
-            std::string::npos) << r.output;
+            std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find(dir_ + "/out/records/nostatus.json: status: missing"), std::string::npos)
       << r.output;
   EXPECT_EQ(r.output.find("inserted         "), std::string::npos) << "-q prints only problems";
-  EXPECT_NE(r.output.find("3 inserted, 0 already present, 2 invalid"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("3 inserted, 0 already present, 2 invalid"), std::string::npos)
+      << r.output;
 }
 
 TEST_F(ResultsCliTest, ListFiltersByEngineStatusAndTime) {
@@ -92,7 +97,8 @@ TEST_F(ResultsCliTest, ListFiltersByEngineStatusAndTime) {
   EXPECT_NE(sim.output.find("1500.25"), std::string::npos) << sim.output;
   Result failed = RunServebench("results list --status failed" + Db());
   EXPECT_NE(failed.output.find("1 record in"), std::string::npos) << failed.output;
-  Result window = RunServebench("results list --since 2026-11-29T20:30:00Z --until 2026-11-30" + Db());
+  Result window =
+      RunServebench("results list --since 2026-11-29T20:30:00Z --until 2026-11-30" + Db());
   EXPECT_NE(window.output.find("bbb222"), std::string::npos) << window.output;
   EXPECT_NE(window.output.find("1 record in"), std::string::npos) << window.output;
   Result bad = RunServebench("results list --since yesterday" + Db());

@@ -79,8 +79,9 @@ void AddRunFlags(CLI::App& app, run::RunSettings* s) {
   app.add_option("--container", s->container,
                  "run engines with an image in a container: docker, podman, enroot or srun")
       ->check(CLI::IsMember({"", "none", "docker", "podman", "enroot", "srun"}));
-  app.add_option("--container-arg", s->container_args,
-                 "extra container argument, repeatable (e.g. --container-arg=--gpus --container-arg=all)");
+  app.add_option(
+      "--container-arg", s->container_args,
+      "extra container argument, repeatable (e.g. --container-arg=--gpus --container-arg=all)");
   app.add_option("--container-mount", s->container_mounts, "host:container bind mount, repeatable");
   app.add_option("--build-image", s->build.image, "the engine image under test (recorded)");
   app.add_option("--build-commit", s->build.commit, "the engine commit under test (recorded)");
@@ -178,8 +179,10 @@ int RunRun(int argc, char** argv) {
   run::SlurmSettings slurm;
   AddPlanFlags(app, &plan_flags);
   AddRunFlags(app, &settings);
-  app.add_flag("--dry-run", dry_run, "print every serve session's command (slurm: the job script); launch nothing");
-  app.add_option("--executor", executor, "local (this machine) or slurm (one job-array task per serve session)")
+  app.add_flag("--dry-run", dry_run,
+               "print every serve session's command (slurm: the job script); launch nothing");
+  app.add_option("--executor", executor,
+                 "local (this machine) or slurm (one job-array task per serve session)")
       ->check(CLI::IsMember({"local", "slurm"}))
       ->capture_default_str();
   app.add_option("--slurm-partition", slurm.partition, "slurm: sbatch --partition");
@@ -187,7 +190,8 @@ int RunRun(int argc, char** argv) {
   app.add_option("--slurm-time", slurm.time_limit, "slurm: time limit per task (sbatch --time)");
   app.add_option("--slurm-arg", slurm.sbatch_args,
                  "slurm: another sbatch option, repeatable (--slurm-arg=--gpus-per-task=8)");
-  app.add_flag("--no-wait", no_wait, "slurm: submit and return (then `servebench ingest <out>/tasks`)");
+  app.add_flag("--no-wait", no_wait,
+               "slurm: submit and return (then `servebench ingest <out>/tasks`)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -201,8 +205,9 @@ int RunRun(int argc, char** argv) {
   if (executor == "slurm") {
     if (settings.run_id.empty()) settings.run_id = DefaultRunId();
     if (settings.build.date.empty()) settings.build.date = run::UtcNow("%Y-%m-%d");
-    return ExecuteOnSlurm(*plan, settings, slurm, !no_wait, dry_run,
-                          SlurmTaskArgv(SelfPath(), argc, argv, settings.run_id, settings.build.date));
+    return ExecuteOnSlurm(
+        *plan, settings, slurm, !no_wait, dry_run,
+        SlurmTaskArgv(SelfPath(), argc, argv, settings.run_id, settings.build.date));
   }
   return ExecutePlan(*plan, settings, dry_run);
 }

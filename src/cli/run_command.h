@@ -24,7 +24,8 @@ std::vector<std::string> SlurmTaskArgv(const std::string& self, int argc, char**
 // Submits one array task per serve session, waits (unless !wait), ingests every
 // task's records into settings.db_url, prints each task's outcome; the exit code is
 // the worst task's.
-int ExecuteOnSlurm(const recipe::Plan& plan, const run::RunSettings& settings, const run::SlurmSettings& slurm,
-                   bool wait, bool dry_run, const std::vector<std::string>& task_argv);
+int ExecuteOnSlurm(const recipe::Plan& plan, const run::RunSettings& settings,
+                   const run::SlurmSettings& slurm, bool wait, bool dry_run,
+                   const std::vector<std::string>& task_argv);
 
 }  // namespace servebench::cli

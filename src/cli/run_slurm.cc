@@ -1,5 +1,6 @@
 // `servebench run --executor slurm`: the sweep as one Slurm job array (run/slurm.h),
 // then every task's records ingested into the store and the outcome of each task.
+#include <fmt/format.h>
 #include <signal.h>
 
 #include <atomic>
@@ -7,8 +8,6 @@
 #include <filesystem>
 #include <iostream>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "cli/run_command.h"
 #include "common/exit_codes.h"
@@ -24,9 +23,9 @@ extern "C" void OnSlurmSignal(int) { g_slurm_cancel.store(true); }
 
 // Flags the submitter owns: each task gets its own --session, --out and --db.
 bool TakesValue(const std::string& flag) {
-  static const std::set<std::string> kWithValue = {"--executor", "--slurm-partition", "--slurm-account",
-                                                   "--slurm-time", "--slurm-arg", "--out", "--db",
-                                                   "--session", "--run-id", "--build-date"};
+  static const std::set<std::string> kWithValue = {
+      "--executor", "--slurm-partition", "--slurm-account", "--slurm-time", "--slurm-arg", "--out",
+      "--db",       "--session",         "--run-id",        "--build-date"};
   return kWithValue.count(flag) > 0;
 }
 bool OwnedBySubmitter(const std::string& flag) {
@@ -36,11 +35,16 @@ bool OwnedBySubmitter(const std::string& flag) {
 // Worst first: what the whole sweep's exit code is when tasks differ.
 int Severity(int code) {
   switch (code) {
-    case kExitOk: return 0;
-    case kExitRunInvalid: return 1;
-    case kExitRunFailed: return 2;
-    case kExitInterrupted: return 3;
-    default: return 4;
+    case kExitOk:
+      return 0;
+    case kExitRunInvalid:
+      return 1;
+    case kExitRunFailed:
+      return 2;
+    case kExitInterrupted:
+      return 3;
+    default:
+      return 4;
   }
 }
 
@@ -63,8 +67,9 @@ std::vector<std::string> SlurmTaskArgv(const std::string& self, int argc, char**
   return out;
 }
 
-int ExecuteOnSlurm(const recipe::Plan& plan, const run::RunSettings& settings, const run::SlurmSettings& slurm,
-                   bool wait, bool dry_run, const std::vector<std::string>& task_argv) {
+int ExecuteOnSlurm(const recipe::Plan& plan, const run::RunSettings& settings,
+                   const run::SlurmSettings& slurm, bool wait, bool dry_run,
+                   const std::vector<std::string>& task_argv) {
   std::vector<recipe::ServeSession> sessions = recipe::GroupSessions(plan.points);
   if (sessions.empty()) {
     std::fprintf(stderr, "servebench run: the filters selected no points; nothing to submit\n");
@@ -75,10 +80,12 @@ int ExecuteOnSlurm(const recipe::Plan& plan, const run::RunSettings& settings, c
   if (dry_run) {
     std::error_code ec;
     std::string out = std::filesystem::absolute(settings.out_dir, ec).string();
-    std::fputs(run::RenderSlurmScript(ids, task_argv, out, std::filesystem::current_path().string(), slurm).c_str(),
-               stdout);
-    std::printf("# %zu array task(s) for %zu point(s); nothing was submitted (--dry-run)\n", ids.size(),
-                plan.points.size());
+    std::fputs(
+        run::RenderSlurmScript(ids, task_argv, out, std::filesystem::current_path().string(), slurm)
+            .c_str(),
+        stdout);
+    std::printf("# %zu array task(s) for %zu point(s); nothing was submitted (--dry-run)\n",
+                ids.size(), plan.points.size());
     return kExitOk;
   }
   StatusOr<run::SlurmJob> job = run::SubmitSlurmArray(ids, task_argv, settings.out_dir, slurm);
@@ -86,12 +93,14 @@ int ExecuteOnSlurm(const recipe::Plan& plan, const run::RunSettings& settings, c
     std::fprintf(stderr, "servebench run: %s\n", job.status().message().c_str());
     return kExitRunFailed;
   }
-  std::fprintf(stderr, "servebench: submitted Slurm job %s: %zu array task(s), one per serve session (%s)\n",
-               job->job_id.c_str(), ids.size(), job->script_path.c_str());
+  std::fprintf(
+      stderr, "servebench: submitted Slurm job %s: %zu array task(s), one per serve session (%s)\n",
+      job->job_id.c_str(), ids.size(), job->script_path.c_str());
   std::string tasks_dir = settings.out_dir + "/tasks";
   if (!wait) {
-    std::printf("Slurm job %s submitted. When it is done: servebench ingest %s%s\n", job->job_id.c_str(),
-                tasks_dir.c_str(), settings.db_url.empty() ? "" : (" --db " + settings.db_url).c_str());
+    std::printf("Slurm job %s submitted. When it is done: servebench ingest %s%s\n",
+                job->job_id.c_str(), tasks_dir.c_str(),
+                settings.db_url.empty() ? "" : (" --db " + settings.db_url).c_str());
     return kExitOk;
   }
   struct sigaction action {};
@@ -107,7 +116,8 @@ int ExecuteOnSlurm(const recipe::Plan& plan, const run::RunSettings& settings, c
     auto db = store::Open(settings.db_url);
     auto files = store::FindRecordFiles(tasks_dir);
     if (!db.ok()) {
-      std::fprintf(stderr, "servebench run: cannot open the store: %s\n", db.status().message().c_str());
+      std::fprintf(stderr, "servebench run: cannot open the store: %s\n",
+                   db.status().message().c_str());
       return kExitRunFailed;
     }
     if (files.ok()) {
@@ -129,17 +139,19 @@ int ExecuteOnSlurm(const recipe::Plan& plan, const run::RunSettings& settings, c
   for (const run::SlurmTask& t : job->tasks) {
     std::string what = t.exit_code < 0 ? "no result (killed by Slurm? see its log)"
                                        : fmt::format("exit {}", t.exit_code);
-    std::printf("task %zu  session %s  %s  %s/report.md  log %s\n", t.index, t.session_id.substr(0, 12).c_str(),
-                what.c_str(), t.dir.c_str(), t.log.c_str());
+    std::printf("task %zu  session %s  %s  %s/report.md  log %s\n", t.index,
+                t.session_id.substr(0, 12).c_str(), what.c_str(), t.dir.c_str(), t.log.c_str());
     int code = t.exit_code < 0 ? kExitRunFailed : t.exit_code;
     if (Severity(code) > Severity(worst)) worst = code;
   }
-  std::printf("\nSlurm job %s: %zu task(s); records: %s/*/records/  store: %s (%d record(s) ingested%s)\n",
-              job->job_id.c_str(), job->tasks.size(), tasks_dir.c_str(),
-              settings.db_url.empty() ? "(none)" : settings.db_url.c_str(), ingested,
-              refused > 0 ? fmt::format(", {} refused", refused).c_str() : "");
+  std::printf(
+      "\nSlurm job %s: %zu task(s); records: %s/*/records/  store: %s (%d record(s) ingested%s)\n",
+      job->job_id.c_str(), job->tasks.size(), tasks_dir.c_str(),
+      settings.db_url.empty() ? "(none)" : settings.db_url.c_str(), ingested,
+      refused > 0 ? fmt::format(", {} refused", refused).c_str() : "");
   if (job->cancelled) return kExitInterrupted;
-  if ((!waited.ok() || refused > 0) && Severity(worst) < Severity(kExitRunFailed)) worst = kExitRunFailed;
+  if ((!waited.ok() || refused > 0) && Severity(worst) < Severity(kExitRunFailed))
+    worst = kExitRunFailed;
   return worst;
 }
 

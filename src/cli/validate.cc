@@ -1,20 +1,20 @@
 // servebench validate PATH...: check recipes; report every problem with its location.
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 
+#include "cli/command.h"
 #include "common/exit_codes.h"
 #include "recipe/recipe.h"
-#include "cli/command.h"
 
 namespace servebench::cli {
 namespace {
 
 int RunValidate(int argc, char** argv) {
-  CLI::App app{"Check recipe files and report every problem, each as\n"
-               "file:line:column: field.path: what is wrong; what is allowed.\n"
-               "Exits 1 when anything is wrong.",
-               argv[0]};
+  CLI::App app{
+      "Check recipe files and report every problem, each as\n"
+      "file:line:column: field.path: what is wrong; what is allowed.\n"
+      "Exits 1 when anything is wrong.",
+      argv[0]};
   std::vector<std::string> paths;
   std::string runners;
   bool quiet = false;

@@ -21,8 +21,8 @@ namespace servebench::client {
 
 // The client's measurement of itself (design.md principle 4).
 struct ClientSelfStats {
-  double cpu_s = 0;            // user + system CPU of the process in the measured phase
-  int64_t events = 0;          // SSE events received in the measured phase
+  double cpu_s = 0;    // user + system CPU of the process in the measured phase
+  int64_t events = 0;  // SSE events received in the measured phase
   double cpu_us_per_event = 0;
   int workers = 0;
   int64_t connections_opened = 0;
@@ -30,8 +30,8 @@ struct ClientSelfStats {
 
 struct BenchResult {
   metrics::RunSummary summary;
-  boost::json::object result;               // the vllm-bench-compatible JSON
-  metrics::ResultHeader header;             // what the JSON's header says (for the table)
+  boost::json::object result;                   // the vllm-bench-compatible JSON
+  metrics::ResultHeader header;                 // what the JSON's header says (for the table)
   std::vector<metrics::RequestRecord> records;  // warm-ups first, then measured
   ClientSelfStats self;
   bool interrupted = false;

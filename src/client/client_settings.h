@@ -18,27 +18,27 @@ namespace servebench::client {
 
 // How --random-range-ratio r spreads lengths around L.
 enum class RangeRatioSemantics {
-  kVllm,       // uniform in [L·(1 − r), L·(1 + r)] (upstream vLLM)
-  kInferenceX, // uniform in [L·r, L] (InferenceX's fork; r = 1 means exactly L)
+  kVllm,        // uniform in [L·(1 − r), L·(1 + r)] (upstream vLLM)
+  kInferenceX,  // uniform in [L·r, L] (InferenceX's fork; r = 1 means exactly L)
 };
 
 enum class ArrivalProcess { kGamma, kConstant };  // gamma with burstiness 1 is Poisson
 
 struct BenchSettings {
   // ---- Target ----
-  std::string base_url = "http://127.0.0.1:8000";  // http(s)://host:port[/prefix]
-  std::string endpoint = "/v1/completions";        // or /v1/chat/completions
-  std::string backend = "openai";                  // recorded; "openai-chat" implies chat
-  std::string model;                               // model id (recorded as model_id)
-  std::string served_model_name;                   // "model" sent; empty = model
-  std::string tokenizer_id;                        // recorded only (no local tokenizer)
+  std::string base_url = "http://127.0.0.1:8000";            // http(s)://host:port[/prefix]
+  std::string endpoint = "/v1/completions";                  // or /v1/chat/completions
+  std::string backend = "openai";                            // recorded; "openai-chat" implies chat
+  std::string model;                                         // model id (recorded as model_id)
+  std::string served_model_name;                             // "model" sent; empty = model
+  std::string tokenizer_id;                                  // recorded only (no local tokenizer)
   std::vector<std::pair<std::string, std::string>> headers;  // --header KEY=VALUE
   // The API key is read from this environment variable and sent as a Bearer token;
   // it is never written to any output.
   std::string api_key_env = "OPENAI_API_KEY";
   std::string metrics_url;  // empty = base_url + "/metrics"
   bool scrape_metrics = true;
-  TlsOptions tls;           // https:// verification (--ssl-ca-cert, --insecure)
+  TlsOptions tls;  // https:// verification (--ssl-ca-cert, --insecure)
 
   // ---- Event times ----
   // true: each SSE event is stamped with the kernel's receive time of the read that
@@ -52,44 +52,44 @@ struct BenchSettings {
   std::string dataset_path;             // custom (JSONL) and sharegpt (JSON)
   int64_t random_input_len = 1024;
   int64_t random_output_len = 128;
-  double random_range_ratio = 0;        // 0 = every prompt exactly the given lengths
+  double random_range_ratio = 0;  // 0 = every prompt exactly the given lengths
   RangeRatioSemantics range_ratio_semantics = RangeRatioSemantics::kVllm;
-  int64_t random_prefix_len = 0;        // shared prefix tokens before each random prompt
-  int64_t random_vocab_size = 32000;    // token ids are drawn from [100, vocab)
-  int64_t custom_output_len = 256;      // custom/sharegpt rows without a length
-  bool tokenize_chat_prompts = true;    // chat: use the server's /tokenize for exact lengths
+  int64_t random_prefix_len = 0;      // shared prefix tokens before each random prompt
+  int64_t random_vocab_size = 32000;  // token ids are drawn from [100, vocab)
+  int64_t custom_output_len = 256;    // custom/sharegpt rows without a length
+  bool tokenize_chat_prompts = true;  // chat: use the server's /tokenize for exact lengths
 
   // ---- Load ----
   int64_t num_prompts = 1000;
-  double request_rate_per_s = 0;        // 0 = infinite (all at once / closed loop)
-  double burstiness = 1.0;              // gamma shape; 1 = Poisson
+  double request_rate_per_s = 0;  // 0 = infinite (all at once / closed loop)
+  double burstiness = 1.0;        // gamma shape; 1 = Poisson
   ArrivalProcess arrival = ArrivalProcess::kGamma;
-  int64_t max_concurrency = 0;          // 0 = unlimited
-  int64_t num_warmups = 0;              // distinct prompts sent first, not measured
+  int64_t max_concurrency = 0;  // 0 = unlimited
+  int64_t num_warmups = 0;      // distinct prompts sent first, not measured
   uint64_t seed = 0;
   bool ignore_eos = false;
-  std::optional<double> temperature;    // omitted from the body when unset
-  std::string extra_body_json;          // JSON object merged into every request body
-  bool continuous_usage_stats = true;   // ask for per-chunk usage (exact k per event)
-  double request_timeout_s = 600;       // per-request deadline; 0 = none
-  int num_workers = 0;                  // event-loop threads; 0 = chosen from concurrency
+  std::optional<double> temperature;   // omitted from the body when unset
+  std::string extra_body_json;         // JSON object merged into every request body
+  bool continuous_usage_stats = true;  // ask for per-chunk usage (exact k per event)
+  double request_timeout_s = 600;      // per-request deadline; 0 = none
+  int num_workers = 0;                 // event-loop threads; 0 = chosen from concurrency
 
   // ---- Metrics ----
   std::vector<double> percentiles = {90, 99, 99.9};  // servebench stats
   metrics::GoodputSlo goodput;
   metrics::GpuTopology gpus;
-  bool spec_decoding = false;           // the server runs speculative decoding (validity)
+  bool spec_decoding = false;  // the server runs speculative decoding (validity)
   double client_issue_delay_limit_ms = 1.0;
 
   // ---- Output (result header; vllm-bench-result.md) ----
-  std::string label;                    // empty = backend
+  std::string label;                                          // empty = backend
   std::vector<std::pair<std::string, std::string>> metadata;  // --metadata KEY=VALUE
   std::vector<std::string> percentile_metrics = {"ttft", "tpot", "itl"};
   std::vector<double> metric_percentiles = {99};
-  bool save_detailed = false;           // per-request arrays in the result
-  bool keep_generated_text = false;     // generated text in records (--save-detailed)
-  std::string requests_jsonl_path;      // per-request records; empty = none
-  bool progress = false;                // live progress line on stderr
+  bool save_detailed = false;        // per-request arrays in the result
+  bool keep_generated_text = false;  // generated text in records (--save-detailed)
+  std::string requests_jsonl_path;   // per-request records; empty = none
+  bool progress = false;             // live progress line on stderr
 };
 
 // Returns the first invalid field with its value and the allowed range.

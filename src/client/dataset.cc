@@ -1,10 +1,10 @@
 #include "client/dataset.h"
 
+#include <fmt/format.h>
+
 #include <boost/json.hpp>
 #include <cmath>
 #include <random>
-
-#include <fmt/format.h>
 
 #include "common/atomic_file.h"
 
@@ -16,10 +16,11 @@ namespace json = boost::json;
 // Text tokens for chat prompts: short common words, each usually one token in
 // BPE vocabularies; /tokenize then corrects the count exactly.
 constexpr const char* kWords[] = {
-    "the", "of", "and", "to", "in", "is", "it", "that", "for", "on", "was", "with", "as",
-    "at", "by", "be", "this", "from", "or", "an", "are", "not", "but", "have", "one", "all",
-    "can", "new", "time", "data", "model", "system", "token", "cloud", "light", "river",
-    "stone", "green", "paper", "music", "water", "field", "table", "house", "point", "line"};
+    "the",   "of",     "and",   "to",    "in",    "is",    "it",    "that",  "for",   "on",
+    "was",   "with",   "as",    "at",    "by",    "be",    "this",  "from",  "or",    "an",
+    "are",   "not",    "but",   "have",  "one",   "all",   "can",   "new",   "time",  "data",
+    "model", "system", "token", "cloud", "light", "river", "stone", "green", "paper", "music",
+    "water", "field",  "table", "house", "point", "line"};
 constexpr size_t kNumWords = sizeof(kWords) / sizeof(kWords[0]);
 
 // Makes a text of exactly `target` tokens by the server's count: the first w words
@@ -82,10 +83,10 @@ StatusOr<std::vector<Prompt>> RandomPrompts(const BenchSettings& s, bool chat, i
   }
   for (int64_t i = 0; i < total; ++i) {
     Prompt p;
-    int64_t in_len = SampleLength(s.random_input_len, s.random_range_ratio,
-                                  s.range_ratio_semantics, rng());
-    p.max_tokens = SampleLength(s.random_output_len, s.random_range_ratio,
-                                s.range_ratio_semantics, rng());
+    int64_t in_len =
+        SampleLength(s.random_input_len, s.random_range_ratio, s.range_ratio_semantics, rng());
+    p.max_tokens =
+        SampleLength(s.random_output_len, s.random_range_ratio, s.range_ratio_semantics, rng());
     if (chat) {
       FitText(rng, in_len, count, p);
       p.prefix_text = prefix_text;
@@ -125,7 +126,8 @@ StatusOr<std::vector<Prompt>> CustomPrompts(const BenchSettings& s, const TokenC
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     json::error_code ec;
     json::value v = json::parse(line, ec);
-    const json::value* prompt = (!ec && v.is_object()) ? v.get_object().if_contains("prompt") : nullptr;
+    const json::value* prompt =
+        (!ec && v.is_object()) ? v.get_object().if_contains("prompt") : nullptr;
     if (prompt == nullptr || !prompt->is_string()) {
       return Status::InvalidArgument(fmt::format(
           "{}:{}: each line must be a JSON object with a string \"prompt\" (and optional "
@@ -220,8 +222,9 @@ StatusOr<PromptSet> MakePrompts(const BenchSettings& s, bool chat, const TokenCo
     } else {
       SB_ASSIGN_OR_RETURN(all, ShareGptPrompts(s, count));
     }
-    set.note = s.dataset_name + " file " + s.dataset_path +
-               (count ? " (lengths from the server's /tokenize)" : " (lengths estimated as bytes/4)");
+    set.note =
+        s.dataset_name + " file " + s.dataset_path +
+        (count ? " (lengths from the server's /tokenize)" : " (lengths estimated as bytes/4)");
     // Shuffle once for the seed, as vLLM samples, then cycle when the file is short.
     std::mt19937_64 rng(s.seed);
     std::shuffle(all.begin(), all.end(), rng);

@@ -17,10 +17,10 @@
 namespace servebench::client {
 
 struct Prompt {
-  std::vector<int32_t> token_ids;  // set for token-id prompts (random, completions)
-  std::string text;                // set for text prompts
-  std::string prefix_text;         // shared prefix as text (chat), empty when none
-  int64_t prompt_tokens = 0;       // the client's count (exact for token ids)
+  std::vector<int32_t> token_ids;    // set for token-id prompts (random, completions)
+  std::string text;                  // set for text prompts
+  std::string prefix_text;           // shared prefix as text (chat), empty when none
+  int64_t prompt_tokens = 0;         // the client's count (exact for token ids)
   bool prompt_tokens_exact = false;  // from ids or the server's /tokenize
   int64_t max_tokens = 0;
 };

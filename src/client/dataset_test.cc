@@ -33,7 +33,9 @@ TEST(DatasetTest, SharedPrefixIsTheSameForEveryPrompt) {
   s.random_prefix_len = 10;
   auto set = MakePrompts(s, false, {});
   ASSERT_TRUE(set.ok());
-  auto prefix = [](const Prompt& p) { return std::vector<int32_t>(p.token_ids.begin(), p.token_ids.begin() + 10); };
+  auto prefix = [](const Prompt& p) {
+    return std::vector<int32_t>(p.token_ids.begin(), p.token_ids.begin() + 10);
+  };
   EXPECT_EQ(prefix(set->measured[0]), prefix(set->measured[3]));
   EXPECT_EQ(set->measured[0].prompt_tokens, 110);
 }

@@ -1,7 +1,8 @@
 #include "client/http_fetch.h"
 
-#include <chrono>
 #include <fmt/format.h>
+
+#include <chrono>
 
 #include "client/http_response_parser.h"
 #include "client/transport.h"
@@ -25,17 +26,19 @@ StatusOr<HttpReply> HttpFetch(const Url& url, const std::string& path, const std
     boost::system::error_code ec;
     auto endpoints = resolver.resolve(url.host, url.port, ec);
     if (ec) {
-      return Status::Unavailable(fmt::format("{}:{}: cannot resolve: {}", url.host, url.port, ec.message()));
+      return Status::Unavailable(
+          fmt::format("{}:{}: cannot resolve: {}", url.host, url.port, ec.message()));
     }
     Transport t(io, tls.get(), url.host);
     HttpReply reply;
     HttpResponseParser parser([&](std::string_view b) { reply.body.append(b); });
-    std::string request = fmt::format("{} {}{} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n",
-                                      body.empty() ? "GET" : "POST", url.path, path,
-                                      url.HostHeader());
+    std::string request =
+        fmt::format("{} {}{} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n",
+                    body.empty() ? "GET" : "POST", url.path, path, url.HostHeader());
     for (const auto& [k, v] : headers) request += k + ": " + v + "\r\n";
     if (!body.empty()) {
-      request += fmt::format("Content-Type: application/json\r\nContent-Length: {}\r\n", body.size());
+      request +=
+          fmt::format("Content-Type: application/json\r\nContent-Length: {}\r\n", body.size());
     }
     request += "\r\n" + body;
     std::string error;
@@ -76,11 +79,12 @@ StatusOr<HttpReply> HttpFetch(const Url& url, const std::string& path, const std
     if (!io.stopped()) {
       t.Close();
       io.run_for(std::chrono::milliseconds(100));
-      return Status::DeadlineExceeded(fmt::format("{}{}: no complete reply within {} s",
-                                                  url.HostHeader(), path, timeout_s));
+      return Status::DeadlineExceeded(
+          fmt::format("{}{}: no complete reply within {} s", url.HostHeader(), path, timeout_s));
     }
     if (!error.empty()) {
-      return Status::Unavailable(fmt::format("{}{}{}: {}", url.HostHeader(), url.path, path, error));
+      return Status::Unavailable(
+          fmt::format("{}{}{}: {}", url.HostHeader(), url.path, path, error));
     }
     if (!parser.complete()) {
       return Status::Unavailable(fmt::format("{}{}: incomplete reply", url.HostHeader(), path));

@@ -5,8 +5,8 @@
 #pragma once
 
 #include <string>
-#include <vector>
 #include <utility>
+#include <vector>
 
 #include "client/tls_options.h"
 #include "client/url.h"

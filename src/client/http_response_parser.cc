@@ -82,14 +82,15 @@ Status HttpResponseParser::ProcessHeaderLine(std::string_view line) {
     int code = 0;
     auto [p, ec] = std::from_chars(line.data() + 9, line.data() + 12, code);
     if (ec != std::errc() || code < 100 || code > 999) {
-      return Status::InvalidArgument("bad HTTP status code in '" + std::string(line.substr(0, 80)) + "'");
+      return Status::InvalidArgument("bad HTTP status code in '" + std::string(line.substr(0, 80)) +
+                                     "'");
     }
     status_ = code;
     if (line.substr(5, 3) == "1.0") close_ = true;
     state_ = State::kHeaders;
     return Status::Ok();
   }
-  if (line.empty()) {  // end of headers
+  if (line.empty()) {      // end of headers
     if (status_ == 100) {  // "100 Continue": another status line follows
       state_ = State::kStatus;
       return Status::Ok();
@@ -109,7 +110,8 @@ Status HttpResponseParser::ProcessHeaderLine(std::string_view line) {
   }
   size_t colon = line.find(':');
   if (colon == std::string_view::npos) {
-    return Status::InvalidArgument("HTTP header line without ':': '" + std::string(line.substr(0, 80)) + "'");
+    return Status::InvalidArgument("HTTP header line without ':': '" +
+                                   std::string(line.substr(0, 80)) + "'");
   }
   std::string_view name = Trim(line.substr(0, colon));
   std::string_view value = Trim(line.substr(colon + 1));
@@ -155,7 +157,8 @@ Status HttpResponseParser::Feed(std::string_view bytes) {
         uint64_t size = 0;
         auto [p, ec] = std::from_chars(line.data(), line.data() + line.size(), size, 16);
         if (ec != std::errc()) {
-          return Status::InvalidArgument("bad chunk size line '" + std::string(line.substr(0, 40)) + "'");
+          return Status::InvalidArgument("bad chunk size line '" + std::string(line.substr(0, 40)) +
+                                         "'");
         }
         line_.clear();
         remaining_ = static_cast<int64_t>(size);

@@ -36,8 +36,17 @@ class HttpResponseParser {
   static constexpr size_t kMaxHeaderBytes = 64 * 1024;
 
  private:
-  enum class State { kStatus, kHeaders, kChunkSize, kChunkData, kChunkDataEnd, kTrailers,
-                     kLengthBody, kCloseBody, kDone };
+  enum class State {
+    kStatus,
+    kHeaders,
+    kChunkSize,
+    kChunkData,
+    kChunkDataEnd,
+    kTrailers,
+    kLengthBody,
+    kCloseBody,
+    kDone
+  };
   Status ProcessHeaderLine(std::string_view line);
   // Returns a complete line from `bytes` at *pos (CRLF or LF stripped), buffering
   // a partial one; nullopt-like false when more bytes are needed.

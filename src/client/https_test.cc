@@ -25,7 +25,8 @@ class HttpsTest : public ::testing::Test {
     auto sim = SimProcess::Start(SERVEBENCH_BIN, {"--time-scale", "0.1"});
     ASSERT_TRUE(sim.ok()) << sim.status().ToString();
     sim_ = std::move(sim).value();
-    proxy_ = std::make_unique<TlsProxy>(sim_->port(), kTlsDir + "server.pem", kTlsDir + "server.key");
+    proxy_ =
+        std::make_unique<TlsProxy>(sim_->port(), kTlsDir + "server.pem", kTlsDir + "server.key");
   }
   BenchSettings Settings(const std::string& host) const {
     BenchSettings s;
@@ -50,16 +51,23 @@ TEST_F(HttpsTest, StreamsOverTlsWithTheTestCaTrusted) {
     s.tls.ca_cert_file = kTlsDir + "ca.pem";
     auto r = RunBench(s);
     ASSERT_TRUE(r.ok()) << host << ": " << r.status().ToString();
-    EXPECT_EQ(r->summary.completed, 12) << host << ": "
-                                        << (r->summary.sample_errors.empty() ? "" : r->summary.sample_errors[0]);
+    EXPECT_EQ(r->summary.completed, 12)
+        << host << ": " << (r->summary.sample_errors.empty() ? "" : r->summary.sample_errors[0]);
     EXPECT_EQ(r->summary.failed, 0);
     EXPECT_EQ(r->summary.total_output_tokens, 12 * 16);
-    const boost::json::object& client = r->result.at("servebench").as_object().at("client").as_object();
+    const boost::json::object& client =
+        r->result.at("servebench").as_object().at("client").as_object();
     // TLS reads carry no kernel receive stamp: every event has its read's time.
     EXPECT_GT(client.at("reads").as_int64(), 0);
     EXPECT_EQ(client.at("kernel_stamped_reads").as_int64(), 0);
     EXPECT_EQ(client.at("event_timestamps").as_string(), "read");
-    std::string base = r->result.at("servebench").as_object().at("run").as_object().at("base_url").as_string().c_str();
+    std::string base = r->result.at("servebench")
+                           .as_object()
+                           .at("run")
+                           .as_object()
+                           .at("base_url")
+                           .as_string()
+                           .c_str();
     EXPECT_EQ(base.rfind("https://", 0), 0u) << base;
   }
 }
@@ -73,9 +81,10 @@ TEST_F(HttpsTest, InsecureSkipsVerification) {
 }
 
 TEST_F(HttpsTest, UntrustedCertificateFailsUpFrontNamingTheFix) {
-  ProcessResult p = RunProcess({SERVEBENCH_BIN, "bench", "--base-url", proxy_->base_url(), "--model",
-                                "meta-llama/Llama-3.1-8B-Instruct", "--num-prompts", "2", "--no-progress"},
-                               60);
+  ProcessResult p =
+      RunProcess({SERVEBENCH_BIN, "bench", "--base-url", proxy_->base_url(), "--model",
+                  "meta-llama/Llama-3.1-8B-Instruct", "--num-prompts", "2", "--no-progress"},
+                 60);
   EXPECT_EQ(p.exit_code, kExitRunFailed) << p.out << p.err;
   EXPECT_NE(p.err.find("TLS handshake"), std::string::npos) << p.err;
   EXPECT_NE(p.err.find("--ssl-ca-cert"), std::string::npos) << p.err;
@@ -88,16 +97,34 @@ TEST_F(HttpsTest, UnreadableCaFileIsInvalidInput) {
   auto r = RunBench(s);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(r.status().message().find("no-such-ca.pem"), std::string::npos) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("no-such-ca.pem"), std::string::npos)
+      << r.status().ToString();
 }
 
 TEST_F(HttpsTest, BenchCommandTakesTheCaFlag) {
   std::string out = ::testing::TempDir() + "/https-bench.json";
-  ProcessResult p = RunProcess({SERVEBENCH_BIN, "bench", "--base-url", proxy_->base_url("localhost"), "--model",
-                                "meta-llama/Llama-3.1-8B-Instruct", "--num-prompts", "4", "--max-concurrency", "2",
-                                "--random-input-len", "16", "--random-output-len", "8", "--ignore-eos",
-                                "--ssl-ca-cert", kTlsDir + "ca.pem", "--issue-delay-limit-ms", "100000",
-                                "--no-progress", "--result-filename", out},
+  ProcessResult p = RunProcess({SERVEBENCH_BIN,
+                                "bench",
+                                "--base-url",
+                                proxy_->base_url("localhost"),
+                                "--model",
+                                "meta-llama/Llama-3.1-8B-Instruct",
+                                "--num-prompts",
+                                "4",
+                                "--max-concurrency",
+                                "2",
+                                "--random-input-len",
+                                "16",
+                                "--random-output-len",
+                                "8",
+                                "--ignore-eos",
+                                "--ssl-ca-cert",
+                                kTlsDir + "ca.pem",
+                                "--issue-delay-limit-ms",
+                                "100000",
+                                "--no-progress",
+                                "--result-filename",
+                                out},
                                60);
   EXPECT_EQ(p.exit_code, kExitOk) << p.out << p.err;
   EXPECT_NE(p.out.find("Successful requests:"), std::string::npos) << p.out;

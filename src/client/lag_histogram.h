@@ -24,7 +24,7 @@ class LagHistogram {
   int64_t PercentileNs(double p) const;
 
  private:
-  static constexpr int kSubBits = 6;                    // 64 sub-buckets per octave
+  static constexpr int kSubBits = 6;  // 64 sub-buckets per octave
   static constexpr int kBuckets = (64 - kSubBits) << kSubBits;
   static int BucketOf(uint64_t ns);
   static uint64_t UpperBoundOf(int bucket);

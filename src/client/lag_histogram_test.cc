@@ -34,7 +34,8 @@ TEST(LagHistogramTest, QuantilesAreUpperEstimatesWithinOneSixtyFourth) {
     int64_t exact = values[static_cast<size_t>(std::ceil(p / 100 * values.size())) - 1];
     int64_t est = h.PercentileNs(p);
     EXPECT_GE(est, exact) << "p" << p;
-    EXPECT_LE(static_cast<double>(est), static_cast<double>(exact) * (1 + 1.0 / 64) + 1) << "p" << p;
+    EXPECT_LE(static_cast<double>(est), static_cast<double>(exact) * (1 + 1.0 / 64) + 1)
+        << "p" << p;
   }
   EXPECT_EQ(h.max_ns(), values.back());
 }

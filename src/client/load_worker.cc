@@ -1,10 +1,10 @@
 #include "client/load_worker.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <optional>
-
-#include <fmt/format.h>
 
 #include "client/http_response_parser.h"
 #include "client/openai_stream.h"
@@ -69,9 +69,9 @@ struct LoadWorker::Conn {
   std::string error_body;
   RequestRecord* rec = nullptr;
   Job* job = nullptr;
-  int64_t read_t_ns = 0;        // the stamp of the current read's events
+  int64_t read_t_ns = 0;                        // the stamp of the current read's events
   int64_t reads = 0, kernel_stamped_reads = 0;  // of the current request
-  uint64_t serial = 0;  // which request the pending callbacks belong to
+  uint64_t serial = 0;                          // which request the pending callbacks belong to
   bool connected = false, connecting = false, dead = false, writing = false;
   bool stream_failed = false;
 };
@@ -97,23 +97,24 @@ LoadWorker::Conn* LoadWorker::AcquireConn() {
 void LoadWorker::Connect(Conn* c, bool then_send) {
   c->connecting = true;
   uint64_t serial = c->serial;
-  c->transport.AsyncConnect(cfg_.endpoints, [this, c, then_send, serial](
-                                                const boost::system::error_code& ec) {
-    c->connecting = false;
-    if (!then_send) {  // preconnect
-      if (ec) {
-        c->dead = true;
-      } else {
-        c->connected = true;
-        idle_.push_back(c);
-      }
-      return;
-    }
-    if (c->serial != serial || c->rec == nullptr) return;
-    if (ec) return Fail(c, FailureKind::kConnect, DescribeConnectError(ec));
-    c->connected = true;
-    Send(c);
-  });
+  c->transport.AsyncConnect(cfg_.endpoints,
+                            [this, c, then_send, serial](const boost::system::error_code& ec) {
+                              c->connecting = false;
+                              if (!then_send) {  // preconnect
+                                if (ec) {
+                                  c->dead = true;
+                                } else {
+                                  c->connected = true;
+                                  idle_.push_back(c);
+                                }
+                                return;
+                              }
+                              if (c->serial != serial || c->rec == nullptr) return;
+                              if (ec)
+                                return Fail(c, FailureKind::kConnect, DescribeConnectError(ec));
+                              c->connected = true;
+                              Send(c);
+                            });
 }
 
 void LoadWorker::StartJob(Job* job, int64_t t_scheduled, int64_t t_slot_free) {
@@ -162,13 +163,15 @@ void LoadWorker::Send(Conn* c) {
   if (lag > cfg_.progress->max_issue_delay_ns.load(std::memory_order_relaxed)) {
     cfg_.progress->max_issue_delay_ns.store(lag, std::memory_order_relaxed);
   }
-  c->transport.AsyncWriteAll(c->job->request, [this, c, serial](const boost::system::error_code& ec,
-                                                                size_t) {
-    c->writing = false;
-    if (c->serial != serial) return;
-    if (c->job) std::string().swap(c->job->request);  // free a large prompt early
-    if (ec && c->rec != nullptr) Fail(c, FailureKind::kWrite, "write: " + ec.message());
-  });
+  c->transport.AsyncWriteAll(c->job->request,
+                             [this, c, serial](const boost::system::error_code& ec, size_t) {
+                               c->writing = false;
+                               if (c->serial != serial) return;
+                               if (c->job)
+                                 std::string().swap(c->job->request);  // free a large prompt early
+                               if (ec && c->rec != nullptr)
+                                 Fail(c, FailureKind::kWrite, "write: " + ec.message());
+                             });
   Read(c);
 }
 
@@ -208,10 +211,11 @@ void LoadWorker::OnRead(Conn* c, uint64_t serial, const boost::system::error_cod
       c->dead = true;  // the server closed: do not reuse
       return Complete(c);
     }
-    return Fail(c, FailureKind::kRead,
-                fmt::format("connection {} after {} stream events, before the stream ended",
-                            ec == asio::error::eof ? "closed by the server" : "failed: " + ec.message(),
-                            c->rec->events.size()));
+    return Fail(
+        c, FailureKind::kRead,
+        fmt::format("connection {} after {} stream events, before the stream ended",
+                    ec == asio::error::eof ? "closed by the server" : "failed: " + ec.message(),
+                    c->rec->events.size()));
   }
   Read(c);
 }
@@ -323,11 +327,10 @@ void LoadWorker::ScheduleNext(int64_t slot_free_ns) {
 
 void LoadWorker::CheckDone() {
   if (in_flight_ > 0) return;
-  bool all_started = cancelled_ ||
-                     (cfg_.closed_loop
-                          ? cfg_.next_job->load(std::memory_order_relaxed) >=
-                                static_cast<int64_t>(cfg_.jobs->size())
-                          : next_arrival_ >= cfg_.my_jobs.size() && pending_.empty());
+  bool all_started =
+      cancelled_ || (cfg_.closed_loop ? cfg_.next_job->load(std::memory_order_relaxed) >=
+                                            static_cast<int64_t>(cfg_.jobs->size())
+                                      : next_arrival_ >= cfg_.my_jobs.size() && pending_.empty());
   if (all_started) Shutdown();
 }
 

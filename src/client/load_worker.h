@@ -54,7 +54,7 @@ struct WorkerConfig {
   // Stamp events with the kernel's receive time of the read that delivered them
   // (plain TCP; transport.h) instead of the time the read returned.
   bool kernel_rx_timestamps = true;
-  double request_timeout_s = 0;              // 0 = no deadline
+  double request_timeout_s = 0;  // 0 = no deadline
   bool closed_loop = true;
   // Closed loop: requests this worker keeps in flight. Open loop: the cap on
   // requests in flight (0 = none); arrivals beyond it wait in a FIFO.

@@ -89,8 +89,8 @@ bool StreamDecoder::OnData(std::string_view data, int64_t t_ns) {
     record_->error = "server error in stream: " + json::serialize(*err).substr(0, 300);
     return false;
   }
-  if (const json::value* obj = chunk.if_contains("object"); obj && obj->is_string() &&
-                                                             obj->get_string() == "error") {
+  if (const json::value* obj = chunk.if_contains("object");
+      obj && obj->is_string() && obj->get_string() == "error") {
     record_->failure = FailureKind::kStreamError;
     record_->error = "server error in stream: " + std::string(data.substr(0, 300));
     return false;

@@ -13,7 +13,8 @@ TEST(StreamDecoderTest, RoleOnlyAndUsageOnlyChunksCarryNoTokens) {
   StreamDecoder d(&r, /*keep_text=*/true);
   ASSERT_TRUE(d.OnData(R"({"choices":[{"delta":{"role":"assistant","content":""}}]})", 50));
   ASSERT_TRUE(d.OnData(R"({"choices":[{"delta":{"content":"Hi"}}]})", 101));
-  ASSERT_TRUE(d.OnData(R"({"choices":[{"delta":{"reasoning_content":"hm"},"finish_reason":"length"}]})", 121));
+  ASSERT_TRUE(d.OnData(
+      R"({"choices":[{"delta":{"reasoning_content":"hm"},"finish_reason":"length"}]})", 121));
   ASSERT_TRUE(d.OnData(R"({"choices":[],"usage":{"prompt_tokens":7,"completion_tokens":2}})", 130));
   ASSERT_TRUE(d.OnData("[DONE]", 131));
   d.OnEnd();
@@ -32,9 +33,13 @@ TEST(StreamDecoderTest, RoleOnlyAndUsageOnlyChunksCarryNoTokens) {
 TEST(StreamDecoderTest, ContinuousUsageGivesTokensPerEvent) {
   RequestRecord r;
   StreamDecoder d(&r, false);
-  ASSERT_TRUE(d.OnData(R"({"choices":[{"text":"a"}],"usage":{"prompt_tokens":3,"completion_tokens":1}})", 1));
-  ASSERT_TRUE(d.OnData(R"({"choices":[{"text":"bcd"}],"usage":{"prompt_tokens":3,"completion_tokens":4}})", 2));
-  ASSERT_TRUE(d.OnData(R"({"choices":[{"text":"","finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":4}})", 3));
+  ASSERT_TRUE(d.OnData(
+      R"({"choices":[{"text":"a"}],"usage":{"prompt_tokens":3,"completion_tokens":1}})", 1));
+  ASSERT_TRUE(d.OnData(
+      R"({"choices":[{"text":"bcd"}],"usage":{"prompt_tokens":3,"completion_tokens":4}})", 2));
+  ASSERT_TRUE(d.OnData(
+      R"({"choices":[{"text":"","finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":4}})",
+      3));
   d.OnEnd();
   EXPECT_TRUE(r.ok());
   EXPECT_EQ(r.k_source, metrics::KSource::kContinuousUsage);
@@ -46,7 +51,9 @@ TEST(StreamDecoderTest, ContinuousUsageGivesTokensPerEvent) {
 TEST(StreamDecoderTest, ToolCallFragmentsCarryTokens) {
   RequestRecord r;
   StreamDecoder d(&r, true);
-  ASSERT_TRUE(d.OnData(R"({"choices":[{"delta":{"tool_calls":[{"function":{"name":"f","arguments":"{\"x"}}]},"finish_reason":"tool_calls"}]})", 5));
+  ASSERT_TRUE(d.OnData(
+      R"({"choices":[{"delta":{"tool_calls":[{"function":{"name":"f","arguments":"{\"x"}}]},"finish_reason":"tool_calls"}]})",
+      5));
   d.OnEnd();
   EXPECT_TRUE(r.ok());
   EXPECT_EQ(r.generated_text, "f{\"x");
@@ -85,7 +92,9 @@ TEST(StreamDecoderTest, PerRequestSpecStatsAreRead) {
   RequestRecord r;
   StreamDecoder d(&r, false);
   ASSERT_TRUE(d.OnData(R"({"choices":[{"text":"a","finish_reason":"length"}]})", 1));
-  ASSERT_TRUE(d.OnData(R"({"choices":[],"usage":{"completion_tokens":1},"metrics":{"speculative_decoding":{"mean_acceptance_length":2.5,"num_spec_steps":4,"num_draft_tokens":12,"num_accepted_draft_tokens":6}}})", 2));
+  ASSERT_TRUE(d.OnData(
+      R"({"choices":[],"usage":{"completion_tokens":1},"metrics":{"speculative_decoding":{"mean_acceptance_length":2.5,"num_spec_steps":4,"num_draft_tokens":12,"num_accepted_draft_tokens":6}}})",
+      2));
   d.OnEnd();
   ASSERT_TRUE(r.spec.has_value());
   EXPECT_DOUBLE_EQ(r.spec->mean_acceptance_length, 2.5);

@@ -1,9 +1,9 @@
 #include "client/request_builder.h"
 
+#include <fmt/format.h>
+
 #include <boost/json.hpp>
 #include <charconv>
-
-#include <fmt/format.h>
 
 namespace servebench::client {
 namespace {

@@ -14,9 +14,9 @@
 namespace servebench::client {
 
 struct RequestTemplate {
-  std::string head_prefix;    // request line + fixed headers, without Content-Length
-  std::string body_prefix;    // `{"model":...,"stream":true,...` up to the prompt field
-  std::string extra_body;     // `,"k":v...` from --extra-body, or empty
+  std::string head_prefix;  // request line + fixed headers, without Content-Length
+  std::string body_prefix;  // `{"model":...,"stream":true,...` up to the prompt field
+  std::string extra_body;   // `,"k":v...` from --extra-body, or empty
   bool chat = false;
 };
 

@@ -1,6 +1,7 @@
 // RunBench: the coordinator of one load run. It prepares everything that can be
 // prepared (prompts, request bytes, schedule, connections) before the measured
 // phase starts, runs the worker threads, then computes the summary with metrics/.
+#include <fmt/format.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -9,8 +10,6 @@
 #include <cstdlib>
 #include <ctime>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "client/client.h"
 #include "client/dataset.h"
@@ -87,7 +86,8 @@ void PrintProgress(const Progress& p, int64_t total, int64_t start_ns) {
   int64_t done = p.done.load(std::memory_order_relaxed);
   int64_t failed = p.failed.load(std::memory_order_relaxed);
   int64_t tokens = p.tokens.load(std::memory_order_relaxed);
-  std::fprintf(stderr, "\r%lld/%lld done, %lld errors, %.0f tok/s, max client lag %.3f ms, %.0f s   ",
+  std::fprintf(stderr,
+               "\r%lld/%lld done, %lld errors, %.0f tok/s, max client lag %.3f ms, %.0f s   ",
                static_cast<long long>(done + failed), static_cast<long long>(total),
                static_cast<long long>(failed), elapsed > 0 ? tokens / elapsed : 0.0,
                p.max_issue_delay_ns.load(std::memory_order_relaxed) / 1e6, elapsed);
@@ -189,7 +189,8 @@ std::optional<metrics::SpecCounters> Scrape(const std::string& metrics_url, cons
 
 // The server's tokenizer, when it has /tokenize (vLLM, SGLang, the sim).
 TokenCounter MakeTokenCounter(const Url& url, const BenchSettings& s) {
-  auto count = [url, tls = s.tls, model = s.served_model_name.empty() ? s.model : s.served_model_name](
+  auto count = [url, tls = s.tls,
+                model = s.served_model_name.empty() ? s.model : s.served_model_name](
                    const std::string& text) -> std::optional<int64_t> {
     json::object req{{"model", model}, {"prompt", text}};
     StatusOr<HttpReply> reply = HttpFetch(url, "/tokenize", json::serialize(req), 30.0, {}, tls);
@@ -279,8 +280,8 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
   boost::system::error_code ec;
   auto endpoints = resolver.resolve(url.host, url.port, ec);
   if (ec) {
-    return Status::Unavailable(fmt::format("--base-url {}: cannot resolve {}: {}", s.base_url,
-                                           url.host, ec.message()));
+    return Status::Unavailable(
+        fmt::format("--base-url {}: cannot resolve {}: {}", s.base_url, url.host, ec.message()));
   }
   // The TLS settings first: an unreadable --ssl-ca-cert is bad input, not an
   // unreachable server.
@@ -303,7 +304,8 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
   SB_ASSIGN_OR_RETURN(PromptSet prompts, MakePrompts(s, chat, counter));
   SB_ASSIGN_OR_RETURN(RequestTemplate tmpl, MakeRequestTemplate(s, url, api_key));
 
-  auto make_jobs = [&](const std::vector<Prompt>& ps, bool warmup, const std::vector<int64_t>& offsets) {
+  auto make_jobs = [&](const std::vector<Prompt>& ps, bool warmup,
+                       const std::vector<int64_t>& offsets) {
     std::vector<Job> jobs(ps.size());
     for (size_t i = 0; i < ps.size(); ++i) {
       jobs[i].index = static_cast<int64_t>(i);
@@ -323,14 +325,14 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
     PhasePlan plan;
     plan.jobs = &warm;
     plan.closed_loop = true;
-    plan.max_in_flight = s.max_concurrency > 0 ? std::min<int64_t>(s.max_concurrency, s.num_warmups)
-                                               : s.num_warmups;
+    plan.max_in_flight =
+        s.max_concurrency > 0 ? std::min<int64_t>(s.max_concurrency, s.num_warmups) : s.num_warmups;
     PhaseOutcome w = RunPhase(plan, endpoints, tls.get(), url, s, cancel, false);
     for (RequestRecord& r : w.records) result.records.push_back(std::move(r));
   }
 
-  std::vector<int64_t> offsets = MakeArrivalSchedule(s.num_prompts, s.request_rate_per_s,
-                                                     s.burstiness, s.arrival, s.seed);
+  std::vector<int64_t> offsets =
+      MakeArrivalSchedule(s.num_prompts, s.request_rate_per_s, s.burstiness, s.arrival, s.seed);
   std::vector<Job> jobs = make_jobs(prompts.measured, false, offsets);
   prompts.measured.clear();
   prompts.measured.shrink_to_fit();
@@ -341,13 +343,14 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
   plan.rate_per_s = s.request_rate_per_s;
   int64_t concurrency = s.max_concurrency > 0 ? s.max_concurrency : s.num_prompts;
   plan.workers = s.num_workers > 0 ? s.num_workers : AutoWorkers(concurrency);
-  plan.workers = static_cast<int>(std::min<int64_t>(plan.workers, std::max<int64_t>(concurrency, 1)));
+  plan.workers =
+      static_cast<int>(std::min<int64_t>(plan.workers, std::max<int64_t>(concurrency, 1)));
 
   std::optional<metrics::SpecCounters> before, after;
-  std::string metrics_url = s.metrics_url.empty()
-                                ? fmt::format("{}://{}{}/metrics", url.tls ? "https" : "http",
-                                              url.HostHeader(), url.path)
-                                : s.metrics_url;
+  std::string metrics_url =
+      s.metrics_url.empty()
+          ? fmt::format("{}://{}{}/metrics", url.tls ? "https" : "http", url.HostHeader(), url.path)
+          : s.metrics_url;
   if (s.scrape_metrics) before = Scrape(metrics_url, s.tls);
 
   int64_t anchor_rt = RealtimeNowNs();
@@ -381,7 +384,8 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
 
   result.self.cpu_s = cpu_s;
   result.self.events = main.events;
-  result.self.cpu_us_per_event = main.events > 0 ? cpu_s * 1e6 / static_cast<double>(main.events) : 0;
+  result.self.cpu_us_per_event =
+      main.events > 0 ? cpu_s * 1e6 / static_cast<double>(main.events) : 0;
   result.self.workers = plan.workers;
   result.self.connections_opened = main.connections_opened;
 
@@ -404,22 +408,22 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
   h.save_detailed = s.save_detailed;
   h.servebench_extra["run"] =
       RunObject(s, url, prompts, plan.workers, result.interrupted, anchor_rt, anchor_mono);
-  h.servebench_extra["client"] = json::object{
-      {"cpu_s", cpu_s},
-      {"events", main.events},
-      {"cpu_us_per_event", result.self.cpu_us_per_event},
-      {"workers", plan.workers},
-      {"connections_opened", main.connections_opened},
-      {"max_rss_kb", MaxRssKb()},
-      // What the event times were (client_settings.h): "kernel_receive" when the
-      // kernel stamped reads (the counts say whether all), else "read".
-      {"event_timestamps", main.kernel_stamped_reads > 0 ? "kernel_receive" : "read"},
-      {"reads", main.reads},
-      {"kernel_stamped_reads", main.kernel_stamped_reads},
-      // How late the client read what the kernel had received: its own delay, kept
-      // out of the metrics by kernel stamps (null without them).
-      {"receive_lag_us", ReceiveLagJson(main.receive_lag)},
-      {"measured_phase_wall_s", static_cast<double>(end_mono - main.start_ns) / 1e9}};
+  h.servebench_extra["client"] =
+      json::object{{"cpu_s", cpu_s},
+                   {"events", main.events},
+                   {"cpu_us_per_event", result.self.cpu_us_per_event},
+                   {"workers", plan.workers},
+                   {"connections_opened", main.connections_opened},
+                   {"max_rss_kb", MaxRssKb()},
+                   // What the event times were (client_settings.h): "kernel_receive" when the
+                   // kernel stamped reads (the counts say whether all), else "read".
+                   {"event_timestamps", main.kernel_stamped_reads > 0 ? "kernel_receive" : "read"},
+                   {"reads", main.reads},
+                   {"kernel_stamped_reads", main.kernel_stamped_reads},
+                   // How late the client read what the kernel had received: its own delay, kept
+                   // out of the metrics by kernel stamps (null without them).
+                   {"receive_lag_us", ReceiveLagJson(main.receive_lag)},
+                   {"measured_phase_wall_s", static_cast<double>(end_mono - main.start_ns) / 1e9}};
   result.result = metrics::BuildResultJson(result.summary, h, result.records);
   result.header = std::move(h);
 

@@ -97,11 +97,31 @@ TEST_P(FaultTest, EveryRequestFailsWithItsReasonAndNothingHangs) {
   EXPECT_EQ(r->exit_code(), kExitRunInvalid);
 }
 
-FakeServerOptions Disconnect() { FakeServerOptions o; o.disconnect_after_events = 2; return o; }
-FakeServerOptions Malformed() { FakeServerOptions o; o.malformed_event = true; return o; }
-FakeServerOptions ErrorEvent() { FakeServerOptions o; o.error_event = true; return o; }
-FakeServerOptions Stall() { FakeServerOptions o; o.stall_us = 800'000; return o; }
-FakeServerOptions Garbage() { FakeServerOptions o; o.garbage = true; return o; }
+FakeServerOptions Disconnect() {
+  FakeServerOptions o;
+  o.disconnect_after_events = 2;
+  return o;
+}
+FakeServerOptions Malformed() {
+  FakeServerOptions o;
+  o.malformed_event = true;
+  return o;
+}
+FakeServerOptions ErrorEvent() {
+  FakeServerOptions o;
+  o.error_event = true;
+  return o;
+}
+FakeServerOptions Stall() {
+  FakeServerOptions o;
+  o.stall_us = 800'000;
+  return o;
+}
+FakeServerOptions Garbage() {
+  FakeServerOptions o;
+  o.garbage = true;
+  return o;
+}
 
 INSTANTIATE_TEST_SUITE_P(Faults, FaultTest,
                          ::testing::Values(FaultCase{"disconnect", Disconnect(), "read"},
@@ -143,7 +163,8 @@ TEST(RunBenchTest, CancelKeepsThePartialResultMarkedInterrupted) {
   EXPECT_EQ(r->exit_code(), kExitInterrupted);
   EXPECT_LT(r->summary.completed, 40);
   EXPECT_GT(r->summary.failures.at("cancelled"), 0);
-  EXPECT_TRUE(r->result.at("servebench").as_object().at("run").as_object().at("interrupted").as_bool());
+  EXPECT_TRUE(
+      r->result.at("servebench").as_object().at("run").as_object().at("interrupted").as_bool());
 }
 
 TEST(RunBenchTest, SpecAcceptanceComesFromMetricsCounterDeltas) {

@@ -4,15 +4,14 @@
 // invalid run (exit code 2), and Ctrl-C keeping the partial result.
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
 #include <fstream>
 #include <sstream>
 
-#include <boost/json.hpp>
-
 #include "client/client.h"
-#include "common/testing/files.h"
 #include "client/testing/sim_process.h"
 #include "common/exit_codes.h"
+#include "common/testing/files.h"
 
 namespace servebench::client {
 namespace {
@@ -66,9 +65,10 @@ TEST(SimIntegrationTest, KTokensPerEventGiveItlPerTokenEqualTpotAndItlKTimesTpot
 TEST(SimIntegrationTest, SpecDecodeAcceptanceLengthFromCounterDeltas) {
   // Time scale 0.1, not 0: at 0 the sim (Debug build) crashed under keep-alive load
   // when this test was written; the client then reports the failures correctly.
-  auto sim = StartSim({"--time-scale", "0.1", "--speculative-config",
-                       R"({"method":"eagle3","num_speculative_tokens":3,)"
-                       R"("rejection_sample_method":"synthetic","synthetic_acceptance_length":2.8})"});
+  auto sim =
+      StartSim({"--time-scale", "0.1", "--speculative-config",
+                R"({"method":"eagle3","num_speculative_tokens":3,)"
+                R"("rejection_sample_method":"synthetic","synthetic_acceptance_length":2.8})"});
   ASSERT_NE(sim, nullptr);
   BenchSettings b = Settings(*sim);
   b.num_prompts = 64;
@@ -109,7 +109,8 @@ TEST(SimIntegrationTest, EventsCarryKernelReceiveTimesAfterTheServersSendStamps)
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(r->summary.completed, 32);
   ExpectFirstTokensAfterTheirSendStamps(*r);
-  const boost::json::object& client = r->result.at("servebench").as_object().at("client").as_object();
+  const boost::json::object& client =
+      r->result.at("servebench").as_object().at("client").as_object();
   EXPECT_EQ(client.at("event_timestamps").as_string(), "kernel_receive");
   int64_t reads = client.at("reads").as_int64();
   int64_t stamped = client.at("kernel_stamped_reads").as_int64();
@@ -132,7 +133,8 @@ TEST(SimIntegrationTest, ReadTimestampsWhenKernelStampsAreOff) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(r->summary.completed, 8);
   ExpectFirstTokensAfterTheirSendStamps(*r);
-  const boost::json::object& client = r->result.at("servebench").as_object().at("client").as_object();
+  const boost::json::object& client =
+      r->result.at("servebench").as_object().at("client").as_object();
   EXPECT_EQ(client.at("event_timestamps").as_string(), "read");
   EXPECT_EQ(client.at("kernel_stamped_reads").as_int64(), 0);
   EXPECT_TRUE(client.at("receive_lag_us").is_null());
@@ -146,12 +148,33 @@ TEST(SimIntegrationTest, CtrlCWritesThePartialResultMarkedInterrupted) {
   ASSERT_NE(sim, nullptr);
   std::string out = ::testing::TempDir() + "/interrupted.json";
   std::remove(out.c_str());
-  ProcessResult p = RunProcess(
-      {"/usr/bin/timeout", "--preserve-status", "-s", "INT", "3", SERVEBENCH_BIN, "bench", "--base-url",
-       sim->base_url(), "--model", "meta-llama/Llama-3.1-8B-Instruct", "--num-prompts", "2000",
-       "--max-concurrency", "4", "--random-input-len", "32", "--random-output-len", "64", "--ignore-eos",
-       "--issue-delay-limit-ms", "100000", "--no-progress", "--save-detailed", "--result-filename", out},
-      60);
+  ProcessResult p = RunProcess({"/usr/bin/timeout",
+                                "--preserve-status",
+                                "-s",
+                                "INT",
+                                "3",
+                                SERVEBENCH_BIN,
+                                "bench",
+                                "--base-url",
+                                sim->base_url(),
+                                "--model",
+                                "meta-llama/Llama-3.1-8B-Instruct",
+                                "--num-prompts",
+                                "2000",
+                                "--max-concurrency",
+                                "4",
+                                "--random-input-len",
+                                "32",
+                                "--random-output-len",
+                                "64",
+                                "--ignore-eos",
+                                "--issue-delay-limit-ms",
+                                "100000",
+                                "--no-progress",
+                                "--save-detailed",
+                                "--result-filename",
+                                out},
+                               60);
   ASSERT_FALSE(p.timed_out) << p.err;
   EXPECT_EQ(p.exit_code, kExitInterrupted) << p.out << p.err;
   EXPECT_NE(p.err.find("interrupted; partial result kept"), std::string::npos) << p.err;
@@ -178,7 +201,6 @@ TEST(SimIntegrationTest, CtrlCWritesThePartialResultMarkedInterrupted) {
   EXPECT_LE(cancelled, 4);
 }
 
-
 // The API key comes from the environment variable, authenticates every request (the
 // sim, like vLLM --api-key, refuses /v1/* without it), and appears in no output: not
 // the terminal, the result, the per-request records.
@@ -187,13 +209,31 @@ TEST(SimIntegrationTest, ApiKeyAuthenticatesAndIsWrittenNowhere) {
   auto sim = StartSim({"--time-scale", "0.1", "--api-key", key});
   ASSERT_NE(sim, nullptr);
   std::string out = ::testing::TempDir() + "/apikey.json";
-  std::vector<std::string> argv = {"/usr/bin/env", "SB_TEST_API_KEY=" + key, SERVEBENCH_BIN, "bench",
-                                   "--base-url", sim->base_url(), "--model",
-                                   "meta-llama/Llama-3.1-8B-Instruct", "--num-prompts", "6",
-                                   "--max-concurrency", "3", "--random-input-len", "16",
-                                   "--random-output-len", "8", "--ignore-eos", "--api-key-env",
-                                   "SB_TEST_API_KEY", "--issue-delay-limit-ms", "100000", "--no-progress",
-                                   "--save-detailed", "--result-filename", out};
+  std::vector<std::string> argv = {"/usr/bin/env",
+                                   "SB_TEST_API_KEY=" + key,
+                                   SERVEBENCH_BIN,
+                                   "bench",
+                                   "--base-url",
+                                   sim->base_url(),
+                                   "--model",
+                                   "meta-llama/Llama-3.1-8B-Instruct",
+                                   "--num-prompts",
+                                   "6",
+                                   "--max-concurrency",
+                                   "3",
+                                   "--random-input-len",
+                                   "16",
+                                   "--random-output-len",
+                                   "8",
+                                   "--ignore-eos",
+                                   "--api-key-env",
+                                   "SB_TEST_API_KEY",
+                                   "--issue-delay-limit-ms",
+                                   "100000",
+                                   "--no-progress",
+                                   "--save-detailed",
+                                   "--result-filename",
+                                   out};
   ProcessResult p = RunProcess(argv, 60);
   EXPECT_EQ(p.exit_code, kExitOk) << p.out << p.err;
   std::string result = ReadFileOrEmpty(out);
@@ -211,7 +251,8 @@ TEST(SimIntegrationTest, ApiKeyAuthenticatesAndIsWrittenNowhere) {
   EXPECT_EQ(refused.exit_code, kExitRunInvalid) << refused.out << refused.err;
   boost::json::object o = boost::json::parse(ReadFileOrEmpty(out)).as_object();
   EXPECT_EQ(o.at("failed").as_int64(), 6);
-  EXPECT_NE(boost::json::serialize(o.at("servebench").at("sample_errors")).find("HTTP 401"), std::string::npos)
+  EXPECT_NE(boost::json::serialize(o.at("servebench").at("sample_errors")).find("HTTP 401"),
+            std::string::npos)
       << boost::json::serialize(o.at("servebench"));
 }
 
@@ -229,13 +270,29 @@ TEST_P(SimFaultTest, BenchCommandReportsTheReasonAndExitsInvalid) {
   auto sim = StartSim(args);
   ASSERT_NE(sim, nullptr);
   std::string out = ::testing::TempDir() + "/fault-" + GetParam().name + ".json";
-  ProcessResult p = RunProcess(
-      {SERVEBENCH_BIN, "bench", "--base-url", sim->base_url(), "--model",
-       "meta-llama/Llama-3.1-8B-Instruct", "--num-prompts", "6", "--max-concurrency", "3",
-       "--random-input-len", "32", "--random-output-len", "16", "--ignore-eos",
-       "--request-timeout", "1", "--issue-delay-limit-ms", "1000", "--no-progress",
-       "--result-filename", out},
-      60);
+  ProcessResult p = RunProcess({SERVEBENCH_BIN,
+                                "bench",
+                                "--base-url",
+                                sim->base_url(),
+                                "--model",
+                                "meta-llama/Llama-3.1-8B-Instruct",
+                                "--num-prompts",
+                                "6",
+                                "--max-concurrency",
+                                "3",
+                                "--random-input-len",
+                                "32",
+                                "--random-output-len",
+                                "16",
+                                "--ignore-eos",
+                                "--request-timeout",
+                                "1",
+                                "--issue-delay-limit-ms",
+                                "1000",
+                                "--no-progress",
+                                "--result-filename",
+                                out},
+                               60);
   ASSERT_FALSE(p.timed_out) << p.err;
   EXPECT_EQ(p.exit_code, kExitRunInvalid) << p.out << p.err;
   EXPECT_NE(p.out.find("INVALID"), std::string::npos);
@@ -254,12 +311,13 @@ TEST_P(SimFaultTest, BenchCommandReportsTheReasonAndExitsInvalid) {
 
 INSTANTIATE_TEST_SUITE_P(
     Faults, SimFaultTest,
-    ::testing::Values(
-        SimFault{"http500", {"--fault-http-500-rate", "1"}, "http_status"},
-        SimFault{"disconnect", {"--fault-disconnect-after-tokens", "3"}, "read"},
-        SimFault{"stall", {"--fault-stall-ms", "20000", "--fault-stall-after-tokens", "2"}, "timeout"},
-        SimFault{"malformed", {"--fault-malformed-sse-rate", "1"}, "malformed"},
-        SimFault{"crash", {"--fault-crash-after-requests", "2"}, "read"}),
+    ::testing::Values(SimFault{"http500", {"--fault-http-500-rate", "1"}, "http_status"},
+                      SimFault{"disconnect", {"--fault-disconnect-after-tokens", "3"}, "read"},
+                      SimFault{"stall",
+                               {"--fault-stall-ms", "20000", "--fault-stall-after-tokens", "2"},
+                               "timeout"},
+                      SimFault{"malformed", {"--fault-malformed-sse-rate", "1"}, "malformed"},
+                      SimFault{"crash", {"--fault-crash-after-requests", "2"}, "read"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(SimIntegrationTest, StoppedServerIsRunFailedExitCode) {

@@ -36,9 +36,9 @@ class SseParser {
   void ProcessLine(std::string_view line, int64_t t_ns);
 
   OnEvent on_event_;
-  std::string line_;       // partial line carried across reads
-  std::string data_;       // data buffer of the event being built
-  std::string event_;      // event type of the event being built
+  std::string line_;   // partial line carried across reads
+  std::string data_;   // data buffer of the event being built
+  std::string event_;  // event type of the event being built
   bool has_data_ = false;
   bool last_was_cr_ = false;  // the previous byte was CR: a following LF is not a line
   int64_t data_t_ns_ = 0;

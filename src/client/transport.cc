@@ -1,5 +1,6 @@
 #include "client/transport.h"
 
+#include <fmt/format.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <sys/socket.h>
@@ -8,8 +9,6 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
-
-#include <fmt/format.h>
 
 #include "common/clock.h"
 
@@ -29,8 +28,9 @@ StatusOr<std::unique_ptr<asio::ssl::context>> MakeTlsContext(const TlsOptions& o
     boost::system::error_code ec;
     ctx->load_verify_file(options.ca_cert_file, ec);
     if (ec) {
-      return Status::InvalidArgument(fmt::format("--ssl-ca-cert {}: cannot load PEM certificates: {}",
-                                                 options.ca_cert_file, ec.message()));
+      return Status::InvalidArgument(
+          fmt::format("--ssl-ca-cert {}: cannot load PEM certificates: {}", options.ca_cert_file,
+                      ec.message()));
     }
   }
   ctx->set_verify_mode(asio::ssl::verify_peer);
@@ -43,17 +43,21 @@ std::string DescribeConnectError(const boost::system::error_code& ec) {
     std::string reason = ec.message();
     if (ERR_GET_REASON(static_cast<unsigned long>(ec.value())) == SSL_R_CERTIFICATE_VERIFY_FAILED) {
       return "TLS handshake: the server's certificate is not trusted or does not name this host (" +
-             reason + "); trust its CA with --ssl-ca-cert FILE, or skip verification with --insecure";
+             reason +
+             "); trust its CA with --ssl-ca-cert FILE, or skip verification with --insecure";
     }
     return "TLS handshake: " + reason;
   }
-  if (ec == asio::error::connection_refused) return "connect: " + ec.message() + "; is the server running?";
+  if (ec == asio::error::connection_refused)
+    return "connect: " + ec.message() + "; is the server running?";
   return "connect: " + ec.message();
 }
 
 Transport::Transport(asio::io_context& io, asio::ssl::context* tls_context,
                      const std::string& sni_host, bool kernel_rx_timestamps)
-    : io_(io), tls_context_(tls_context), sni_host_(sni_host),
+    : io_(io),
+      tls_context_(tls_context),
+      sni_host_(sni_host),
       rx_timestamps_(kernel_rx_timestamps && tls_context == nullptr) {
   if (tls_context_) {
     tls_.emplace(io_, *tls_context_);
@@ -68,30 +72,29 @@ bool Transport::is_open() const {
 
 void Transport::AsyncConnect(const tcp::resolver::results_type& endpoints, ConnectHandler done) {
   tcp::socket& sock = tls_ ? tls_->next_layer() : *plain_;
-  asio::async_connect(sock, endpoints,
-                      [this, done = std::move(done), &sock](const boost::system::error_code& ec,
-                                                            const tcp::endpoint&) mutable {
-                        if (ec) return done(ec);
-                        boost::system::error_code ignored;
-                        sock.set_option(tcp::no_delay(true), ignored);
-                        if (rx_timestamps_) {
-                          // Set before the request leaves, so every byte of the
-                          // response is stamped; a kernel that refuses leaves reads
-                          // with the read time only.
-                          int on = 1;
-                          (void)setsockopt(sock.native_handle(), SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
-                        }
-                        if (!tls_) return done(ec);
-                        SSL_set_tlsext_host_name(tls_->native_handle(), sni_host_.c_str());
-                        if (SSL_CTX_get_verify_mode(tls_context_->native_handle()) != SSL_VERIFY_NONE) {
-                          tls_->set_verify_callback(asio::ssl::host_name_verification(sni_host_));
-                        }
-                        tls_->async_handshake(asio::ssl::stream_base::client,
-                                              [done = std::move(done)](
-                                                  const boost::system::error_code& hec) {
-                                                done(hec);
-                                              });
-                      });
+  asio::async_connect(
+      sock, endpoints,
+      [this, done = std::move(done), &sock](const boost::system::error_code& ec,
+                                            const tcp::endpoint&) mutable {
+        if (ec) return done(ec);
+        boost::system::error_code ignored;
+        sock.set_option(tcp::no_delay(true), ignored);
+        if (rx_timestamps_) {
+          // Set before the request leaves, so every byte of the
+          // response is stamped; a kernel that refuses leaves reads
+          // with the read time only.
+          int on = 1;
+          (void)setsockopt(sock.native_handle(), SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+        }
+        if (!tls_) return done(ec);
+        SSL_set_tlsext_host_name(tls_->native_handle(), sni_host_.c_str());
+        if (SSL_CTX_get_verify_mode(tls_context_->native_handle()) != SSL_VERIFY_NONE) {
+          tls_->set_verify_callback(asio::ssl::host_name_verification(sni_host_));
+        }
+        tls_->async_handshake(
+            asio::ssl::stream_base::client,
+            [done = std::move(done)](const boost::system::error_code& hec) { done(hec); });
+      });
 }
 
 void Transport::StampReadOnly() {

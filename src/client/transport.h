@@ -61,8 +61,8 @@ class Transport {
   void AsyncReadSome(char* buf, size_t size, H&& done) {
     if (tls_) {
       tls_->async_read_some(boost::asio::buffer(buf, size),
-                            [this, done = std::forward<H>(done)](const boost::system::error_code& ec,
-                                                                 size_t n) mutable {
+                            [this, done = std::forward<H>(done)](
+                                const boost::system::error_code& ec, size_t n) mutable {
                               StampReadOnly();
                               done(ec, n);
                             });
@@ -93,20 +93,21 @@ class Transport {
   bool TryReceive(char* buf, size_t size, boost::system::error_code* ec, size_t* n);
   template <typename H>
   void ReceiveWithTimestamp(char* buf, size_t size, H&& done) {
-    plain_->async_wait(boost::asio::ip::tcp::socket::wait_read,
-                       [this, buf, size, done = std::forward<H>(done)](
-                           const boost::system::error_code& wait_ec) mutable {
-                         if (wait_ec) {  // closed or cancelled: no read happened
-                           StampReadOnly();
-                           return done(wait_ec, 0);
-                         }
-                         boost::system::error_code ec;
-                         size_t n = 0;
-                         if (!TryReceive(buf, size, &ec, &n)) {
-                           return ReceiveWithTimestamp(buf, size, std::move(done));  // spurious wake-up
-                         }
-                         done(ec, n);
-                       });
+    plain_->async_wait(
+        boost::asio::ip::tcp::socket::wait_read,
+        [this, buf, size,
+         done = std::forward<H>(done)](const boost::system::error_code& wait_ec) mutable {
+          if (wait_ec) {  // closed or cancelled: no read happened
+            StampReadOnly();
+            return done(wait_ec, 0);
+          }
+          boost::system::error_code ec;
+          size_t n = 0;
+          if (!TryReceive(buf, size, &ec, &n)) {
+            return ReceiveWithTimestamp(buf, size, std::move(done));  // spurious wake-up
+          }
+          done(ec, n);
+        });
   }
 
   boost::asio::io_context& io_;

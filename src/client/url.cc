@@ -19,8 +19,8 @@ StatusOr<Url> ParseUrl(const std::string& text) {
     url.tls = true;
     rest = text.substr(8);
   } else {
-    return Status::InvalidArgument("URL '" + text +
-                                   "': must start with http:// or https:// (e.g. http://127.0.0.1:8000)");
+    return Status::InvalidArgument(
+        "URL '" + text + "': must start with http:// or https:// (e.g. http://127.0.0.1:8000)");
   }
   size_t slash = rest.find('/');
   std::string authority = rest.substr(0, slash);
@@ -28,9 +28,11 @@ StatusOr<Url> ParseUrl(const std::string& text) {
   while (!url.path.empty() && url.path.back() == '/') url.path.pop_back();
   if (!authority.empty() && authority[0] == '[') {  // [::1]:8000
     size_t close = authority.find(']');
-    if (close == std::string::npos) return Status::InvalidArgument("URL '" + text + "': unclosed '['");
+    if (close == std::string::npos)
+      return Status::InvalidArgument("URL '" + text + "': unclosed '['");
     url.host = authority.substr(1, close - 1);
-    if (close + 1 < authority.size() && authority[close + 1] == ':') url.port = authority.substr(close + 2);
+    if (close + 1 < authority.size() && authority[close + 1] == ':')
+      url.port = authority.substr(close + 2);
   } else if (size_t colon = authority.rfind(':'); colon != std::string::npos) {
     url.host = authority.substr(0, colon);
     url.port = authority.substr(colon + 1);

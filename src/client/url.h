@@ -10,8 +10,8 @@ namespace servebench::client {
 struct Url {
   bool tls = false;
   std::string host;
-  std::string port;      // "80" / "443" when not given
-  std::string path;      // "" or "/prefix" (no trailing slash) for a base URL
+  std::string port;                // "80" / "443" when not given
+  std::string path;                // "" or "/prefix" (no trailing slash) for a base URL
   std::string HostHeader() const;  // host[:port] as the Host header wants it
 };
 

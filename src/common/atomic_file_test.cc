@@ -28,7 +28,10 @@ TEST(AtomicFileTest, OverwriteLeavesNoTemporaryFiles) {
   ASSERT_TRUE(WriteFileAtomically(dir + "/f", "one").ok());
   ASSERT_TRUE(WriteFileAtomically(dir + "/f", "two").ok());
   int files = 0;
-  for (auto& e : std::filesystem::directory_iterator(dir)) { (void)e; ++files; }
+  for (auto& e : std::filesystem::directory_iterator(dir)) {
+    (void)e;
+    ++files;
+  }
   EXPECT_EQ(files, 1);
   EXPECT_EQ(*ReadFile(dir + "/f"), "two");
 }

@@ -26,10 +26,17 @@ LogLevel GetLogLevel() { return Level().load(); }
 void LogLine(LogLevel level, std::string_view message) {
   std::string line = "servebench: ";
   switch (level) {
-    case LogLevel::kDebug: line += "debug: "; break;
-    case LogLevel::kInfo: break;
-    case LogLevel::kWarning: line += "warning: "; break;
-    case LogLevel::kError: line += "error: "; break;
+    case LogLevel::kDebug:
+      line += "debug: ";
+      break;
+    case LogLevel::kInfo:
+      break;
+    case LogLevel::kWarning:
+      line += "warning: ";
+      break;
+    case LogLevel::kError:
+      line += "error: ";
+      break;
   }
   line.append(message);
   line.push_back('\n');

@@ -35,12 +35,18 @@ class [[nodiscard]] Status {
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
   static Status Ok() { return Status(); }
-  static Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+  static Status InvalidArgument(std::string m) {
+    return {StatusCode::kInvalidArgument, std::move(m)};
+  }
   static Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
   static Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
-  static Status FailedPrecondition(std::string m) { return {StatusCode::kFailedPrecondition, std::move(m)}; }
+  static Status FailedPrecondition(std::string m) {
+    return {StatusCode::kFailedPrecondition, std::move(m)};
+  }
   static Status Unavailable(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
-  static Status DeadlineExceeded(std::string m) { return {StatusCode::kDeadlineExceeded, std::move(m)}; }
+  static Status DeadlineExceeded(std::string m) {
+    return {StatusCode::kDeadlineExceeded, std::move(m)};
+  }
   static Status Cancelled(std::string m) { return {StatusCode::kCancelled, std::move(m)}; }
   static Status DataLoss(std::string m) { return {StatusCode::kDataLoss, std::move(m)}; }
   static Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
@@ -65,15 +71,26 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] StatusOr {
  public:
-  StatusOr(Status status) : data_(std::move(status)) { CheckNotOk(); }  // NOLINT: implicit by design
-  StatusOr(T value) : data_(std::move(value)) {}                        // NOLINT: implicit by design
+  StatusOr(Status status) : data_(std::move(status)) {
+    CheckNotOk();
+  }                                               // NOLINT: implicit by design
+  StatusOr(T value) : data_(std::move(value)) {}  // NOLINT: implicit by design
 
   bool ok() const { return std::holds_alternative<T>(data_); }
   Status status() const { return ok() ? Status::Ok() : std::get<Status>(data_); }
 
-  const T& value() const& { CheckOk(); return std::get<T>(data_); }
-  T& value() & { CheckOk(); return std::get<T>(data_); }
-  T&& value() && { CheckOk(); return std::get<T>(std::move(data_)); }
+  const T& value() const& {
+    CheckOk();
+    return std::get<T>(data_);
+  }
+  T& value() & {
+    CheckOk();
+    return std::get<T>(data_);
+  }
+  T&& value() && {
+    CheckOk();
+    return std::get<T>(std::move(data_));
+  }
   const T& operator*() const& { return value(); }
   T& operator*() & { return value(); }
   const T* operator->() const { return &value(); }
@@ -103,16 +120,17 @@ void StatusOr<T>::CheckNotOk() const {
 }  // namespace servebench
 
 // Returns the Status of `expr` from the enclosing function when it is not OK.
-#define SB_RETURN_IF_ERROR(expr)                        \
-  do {                                                  \
-    ::servebench::Status sb_status_ = (expr);           \
-    if (!sb_status_.ok()) return sb_status_;            \
+#define SB_RETURN_IF_ERROR(expr)              \
+  do {                                        \
+    ::servebench::Status sb_status_ = (expr); \
+    if (!sb_status_.ok()) return sb_status_;  \
   } while (0)
 
 #define SB_CONCAT_INNER_(a, b) a##b
 #define SB_CONCAT_(a, b) SB_CONCAT_INNER_(a, b)
 // `SB_ASSIGN_OR_RETURN(auto x, MakeX());` declares x from the value, or returns the error.
-#define SB_ASSIGN_OR_RETURN(lhs, expr) SB_ASSIGN_OR_RETURN_IMPL_(SB_CONCAT_(sb_or_, __LINE__), lhs, expr)
+#define SB_ASSIGN_OR_RETURN(lhs, expr) \
+  SB_ASSIGN_OR_RETURN_IMPL_(SB_CONCAT_(sb_or_, __LINE__), lhs, expr)
 #define SB_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
   auto tmp = (expr);                              \
   if (!tmp.ok()) return tmp.status();             \

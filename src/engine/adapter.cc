@@ -67,10 +67,11 @@ Status CheckExtras(const recipe::ServeSpec& spec, const EngineFlagTable& table) 
     for (const auto& [c, f] : table.flags) {
       if (f == flag) key = c;
     }
-    return Status::InvalidArgument(fmt::format(
-        "serve.extra_args[{}] = \"{}\": flag {} is owned by the {} adapter (it renders it from {}); "
-        "set that field instead of passing the flag",
-        i, spec.extra_args[i], flag, table.engine, FieldForConcept(key)));
+    return Status::InvalidArgument(
+        fmt::format("serve.extra_args[{}] = \"{}\": flag {} is owned by the {} adapter (it renders "
+                    "it from {}); "
+                    "set that field instead of passing the flag",
+                    i, spec.extra_args[i], flag, table.engine, FieldForConcept(key)));
   }
   const std::vector<std::string> owned_env = table.OwnedEnv();
   for (const auto& [name, value] : spec.env) {
@@ -86,9 +87,10 @@ Status CheckExtras(const recipe::ServeSpec& spec, const EngineFlagTable& table) 
       const std::string token = key.rfind("-", 0) == 0 ? key : "--" + key;
       const std::string flag = OwnedFlagUsed(token, owned);
       if (!flag.empty()) {
-        return Status::InvalidArgument(fmt::format(
-            "serve.sim_options.{}: flag {} is owned by the sim adapter; set the ServeSpec field instead",
-            key, flag));
+        return Status::InvalidArgument(
+            fmt::format("serve.sim_options.{}: flag {} is owned by the sim adapter; set the "
+                        "ServeSpec field instead",
+                        key, flag));
       }
     }
   }
@@ -144,22 +146,26 @@ StatusOr<ServerCommand> RenderServerCommand(const recipe::ServeSpec& spec,
   }
   const EngineFlagTable& table = it->second;
   if (spec.multinode || spec.disagg) {
-    return Status::InvalidArgument(fmt::format(
-        "serve.multinode = {}, serve.disagg = {}: the {} adapter launches single-node servers only; "
-        "run multinode/disaggregated recipes with their own launchers (servebench matrix exports them)",
-        spec.multinode, spec.disagg, spec.engine));
+    return Status::InvalidArgument(
+        fmt::format("serve.multinode = {}, serve.disagg = {}: the {} adapter launches single-node "
+                    "servers only; "
+                    "run multinode/disaggregated recipes with their own launchers (servebench "
+                    "matrix exports them)",
+                    spec.multinode, spec.disagg, spec.engine));
   }
   if (spec.model.empty()) {
-    return Status::InvalidArgument(fmt::format("serve.model is empty: the {} adapter needs a model", spec.engine));
+    return Status::InvalidArgument(
+        fmt::format("serve.model is empty: the {} adapter needs a model", spec.engine));
   }
-  if (spec.tp < 1 || spec.pp < 1 || spec.ep < 1 || spec.dp < 1 || spec.dcp_size < 1 || spec.pcp_size < 1) {
-    return Status::InvalidArgument(fmt::format(
-        "serve parallelism tp={} pp={} ep={} dp={} dcp={} pcp={}: each must be >= 1", spec.tp, spec.pp,
-        spec.ep, spec.dp, spec.dcp_size, spec.pcp_size));
+  if (spec.tp < 1 || spec.pp < 1 || spec.ep < 1 || spec.dp < 1 || spec.dcp_size < 1 ||
+      spec.pcp_size < 1) {
+    return Status::InvalidArgument(
+        fmt::format("serve parallelism tp={} pp={} ep={} dp={} dcp={} pcp={}: each must be >= 1",
+                    spec.tp, spec.pp, spec.ep, spec.dp, spec.dcp_size, spec.pcp_size));
   }
   if (spec.max_model_len < 0) {
-    return Status::InvalidArgument(
-        fmt::format("serve.max_model_len = {}: must be >= 0 (0 = engine default)", spec.max_model_len));
+    return Status::InvalidArgument(fmt::format(
+        "serve.max_model_len = {}: must be >= 0 (0 = engine default)", spec.max_model_len));
   }
   if (options.port < 0 || options.port > 65535) {
     return Status::InvalidArgument(fmt::format("port {}: must be 0..65535", options.port));
@@ -171,7 +177,8 @@ StatusOr<ServerCommand> RenderServerCommand(const recipe::ServeSpec& spec,
   out.engine = spec.engine;
   out.host = options.host.empty() ? "127.0.0.1" : options.host;
   out.port = options.port == 0 ? table.default_port : options.port;
-  out.readiness_timeout_s = spec.readiness_timeout_s > 0 ? spec.readiness_timeout_s : table.readiness_timeout_s;
+  out.readiness_timeout_s =
+      spec.readiness_timeout_s > 0 ? spec.readiness_timeout_s : table.readiness_timeout_s;
   out.readiness_poll_ms = table.readiness_poll_ms;
   out.env = spec.env;
   RenderContext ctx{spec, table, options, out.host, out.port};
@@ -195,7 +202,8 @@ StatusOr<ServerCommand> RenderServerCommand(const recipe::ServeSpec& spec,
   return out;
 }
 
-StatusOr<ServerCommand> RenderServerCommand(const recipe::ServeSpec& spec, const RenderOptions& options) {
+StatusOr<ServerCommand> RenderServerCommand(const recipe::ServeSpec& spec,
+                                            const RenderOptions& options) {
   SB_ASSIGN_OR_RETURN(const EngineCatalog* catalog, DefaultEngineCatalog());
   return RenderServerCommand(spec, options, *catalog);
 }
@@ -217,7 +225,8 @@ StatusOr<ServerCommand> WrapInContainer(const ServerCommand& command, const std:
     case K::kDocker:
     case K::kPodman: {
       const std::string tool = profile.kind == K::kDocker ? "docker" : "podman";
-      const std::string name = profile.name.empty() ? DefaultContainerName(command.port) : profile.name;
+      const std::string name =
+          profile.name.empty() ? DefaultContainerName(command.port) : profile.name;
       argv = {tool, "run", "--rm", "--init", "--name", name, "--network", "host", "--ipc", "host"};
       argv.insert(argv.end(), profile.run_args.begin(), profile.run_args.end());
       for (const auto& m : mounts) internal::AddFlag(argv, "-v", m);

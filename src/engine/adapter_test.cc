@@ -14,8 +14,8 @@ namespace {
 using recipe::AcceptanceMode;
 using recipe::ServeSpec;
 using recipe::SpecMethod;
-using ::testing::HasSubstr;
 using testing::ExpectMatchesGolden;
+using ::testing::HasSubstr;
 
 const EngineCatalog& Catalog() {
   static const EngineCatalog* catalog = [] {
@@ -63,7 +63,7 @@ ServeSpec SeedNightlySpec() {
   spec.model = "MiniMaxAI/MiniMax-M3-MXFP8";
   spec.hardware = "mi355x";
   spec.tp = 8;
-  spec.extra_args = {"--trust-remote-code",      "--tool-call-parser", "minimax_m3",
+  spec.extra_args = {"--trust-remote-code",       "--tool-call-parser", "minimax_m3",
                      "--enable-auto-tool-choice", "--reasoning-parser", "minimax_m3"};
   spec.env = {{"VLLM_USE_BREAKABLE_CUDAGRAPH", "0"}};
   spec.spec.method = SpecMethod::kEagle3;
@@ -93,8 +93,8 @@ TEST(AdapterTest, SeedNightlyWorkloadRendersItsServeArgsExactlyAndInOrder) {
   auto command = RenderServerCommand(SeedNightlySpec(), Options(), Catalog());
   ASSERT_TRUE(command.ok()) << command.status().ToString();
   // perf-eval runs `vllm serve <model> --port <port> <serve_args>`; servebench adds --host.
-  std::vector<std::string> expected = {"vllm", "serve", "MiniMaxAI/MiniMax-M3-MXFP8", "--host",
-                                       "127.0.0.1", "--port", "8000"};
+  std::vector<std::string> expected = {
+      "vllm", "serve", "MiniMaxAI/MiniMax-M3-MXFP8", "--host", "127.0.0.1", "--port", "8000"};
   for (const auto& w : Split(kSeedServeArgs)) expected.push_back(w);
   EXPECT_EQ(command->argv, expected);
   EXPECT_EQ(command->env.at("VLLM_USE_BREAKABLE_CUDAGRAPH"), "0");
@@ -105,13 +105,15 @@ TEST(AdapterTest, SeedNightlyWorkloadRendersItsServeArgsExactlyAndInOrder) {
 TEST(AdapterTest, SeedNightlyWorkloadInDockerOnMi355x) {
   RenderOptions options = Options();
   options.container.kind = ContainerProfile::Kind::kDocker;
-  options.container.run_args = {"--device", "/dev/kfd", "--device", "/dev/dri", "--group-add", "video"};
+  options.container.run_args = {"--device", "/dev/kfd",    "--device",
+                                "/dev/dri", "--group-add", "video"};
   options.container.mounts = {"/data/hf:/root/.cache/huggingface"};
   options.container.name = "servebench-minimax-m3";
   auto command = RenderServerCommand(SeedNightlySpec(), options, Catalog());
   ASSERT_TRUE(command.ok()) << command.status().ToString();
   EXPECT_TRUE(command->env.empty()) << "env moves into -e flags";
-  EXPECT_THAT(command->cleanup_argv, ::testing::ElementsAre("docker", "rm", "-f", "servebench-minimax-m3"));
+  EXPECT_THAT(command->cleanup_argv,
+              ::testing::ElementsAre("docker", "rm", "-f", "servebench-minimax-m3"));
   ExpectMatchesGolden("vllm_seed_docker", FormatCommandForDisplay(*command));
 }
 
@@ -165,11 +167,28 @@ TEST(AdapterTest, TrtllmUnderMpirunWhenTheLauncherIsAskedFor) {
   options.use_launcher = true;
   auto command = RenderServerCommand(Eagle3Synthetic("trtllm"), options, Catalog());
   ASSERT_TRUE(command.ok()) << command.status().ToString();
-  EXPECT_THAT(command->argv, ::testing::ElementsAreArray(std::vector<std::string>{
-                                 "mpirun", "-n", "1", "--oversubscribe", "--allow-run-as-root", "trtllm-serve",
-                                 "MiniMaxAI/MiniMax-M3-MXFP8", "--host", "127.0.0.1", "--port", "8000", "--backend",
-                                 "pytorch", "--tp_size", "8", "--ep_size", "8", "--max_seq_len", "9472", "--config",
-                                 "/out/session-1/trtllm-config.yaml"}));
+  EXPECT_THAT(command->argv, ::testing::ElementsAreArray(
+                                 std::vector<std::string>{"mpirun",
+                                                          "-n",
+                                                          "1",
+                                                          "--oversubscribe",
+                                                          "--allow-run-as-root",
+                                                          "trtllm-serve",
+                                                          "MiniMaxAI/MiniMax-M3-MXFP8",
+                                                          "--host",
+                                                          "127.0.0.1",
+                                                          "--port",
+                                                          "8000",
+                                                          "--backend",
+                                                          "pytorch",
+                                                          "--tp_size",
+                                                          "8",
+                                                          "--ep_size",
+                                                          "8",
+                                                          "--max_seq_len",
+                                                          "9472",
+                                                          "--config",
+                                                          "/out/session-1/trtllm-config.yaml"}));
   options.use_launcher = true;  // vllm has no launcher: unchanged
   EXPECT_EQ(RenderServerCommand(SeedNightlySpec(), options, Catalog())->argv[0], "vllm");
 }
@@ -241,14 +260,15 @@ TEST(AdapterTest, ExtraArgOverridingAnOwnedFlagIsAnErrorNamingTheFlag) {
   struct Case {
     std::string engine, arg, flag;
   };
-  for (const Case& c : std::vector<Case>{{"vllm", "--tensor-parallel-size", "--tensor-parallel-size"},
-                                         {"vllm", "-tp", "-tp"},
-                                         {"vllm", "--max-model-len=8192", "--max-model-len"},
-                                         {"vllm", "--speculative-config.method", "--speculative-config"},
-                                         {"sglang", "--tp-size", "--tp-size"},
-                                         {"trtllm", "--extra_llm_api_options", "--extra_llm_api_options"},
-                                         {"llamacpp", "--ctx-size", "--ctx-size"},
-                                         {"sim", "--port", "--port"}}) {
+  for (const Case& c :
+       std::vector<Case>{{"vllm", "--tensor-parallel-size", "--tensor-parallel-size"},
+                         {"vllm", "-tp", "-tp"},
+                         {"vllm", "--max-model-len=8192", "--max-model-len"},
+                         {"vllm", "--speculative-config.method", "--speculative-config"},
+                         {"sglang", "--tp-size", "--tp-size"},
+                         {"trtllm", "--extra_llm_api_options", "--extra_llm_api_options"},
+                         {"llamacpp", "--ctx-size", "--ctx-size"},
+                         {"sim", "--port", "--port"}}) {
     ServeSpec spec;
     spec.engine = c.engine;
     spec.model = "m";
@@ -256,7 +276,8 @@ TEST(AdapterTest, ExtraArgOverridingAnOwnedFlagIsAnErrorNamingTheFlag) {
     auto command = RenderServerCommand(spec, Options(), Catalog());
     ASSERT_FALSE(command.ok()) << c.engine << " " << c.arg;
     EXPECT_EQ(command.status().code(), StatusCode::kInvalidArgument);
-    EXPECT_THAT(command.status().message(), HasSubstr("flag " + c.flag + " is owned by the " + c.engine));
+    EXPECT_THAT(command.status().message(),
+                HasSubstr("flag " + c.flag + " is owned by the " + c.engine));
     EXPECT_THAT(command.status().message(), HasSubstr("serve.extra_args[1]"));
   }
 }
@@ -266,7 +287,8 @@ TEST(AdapterTest, RecipeEnvSettingAnOwnedVariableIsAnError) {
   spec.env["TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS"] = "2";
   auto command = RenderServerCommand(spec, Options(), Catalog());
   ASSERT_FALSE(command.ok());
-  EXPECT_THAT(command.status().message(), HasSubstr("TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS is owned"));
+  EXPECT_THAT(command.status().message(),
+              HasSubstr("TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS is owned"));
 }
 
 TEST(AdapterTest, SettingsAnEngineCannotExpressAreErrors) {
@@ -274,14 +296,17 @@ TEST(AdapterTest, SettingsAnEngineCannotExpressAreErrors) {
   spec.engine = "llamacpp";
   spec.model = "m.gguf";
   spec.dp = 2;
-  EXPECT_THAT(RenderServerCommand(spec, Options(), Catalog()).status().message(), HasSubstr("serve.dp = 2"));
+  EXPECT_THAT(RenderServerCommand(spec, Options(), Catalog()).status().message(),
+              HasSubstr("serve.dp = 2"));
   spec.engine = "vllm";
   spec.dp = 1;
   spec.tp = 8;
   spec.ep = 4;
-  EXPECT_THAT(RenderServerCommand(spec, Options(), Catalog()).status().message(), HasSubstr("serve.ep = 4"));
+  EXPECT_THAT(RenderServerCommand(spec, Options(), Catalog()).status().message(),
+              HasSubstr("serve.ep = 4"));
   spec.engine = "nope";
-  EXPECT_THAT(RenderServerCommand(spec, Options(), Catalog()).status().message(), HasSubstr("unknown engine"));
+  EXPECT_THAT(RenderServerCommand(spec, Options(), Catalog()).status().message(),
+              HasSubstr("unknown engine"));
 }
 
 TEST(AdapterTest, SyntheticAcceptanceLengthOutsideOneToNPlusOneIsAnError) {

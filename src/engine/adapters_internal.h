@@ -30,7 +30,8 @@ Status RenderTrtllm(const RenderContext& ctx, ServerCommand& out);
 Status RenderLlamacpp(const RenderContext& ctx, ServerCommand& out);
 
 // Appends `flag value` to argv.
-inline void AddFlag(std::vector<std::string>& argv, const std::string& flag, const std::string& value) {
+inline void AddFlag(std::vector<std::string>& argv, const std::string& flag,
+                    const std::string& value) {
   argv.push_back(flag);
   argv.push_back(value);
 }

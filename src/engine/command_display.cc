@@ -8,7 +8,9 @@ bool IsSafe(char c) {
          std::string_view("_@%+=:,./-").find(c) != std::string_view::npos;
 }
 
-bool IsFlag(const std::string& word) { return word.size() > 1 && word[0] == '-' && !(word[1] >= '0' && word[1] <= '9'); }
+bool IsFlag(const std::string& word) {
+  return word.size() > 1 && word[0] == '-' && !(word[1] >= '0' && word[1] <= '9');
+}
 
 }  // namespace
 
@@ -64,7 +66,8 @@ std::string FormatCommandForDisplay(const ServerCommand& command) {
     out += " \\\n    " + line;
   }
   out += "\n";
-  if (!command.cleanup_argv.empty()) out += "# after stop: " + JoinForShell(command.cleanup_argv) + "\n";
+  if (!command.cleanup_argv.empty())
+    out += "# after stop: " + JoinForShell(command.cleanup_argv) + "\n";
   return out;
 }
 

@@ -9,11 +9,11 @@
 // where they are looked for). docs/engines.md documents every rendering and class.
 #pragma once
 
-#include "engine/adapter.h"            // RenderServerCommand, WrapInContainer
-#include "engine/command_display.h"    // FormatCommandForDisplay, FormatSessionForDisplay
-#include "engine/engine_catalog.h"     // EngineCatalog, DefaultEngineCatalog
-#include "engine/failure_classifier.h" // EngineFailure, Situation, ClassifyFailure
-#include "engine/free_port.h"          // FindFreePort
-#include "engine/http_get.h"           // HttpGet (readiness probes)
-#include "engine/server_command.h"     // ServerCommand, RenderOptions, ContainerProfile
-#include "engine/supervisor.h"         // Supervisor, StopAllEngines, signal cleanup
+#include "engine/adapter.h"             // RenderServerCommand, WrapInContainer
+#include "engine/command_display.h"     // FormatCommandForDisplay, FormatSessionForDisplay
+#include "engine/engine_catalog.h"      // EngineCatalog, DefaultEngineCatalog
+#include "engine/failure_classifier.h"  // EngineFailure, Situation, ClassifyFailure
+#include "engine/free_port.h"           // FindFreePort
+#include "engine/http_get.h"            // HttpGet (readiness probes)
+#include "engine/server_command.h"      // ServerCommand, RenderOptions, ContainerProfile
+#include "engine/supervisor.h"          // Supervisor, StopAllEngines, signal cleanup

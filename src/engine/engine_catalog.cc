@@ -1,11 +1,11 @@
 #include "engine/engine_catalog.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
 #include <filesystem>
-#include <fmt/format.h>
 #include <mutex>
 #include <set>
 
@@ -22,17 +22,17 @@ namespace {
 const std::map<std::string, std::vector<std::string>>& RequiredFlags() {
   static const auto* kRequired = new std::map<std::string, std::vector<std::string>>{
       {"vllm",
-       {"host", "port", "served_model_name", "tensor_parallel", "pipeline_parallel", "data_parallel",
-        "expert_parallel", "decode_context_parallel", "prefill_context_parallel", "max_model_len",
-        "kv_cache_dtype", "speculative_config"}},
+       {"host", "port", "served_model_name", "tensor_parallel", "pipeline_parallel",
+        "data_parallel", "expert_parallel", "decode_context_parallel", "prefill_context_parallel",
+        "max_model_len", "kv_cache_dtype", "speculative_config"}},
       {"sglang",
        {"model", "host", "port", "served_model_name", "tensor_parallel", "pipeline_parallel",
         "data_parallel", "expert_parallel", "dp_attention", "dp_lm_head", "max_model_len",
-        "kv_cache_dtype", "speculative_algorithm", "speculative_draft_model", "speculative_num_steps",
-        "speculative_eagle_topk", "speculative_num_draft_tokens"}},
+        "kv_cache_dtype", "speculative_algorithm", "speculative_draft_model",
+        "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens"}},
       {"trtllm",
-       {"host", "port", "backend", "config", "tensor_parallel", "pipeline_parallel", "expert_parallel",
-        "max_model_len"}},
+       {"host", "port", "backend", "config", "tensor_parallel", "pipeline_parallel",
+        "expert_parallel", "max_model_len"}},
       {"llamacpp",
        {"model", "host", "port", "served_model_name", "split_mode", "max_model_len", "cache_type_k",
         "cache_type_v", "spec_type", "draft_model", "spec_draft_n_max", "spec_synth_len"}},
@@ -86,9 +86,9 @@ Status ParseFlags(const YAML::Node& root, const std::string& file, EngineCatalog
     const YAML::Node& node = item.second;
     const std::string where = Where(file, node);
     if (RequiredFlags().count(table.engine) == 0) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: engines.{}: unknown engine (known: vllm, sglang, trtllm, llamacpp, sim)", where,
-          table.engine));
+      return Status::InvalidArgument(
+          fmt::format("{}: engines.{}: unknown engine (known: vllm, sglang, trtllm, llamacpp, sim)",
+                      where, table.engine));
     }
     table.command = StringList(node["command"]);
     table.launcher = StringList(node["launcher"]);
@@ -100,25 +100,28 @@ Status ParseFlags(const YAML::Node& root, const std::string& file, EngineCatalog
     table.env = StringMap(node["env"]);
     table.synthetic_env = StringMap(node["synthetic_env"]);
     if (table.command.empty()) {
-      return Status::InvalidArgument(fmt::format("{}: engines.{}.command is empty", where, table.engine));
+      return Status::InvalidArgument(
+          fmt::format("{}: engines.{}.command is empty", where, table.engine));
     }
     if (table.readiness_timeout_s <= 0 || table.readiness_poll_ms <= 0) {
-      return Status::InvalidArgument(fmt::format(
-          "{}: engines.{}: readiness_timeout_s and readiness_poll_ms must be > 0", where, table.engine));
+      return Status::InvalidArgument(
+          fmt::format("{}: engines.{}: readiness_timeout_s and readiness_poll_ms must be > 0",
+                      where, table.engine));
     }
     for (const auto& key : RequiredFlags().at(table.engine)) {
       if (table.flags.count(key) == 0) {
-        return Status::InvalidArgument(fmt::format(
-            "{}: engines.{}.flags: `{}` is missing; the {} adapter renders it (add `{}: --flag-name`)",
-            where, table.engine, key, table.engine, key));
+        return Status::InvalidArgument(
+            fmt::format("{}: engines.{}.flags: `{}` is missing; the {} adapter renders it (add "
+                        "`{}: --flag-name`)",
+                        where, table.engine, key, table.engine, key));
       }
     }
     auto env_required = RequiredEnv().find(table.engine);
     if (env_required != RequiredEnv().end()) {
       for (const auto& key : env_required->second) {
         if (table.env.count(key) == 0) {
-          return Status::InvalidArgument(fmt::format("{}: engines.{}.env: `{}` is missing", where,
-                                                     table.engine, key));
+          return Status::InvalidArgument(
+              fmt::format("{}: engines.{}.env: `{}` is missing", where, table.engine, key));
         }
       }
     }
@@ -168,7 +171,8 @@ Status ParseSignatures(const YAML::Node& root, const std::string& file, EngineCa
     catalog.signatures.signatures.push_back(std::move(sig));
   }
   catalog.signatures.situations = StringMap(root["situations"]);
-  for (const char* name : {"died_before_ready", "readiness_timeout", "died_during_run", "start_failed"}) {
+  for (const char* name :
+       {"died_before_ready", "readiness_timeout", "died_during_run", "start_failed"}) {
     if (catalog.signatures.situations.count(name) == 0) {
       return Status::InvalidArgument(
           fmt::format("{}: situations.{} is missing (the class for that situation)", file, name));
@@ -224,7 +228,8 @@ StatusOr<EngineCatalog> ParseEngineCatalog(std::string_view flags_yaml,
     return Status::InvalidArgument(fmt::format("{}: {}", flags_file, e.what()));
   }
   try {
-    SB_RETURN_IF_ERROR(ParseSignatures(YAML::Load(std::string(signatures_yaml)), sig_file, catalog));
+    SB_RETURN_IF_ERROR(
+        ParseSignatures(YAML::Load(std::string(signatures_yaml)), sig_file, catalog));
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument(fmt::format("{}: {}", sig_file, e.what()));
   }
@@ -270,10 +275,10 @@ StatusOr<const EngineCatalog*> DefaultEngineCatalog() {
     cached = new EngineCatalog(std::move(catalog));
     return cached;
   }
-  return Status::NotFound(fmt::format(
-      "engine data (flags.yaml, failure_signatures.yaml) not found; tried: {}; "
-      "set SERVEBENCH_DATA_DIR to the folder holding engine/",
-      tried));
+  return Status::NotFound(
+      fmt::format("engine data (flags.yaml, failure_signatures.yaml) not found; tried: {}; "
+                  "set SERVEBENCH_DATA_DIR to the folder holding engine/",
+                  tried));
 }
 
 }  // namespace servebench::engine

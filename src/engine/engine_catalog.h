@@ -22,15 +22,15 @@ namespace servebench::engine {
 
 // One engine's flags (data/engine/flags.yaml, engines.<name>).
 struct EngineFlagTable {
-  std::string engine;                     // "vllm", "sglang", "trtllm", "llamacpp", "sim"
-  std::vector<std::string> command;       // argv before the model / flags
-  std::vector<std::string> launcher;      // put before `command` when asked (trtllm: mpirun)
-  int default_port = 0;                   // the engine's own default; servebench passes --port
-  double readiness_timeout_s = 0;         // supervisor default when the recipe sets none
-  int readiness_poll_ms = 1000;           // gap between readiness probes
-  std::map<std::string, std::string> flags;          // key -> flag rendered for it
-  std::vector<std::string> also_owned;               // other spellings of owned flags
-  std::map<std::string, std::string> env;            // key -> environment variable
+  std::string engine;                        // "vllm", "sglang", "trtllm", "llamacpp", "sim"
+  std::vector<std::string> command;          // argv before the model / flags
+  std::vector<std::string> launcher;         // put before `command` when asked (trtllm: mpirun)
+  int default_port = 0;                      // the engine's own default; servebench passes --port
+  double readiness_timeout_s = 0;            // supervisor default when the recipe sets none
+  int readiness_poll_ms = 1000;              // gap between readiness probes
+  std::map<std::string, std::string> flags;  // key -> flag rendered for it
+  std::vector<std::string> also_owned;       // other spellings of owned flags
+  std::map<std::string, std::string> env;    // key -> environment variable
   std::map<std::string, std::string> synthetic_env;  // fixed env under synthetic acceptance
 
   // The flag for `key`. The loader checked every key the adapter needs is
@@ -46,12 +46,12 @@ struct EngineFlagTable {
 
 // One failure signature (data/engine/failure_signatures.yaml, signatures[]).
 struct FailureSignature {
-  std::string failure_class;        // e.g. "server.spec.eagle3_unsupported"
-  std::vector<std::string> match;   // any one substring matches a line
-  std::vector<std::string> near;    // if set, one must appear within near_lines
+  std::string failure_class;       // e.g. "server.spec.eagle3_unsupported"
+  std::vector<std::string> match;  // any one substring matches a line
+  std::vector<std::string> near;   // if set, one must appear within near_lines
   int near_lines = 30;
-  bool secondary = false;           // used only when no primary signature matches
-  std::string meaning;              // one human line: meaning and first action
+  bool secondary = false;  // used only when no primary signature matches
+  std::string meaning;     // one human line: meaning and first action
 };
 
 struct SignatureCatalog {

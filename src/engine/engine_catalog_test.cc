@@ -40,7 +40,8 @@ TEST(EngineCatalogTest, MissingConceptIsNamedWithItsEngine) {
   flags.erase(flags.find(line), line.size());
   auto catalog = ParseEngineCatalog(flags, Shipped("failure_signatures.yaml"), "x");
   ASSERT_FALSE(catalog.ok());
-  EXPECT_THAT(catalog.status().message(), HasSubstr("engines.sglang.flags: `max_model_len` is missing"));
+  EXPECT_THAT(catalog.status().message(),
+              HasSubstr("engines.sglang.flags: `max_model_len` is missing"));
 }
 
 TEST(EngineCatalogTest, FlagWithoutDashIsRejected) {

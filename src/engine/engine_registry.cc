@@ -71,7 +71,7 @@ void OnTerminatingSignal(int sig) {
 }  // namespace
 
 void InstallEngineCleanupSignalHandlers() {
-  struct sigaction action{};
+  struct sigaction action {};
   action.sa_handler = OnTerminatingSignal;
   sigemptyset(&action.sa_mask);
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &action, nullptr);

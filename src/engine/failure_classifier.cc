@@ -54,20 +54,28 @@ bool Matches(const std::vector<std::string_view>& lines, size_t i, const Failure
 
 const char* SituationKey(Situation situation) {
   switch (situation) {
-    case Situation::kDiedBeforeReady: return "died_before_ready";
-    case Situation::kReadinessTimeout: return "readiness_timeout";
-    case Situation::kDiedDuringRun: return "died_during_run";
-    case Situation::kStartFailed: return "start_failed";
+    case Situation::kDiedBeforeReady:
+      return "died_before_ready";
+    case Situation::kReadinessTimeout:
+      return "readiness_timeout";
+    case Situation::kDiedDuringRun:
+      return "died_during_run";
+    case Situation::kStartFailed:
+      return "start_failed";
   }
   return "start_failed";
 }
 
 const char* DefaultClass(Situation situation) {
   switch (situation) {
-    case Situation::kDiedBeforeReady: return kClassDiedBeforeReady;
-    case Situation::kReadinessTimeout: return kClassReadinessTimeout;
-    case Situation::kDiedDuringRun: return kClassDiedDuringRun;
-    case Situation::kStartFailed: return kClassStartFailed;
+    case Situation::kDiedBeforeReady:
+      return kClassDiedBeforeReady;
+    case Situation::kReadinessTimeout:
+      return kClassReadinessTimeout;
+    case Situation::kDiedDuringRun:
+      return kClassDiedDuringRun;
+    case Situation::kStartFailed:
+      return kClassStartFailed;
   }
   return kClassStartFailed;
 }
@@ -96,8 +104,8 @@ EngineFailure ClassifyFailure(std::string_view log_text, Situation situation,
     failure.matched_line = Trimmed(lines[found_line]);
     failure.line_number = static_cast<int>(found_line) + 1;
     failure.meaning = found->meaning;
-    failure.summary = fmt::format("{}: {}; log line {}: \"{}\"{}", failure.failure_class, what_happened,
-                                  failure.line_number, failure.matched_line,
+    failure.summary = fmt::format("{}: {}; log line {}: \"{}\"{}", failure.failure_class,
+                                  what_happened, failure.line_number, failure.matched_line,
                                   found->meaning.empty() ? "" : " (" + found->meaning + ")");
     return failure;
   }
@@ -108,10 +116,11 @@ EngineFailure ClassifyFailure(std::string_view log_text, Situation situation,
     last = Trimmed(*line);
     if (!last.empty()) break;
   }
-  failure.summary = last.empty()
-                        ? fmt::format("{}: {}; the log is empty", failure.failure_class, what_happened)
-                        : fmt::format("{}: {}; no known failure signature in the log (last line: \"{}\")",
-                                      failure.failure_class, what_happened, last);
+  failure.summary =
+      last.empty()
+          ? fmt::format("{}: {}; the log is empty", failure.failure_class, what_happened)
+          : fmt::format("{}: {}; no known failure signature in the log (last line: \"{}\")",
+                        failure.failure_class, what_happened, last);
   return failure;
 }
 

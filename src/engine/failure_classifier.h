@@ -36,9 +36,9 @@ struct EngineFailure {
   std::string failure_class;  // e.g. "server.spec.eagle3_unsupported"
   // One line for people: "<class>: <what happened>; log line 42: \"<line>\" (<meaning>)".
   std::string summary;
-  std::string matched_line;   // the log line that matched (trimmed); empty if none
-  int line_number = 0;        // 1-based line of matched_line in the text read; 0 if none
-  std::string meaning;        // the signature's meaning / first action
+  std::string matched_line;  // the log line that matched (trimmed); empty if none
+  int line_number = 0;       // 1-based line of matched_line in the text read; 0 if none
+  std::string meaning;       // the signature's meaning / first action
 };
 
 // Classifies `log_text` in `situation`; `what_happened` describes it for the summary

@@ -18,7 +18,8 @@ const SignatureCatalog& Signatures() {
 }
 
 EngineFailure Classify(const std::string& log, Situation situation = Situation::kDiedBeforeReady) {
-  return ClassifyFailure(log, situation, "engine exited with code 1 before it became ready", Signatures());
+  return ClassifyFailure(log, situation, "engine exited with code 1 before it became ready",
+                         Signatures());
 }
 
 TEST(FailureClassifierTest, SeedEagle3LineIsClassifiedAndQuoted) {
@@ -26,12 +27,15 @@ TEST(FailureClassifierTest, SeedEagle3LineIsClassifiedAndQuoted) {
       "INFO 08-20 10:00:01 api_server.py:100] vLLM API server version 0.11.0\n"
       "ERROR 08-20 10:01:12 core.py:700] ValueError: Model does not support EAGLE3 interface but "
       "aux_hidden_state_outputs was requested\n"
-      "ERROR 08-20 10:01:12 core.py:701] Engine core initialization failed. See root cause above.\n";
+      "ERROR 08-20 10:01:12 core.py:701] Engine core initialization failed. See root cause "
+      "above.\n";
   EngineFailure f = Classify(log);
   EXPECT_EQ(f.failure_class, "server.spec.eagle3_unsupported");
   EXPECT_EQ(f.line_number, 2);
-  EXPECT_THAT(f.summary, HasSubstr("log line 2: \"ERROR 08-20 10:01:12 core.py:700] ValueError: Model does not "
-                                   "support EAGLE3 interface"));
+  EXPECT_THAT(
+      f.summary,
+      HasSubstr("log line 2: \"ERROR 08-20 10:01:12 core.py:700] ValueError: Model does not "
+                "support EAGLE3 interface"));
   EXPECT_THAT(f.summary, HasSubstr("engine exited with code 1 before it became ready"));
 }
 
@@ -45,35 +49,43 @@ TEST(FailureClassifierTest, FirstMatchingLineWinsOverLaterConsequences) {
 TEST(FailureClassifierTest, SecondaryLineCountsOnlyWithoutAPrimaryOne) {
   EXPECT_EQ(Classify("Engine core initialization failed. See root cause above.\n").failure_class,
             "server.engine_init_failed");
-  EXPECT_EQ(Classify("Engine core initialization failed.\n[Errno 98] Address already in use\n").failure_class,
+  EXPECT_EQ(Classify("Engine core initialization failed.\n[Errno 98] Address already in use\n")
+                .failure_class,
             "infra.port_in_use");
 }
 
 TEST(FailureClassifierTest, OutOfMemoryNearGraphCaptureIsCudagraphElseWeights) {
-  const std::string capture = "INFO Capturing CUDA graph shapes: 100%\nRuntimeError: CUDA error: out of memory\n"
-                              "  File \"torch/cuda/graphs.py\", line 88, in capture_end\n";
+  const std::string capture =
+      "INFO Capturing CUDA graph shapes: 100%\nRuntimeError: CUDA error: out of memory\n"
+      "  File \"torch/cuda/graphs.py\", line 88, in capture_end\n";
   EXPECT_EQ(Classify(capture).failure_class, "server.oom.cudagraph");
-  EXPECT_EQ(Classify("RuntimeError: CUDA error: out of memory\n").failure_class, "server.oom.weights");
+  EXPECT_EQ(Classify("RuntimeError: CUDA error: out of memory\n").failure_class,
+            "server.oom.weights");
 }
 
 TEST(FailureClassifierTest, EveryCatalogueClassHasAWorkingSignature) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate", "server.oom.weights"},
       {"ValueError: No available memory for the cache blocks.", "server.oom.kv_cache"},
-      {"RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.", "server.oom.kv_cache"},
+      {"RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.",
+       "server.oom.kv_cache"},
       {"CUDA_ERROR_ILLEGAL_ADDRESS (700)", "server.kernel.illegal_address"},
       {"trtllm_batched_gemm_runner failed: numBatches=512", "server.kernel.gemm_runner"},
       {"AssertionError: assert sm_100 <= arch <= sm_110f", "server.arch_unsupported"},
       {"RuntimeError: q2k_indices must be contiguous", "server.model_bug"},
       {"OSError: [Errno 98] Address already in use", "infra.port_in_use"},
-      {"torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970", "server.nccl"},
+      {"torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970",
+       "server.nccl"},
       {"[Rank 3] Watchdog caught collective operation timeout: WorkNCCL", "server.nccl"},
-      {"enroot-nsenter: failed to create user namespace: Permission denied", "infra.container_userns"},
-      {"docker: permission denied while trying to connect to the docker API at unix:///var/run/docker.sock",
+      {"enroot-nsenter: failed to create user namespace: Permission denied",
+       "infra.container_userns"},
+      {"docker: permission denied while trying to connect to the docker API at "
+       "unix:///var/run/docker.sock",
        "infra.docker_socket"},
       {"write /var/lib/docker/tmp: No space left on device", "infra.disk_full"},
       {"srun: error: pyxis is broken", "infra.node_unhealthy"},
-      {"docker: Error response from daemon: manifest unknown: manifest unknown.", "image.not_found"},
+      {"docker: Error response from daemon: manifest unknown: manifest unknown.",
+       "image.not_found"},
       {"huggingface_hub.errors.GatedRepoError: 401 Client Error.", "model.access"},
       {"servebench: cannot execute vllm (errno 2)", "infra.command_not_found"},
   };
@@ -83,8 +95,9 @@ TEST(FailureClassifierTest, EveryCatalogueClassHasAWorkingSignature) {
 }
 
 TEST(FailureClassifierTest, NoSignatureGivesTheSituationClassAndQuotesTheLastLine) {
-  EngineFailure f = ClassifyFailure("loading weights\nstill loading\n\n", Situation::kReadinessTimeout,
-                                    "engine not ready after 30 s", Signatures());
+  EngineFailure f =
+      ClassifyFailure("loading weights\nstill loading\n\n", Situation::kReadinessTimeout,
+                      "engine not ready after 30 s", Signatures());
   EXPECT_EQ(f.failure_class, "server.readiness_timeout");
   EXPECT_THAT(f.summary, HasSubstr("last line: \"still loading\""));
   EXPECT_EQ(ClassifyFailure("", Situation::kDiedDuringRun, "died", Signatures()).failure_class,
@@ -94,7 +107,8 @@ TEST(FailureClassifierTest, NoSignatureGivesTheSituationClassAndQuotesTheLastLin
 }
 
 TEST(FailureClassifierTest, MissingLogFileClassifiesAsEmptyLog) {
-  EngineFailure f = ClassifyLogFile("/nonexistent/engine.log", Situation::kDiedDuringRun, "died", Signatures());
+  EngineFailure f =
+      ClassifyLogFile("/nonexistent/engine.log", Situation::kDiedDuringRun, "died", Signatures());
   EXPECT_EQ(f.failure_class, "server.died_during_run");
   EXPECT_THAT(f.summary, HasSubstr("the log is empty"));
 }

@@ -2,12 +2,12 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fmt/format.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstring>
-#include <fmt/format.h>
 
 namespace servebench::engine {
 
@@ -24,7 +24,8 @@ StatusOr<int> FindFreePort(const std::string& host) {
       getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
     const int err = errno;
     close(fd);
-    return Status::Unavailable(fmt::format("cannot bind a port on {}: {}", host, std::strerror(err)));
+    return Status::Unavailable(
+        fmt::format("cannot bind a port on {}: {}", host, std::strerror(err)));
   }
   close(fd);
   return static_cast<int>(ntohs(addr.sin_port));

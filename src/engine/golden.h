@@ -24,7 +24,8 @@ inline void ExpectMatchesGolden(const std::string& name, const std::string& actu
   }
   std::ifstream in(path);
   ASSERT_TRUE(in.good()) << "missing golden file " << path
-                         << " (run with SERVEBENCH_UPDATE_GOLDEN=1 to create it)\nactual:\n" << actual;
+                         << " (run with SERVEBENCH_UPDATE_GOLDEN=1 to create it)\nactual:\n"
+                         << actual;
   std::stringstream expected;
   expected << in.rdbuf();
   EXPECT_EQ(expected.str(), actual) << "golden " << path << " differs";

@@ -1,12 +1,13 @@
 #include "engine/http_get.h"
 
+#include <fmt/format.h>
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <chrono>
-#include <fmt/format.h>
 
 namespace servebench::engine {
 
@@ -22,7 +23,9 @@ StatusOr<HttpResponse> HttpGet(const std::string& host, int port, const std::str
     asio::ip::tcp::resolver resolver(ioc);
     beast::error_code ec;
     auto endpoints = resolver.resolve(host, std::to_string(port), ec);
-    if (ec) return Status::Unavailable(fmt::format("GET {}: cannot resolve {}: {}", url, host, ec.message()));
+    if (ec)
+      return Status::Unavailable(
+          fmt::format("GET {}: cannot resolve {}: {}", url, host, ec.message()));
 
     beast::tcp_stream stream(ioc);
     // One absolute deadline for connect, write and read together.
@@ -45,14 +48,16 @@ StatusOr<HttpResponse> HttpGet(const std::string& host, int port, const std::str
           result = e2;
           return;
         }
-        http::async_read(stream, buffer, parser, [&](beast::error_code e3, size_t) { result = e3; });
+        http::async_read(stream, buffer, parser,
+                         [&](beast::error_code e3, size_t) { result = e3; });
       });
     });
     ioc.run();
     beast::error_code ignored;
     stream.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
     if (result == beast::error::timeout) {
-      return Status::DeadlineExceeded(fmt::format("GET {}: no answer within {} ms", url, timeout_ms));
+      return Status::DeadlineExceeded(
+          fmt::format("GET {}: no answer within {} ms", url, timeout_ms));
     }
     if (result) return Status::Unavailable(fmt::format("GET {}: {}", url, result.message()));
     HttpResponse response;

@@ -15,7 +15,9 @@ Status RenderLlamacpp(const RenderContext& ctx, ServerCommand& out) {
   using recipe::SpecMethod;
   const auto& s = ctx.spec;
   const auto& t = ctx.table;
-  if (s.dp > 1) return Unsupported(t.engine, "dp", std::to_string(s.dp), "no data parallelism; slots are not DP");
+  if (s.dp > 1)
+    return Unsupported(t.engine, "dp", std::to_string(s.dp),
+                       "no data parallelism; slots are not DP");
   if (s.ep > 1) return Unsupported(t.engine, "ep", std::to_string(s.ep), "no expert parallelism");
   if (s.dp_attn) return Unsupported(t.engine, "dp_attn", "true", "no DP attention");
   if (s.dcp_size > 1 || s.pcp_size > 1) {
@@ -23,7 +25,8 @@ Status RenderLlamacpp(const RenderContext& ctx, ServerCommand& out) {
                        "no context parallelism");
   }
   if (s.tp > 1 && s.pp > 1) {
-    return Unsupported(t.engine, "tp/pp", fmt::format("{}/{}", s.tp, s.pp), "one split mode at a time");
+    return Unsupported(t.engine, "tp/pp", fmt::format("{}/{}", s.tp, s.pp),
+                       "one split mode at a time");
   }
   auto& argv = out.argv;
   argv = t.command;
@@ -48,9 +51,15 @@ Status RenderLlamacpp(const RenderContext& ctx, ServerCommand& out) {
   if (spec.method == SpecMethod::kNone) return Status::Ok();
   std::string type;
   switch (spec.method) {
-    case SpecMethod::kEagle3: type = "draft-eagle3"; break;
-    case SpecMethod::kMtp: type = "draft-mtp"; break;
-    case SpecMethod::kDraftModel: type = "draft-simple"; break;
+    case SpecMethod::kEagle3:
+      type = "draft-eagle3";
+      break;
+    case SpecMethod::kMtp:
+      type = "draft-mtp";
+      break;
+    case SpecMethod::kDraftModel:
+      type = "draft-simple";
+      break;
     default:
       return Unsupported(t.engine, "spec.method", SpecMethodName(spec.method),
                          "llama.cpp speculative types are eagle3, mtp and draft_model");
@@ -64,7 +73,8 @@ Status RenderLlamacpp(const RenderContext& ctx, ServerCommand& out) {
     AddFlag(argv, flag, value);
   }
   // --spec-synth-len counts the target's token too: it is the acceptance length itself.
-  if (IsSynthetic(spec)) AddFlag(argv, t.Flag("spec_synth_len"), FormatDecimal(spec.synthetic_acceptance_length));
+  if (IsSynthetic(spec))
+    AddFlag(argv, t.Flag("spec_synth_len"), FormatDecimal(spec.synthetic_acceptance_length));
   return Status::Ok();
 }
 

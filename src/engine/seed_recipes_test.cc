@@ -45,12 +45,14 @@ std::string RenderSessions(const std::vector<recipe::ServeSession>& sessions) {
   for (size_t i = 0; i < sessions.size(); ++i) {
     const recipe::Point& first = sessions[i].points.front();
     std::string concs;
-    for (const auto& p : sessions[i].points) concs += (concs.empty() ? "" : ",") + std::to_string(p.load.concurrency);
+    for (const auto& p : sessions[i].points)
+      concs += (concs.empty() ? "" : ",") + std::to_string(p.load.concurrency);
     auto command = RenderServerCommand(first.serve, Options());
     EXPECT_TRUE(command.ok()) << "session " << i << ": " << command.status().ToString();
     if (!command.ok()) continue;
-    const std::string title = "serve session " + std::to_string(i + 1) + "/" + std::to_string(sessions.size()) +
-                              ": " + first.recipe + " " + first.exp_name + ", concurrency " + concs;
+    const std::string title = "serve session " + std::to_string(i + 1) + "/" +
+                              std::to_string(sessions.size()) + ": " + first.recipe + " " +
+                              first.exp_name + ", concurrency " + concs;
     out += FormatSessionForDisplay(title, *command) + "\n";
   }
   return out;
@@ -73,12 +75,13 @@ TEST(SeedRecipesTest, NightlyMi355xEagle3WorkloadRendersItsServeArgsExactly) {
   auto command = RenderServerCommand(sessions[0].points.front().serve, Options());
   ASSERT_TRUE(command.ok()) << command.status().ToString();
   // perf-eval: `vllm serve <model> --port <port> <serve_args>`; servebench adds --host.
-  std::vector<std::string> expected = {"vllm", "serve", "MiniMaxAI/MiniMax-M3-MXFP8", "--host", "127.0.0.1",
-                                       "--port", "8000"};
+  std::vector<std::string> expected = {
+      "vllm", "serve", "MiniMaxAI/MiniMax-M3-MXFP8", "--host", "127.0.0.1", "--port", "8000"};
   std::istringstream serve_args(
       "--tensor-parallel-size 8 --trust-remote-code --tool-call-parser minimax_m3 "
       "--enable-auto-tool-choice --reasoning-parser minimax_m3 --speculative-config.method eagle3 "
-      "--speculative-config.model Inferact/MiniMax-M3-EAGLE3 --speculative-config.num_speculative_tokens 3");
+      "--speculative-config.model Inferact/MiniMax-M3-EAGLE3 "
+      "--speculative-config.num_speculative_tokens 3");
   for (std::string w; serve_args >> w;) expected.push_back(w);
   EXPECT_EQ(command->argv, expected);
   EXPECT_EQ(command->env.at("VLLM_USE_BREAKABLE_CUDAGRAPH"), "0");

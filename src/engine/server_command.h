@@ -57,7 +57,7 @@ struct ServerCommand {
   std::vector<ConfigFile> files;           // written before start
   std::string host;                        // where readiness and the client connect
   int port = 0;
-  double readiness_timeout_s = 0;          // recipe's, else the adapter default
+  double readiness_timeout_s = 0;  // recipe's, else the adapter default
   int readiness_poll_ms = 1000;
   // Run after the engine stopped (docker/podman "rm -f NAME"); empty when none.
   std::vector<std::string> cleanup_argv;

@@ -19,12 +19,18 @@ using recipe::SpecMethod;
 
 std::string Algorithm(SpecMethod method) {
   switch (method) {
-    case SpecMethod::kEagle3: return "EAGLE3";
-    case SpecMethod::kEagle: return "EAGLE";
-    case SpecMethod::kMtp: return "EAGLE";  // DeepSeek-style MTP runs as EAGLE in SGLang
-    case SpecMethod::kDraftModel: return "STANDALONE";
-    case SpecMethod::kNgram: return "NGRAM";
-    case SpecMethod::kNone: break;
+    case SpecMethod::kEagle3:
+      return "EAGLE3";
+    case SpecMethod::kEagle:
+      return "EAGLE";
+    case SpecMethod::kMtp:
+      return "EAGLE";  // DeepSeek-style MTP runs as EAGLE in SGLang
+    case SpecMethod::kDraftModel:
+      return "STANDALONE";
+    case SpecMethod::kNgram:
+      return "NGRAM";
+    case SpecMethod::kNone:
+      break;
   }
   return "";
 }

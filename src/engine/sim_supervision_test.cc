@@ -2,13 +2,12 @@
 // through the sim adapter: readiness, a readiness timeout, a startup failure with
 // the seed's EAGLE3 line, a SIGKILLed engine, and no process left behind.
 #include <errno.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <netinet/in.h>
-#include <unistd.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -21,7 +20,8 @@ namespace {
 using ::testing::HasSubstr;
 
 constexpr char kEagle3Line[] =
-    "ValueError: Model does not support EAGLE3 interface but aux_hidden_state_outputs was requested";
+    "ValueError: Model does not support EAGLE3 interface but aux_hidden_state_outputs was "
+    "requested";
 
 int FreePort() {
   int fd = socket(AF_INET, SOCK_STREAM, 0);

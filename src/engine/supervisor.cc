@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -10,7 +11,6 @@
 #include <boost/json.hpp>
 #include <cstring>
 #include <filesystem>
-#include <fmt/format.h>
 
 #include "common/atomic_file.h"
 #include "common/clock.h"
@@ -87,7 +87,8 @@ StatusOr<std::unique_ptr<Supervisor>> Supervisor::Start(const ServerCommand& com
   if (!launched.ok()) {
     EngineFailure failure;
     failure.failure_class = kClassStartFailed;
-    if (auto it = sup->signatures_->situations.find("start_failed"); it != sup->signatures_->situations.end()) {
+    if (auto it = sup->signatures_->situations.find("start_failed");
+        it != sup->signatures_->situations.end()) {
       failure.failure_class = it->second;
     }
     failure.summary = failure.failure_class + ": " + launched.message();
@@ -100,7 +101,8 @@ StatusOr<std::unique_ptr<Supervisor>> Supervisor::Start(const ServerCommand& com
 
 Status Supervisor::Launch() {
   if (command_.argv.empty()) return Status::InvalidArgument("engine command is empty");
-  if (options_.log_path.empty()) return Status::InvalidArgument("SupervisorOptions.log_path is empty");
+  if (options_.log_path.empty())
+    return Status::InvalidArgument("SupervisorOptions.log_path is empty");
   for (const auto& file : command_.files) {
     Status written = WriteFileAtomically(file.path, file.contents);
     if (!written.ok()) return written.WithContext("engine config file");
@@ -108,9 +110,11 @@ Status Supervisor::Launch() {
   std::error_code ec;
   const auto parent = std::filesystem::path(options_.log_path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  int log_fd = open(options_.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND, 0644);
+  int log_fd =
+      open(options_.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND, 0644);
   if (log_fd < 0) {
-    return Status::DataLoss(fmt::format("cannot open engine log {}: {}", options_.log_path, std::strerror(errno)));
+    return Status::DataLoss(
+        fmt::format("cannot open engine log {}: {}", options_.log_path, std::strerror(errno)));
   }
   start_ns_ = MonotonicNowNs();
   auto launch = internal::LaunchWithWatchdog(command_.argv, command_.env, log_fd,
@@ -134,7 +138,8 @@ Status Supervisor::Launch() {
   }
   registry_slot_ = internal::RegisterEngine(this, watchdog_pid_, engine_pid_);
   if (options_.echo) echo_thread_ = std::thread([this] { EchoLoop(); });
-  Log(LogLevel::kDebug, "engine {} started: pid {}, log {}", command_.engine, engine_pid_, options_.log_path);
+  Log(LogLevel::kDebug, "engine {} started: pid {}, log {}", command_.engine, engine_pid_,
+      options_.log_path);
   return Status::Ok();
 }
 
@@ -153,7 +158,8 @@ void Supervisor::PollExit(int64_t timeout_ms) {
     if (WIFEXITED(raw)) info.exit_code = WEXITSTATUS(raw);
     if (WIFSIGNALED(raw)) info.signal = WTERMSIG(raw);
     if (report[1] != -1) {
-      info.cleanup_exit_code = WIFEXITED(report[1]) ? WEXITSTATUS(report[1]) : 128 + WTERMSIG(report[1]);
+      info.cleanup_exit_code =
+          WIFEXITED(report[1]) ? WEXITSTATUS(report[1]) : 128 + WTERMSIG(report[1]);
     }
   }
   exit_ = info;
@@ -244,7 +250,8 @@ Status Supervisor::Stop() {
   stopped_ = true;
   PollExit(0);
   if (!exit_.has_value() && watchdog_pid_ > 0) {
-    kill(watchdog_pid_, SIGTERM);  // the watchdog sends SIGTERM to the group, SIGKILL after the grace
+    kill(watchdog_pid_,
+         SIGTERM);  // the watchdog sends SIGTERM to the group, SIGKILL after the grace
     PollExit(static_cast<int64_t>(options_.stop_grace_s * 1000) + 5000);
     if (!exit_.has_value()) {  // the watchdog is stuck: do its job
       kill(-engine_pid_, SIGKILL);
@@ -256,8 +263,8 @@ Status Supervisor::Stop() {
   if (echo_thread_.joinable()) echo_thread_.join();
   if (exit_.has_value() && exit_->cleanup_exit_code > 0) {
     // `docker rm -f` of a container that --rm already removed fails too: say it, do not fail.
-    Log(LogLevel::kDebug, "engine cleanup `{}` exited with {} (see {})", command_.cleanup_argv.front(),
-        exit_->cleanup_exit_code, options_.log_path);
+    Log(LogLevel::kDebug, "engine cleanup `{}` exited with {} (see {})",
+        command_.cleanup_argv.front(), exit_->cleanup_exit_code, options_.log_path);
   }
   return Status::Ok();
 }

@@ -40,10 +40,10 @@
 namespace servebench::engine {
 
 struct SupervisorOptions {
-  std::string log_path;          // required; parent folders are created; truncated
-  bool echo = false;             // also copy each log line to stderr ...
-  std::string echo_prefix;       // ... after this prefix, e.g. "[vllm] "
-  double stop_grace_s = 10;      // SIGTERM to the group, then SIGKILL after this
+  std::string log_path;      // required; parent folders are created; truncated
+  bool echo = false;         // also copy each log line to stderr ...
+  std::string echo_prefix;   // ... after this prefix, e.g. "[vllm] "
+  double stop_grace_s = 10;  // SIGTERM to the group, then SIGKILL after this
   // Overrides the command's readiness deadline when > 0 (tests).
   double readiness_timeout_s = 0;
   // Signatures for classification; null = DefaultEngineCatalog()'s.
@@ -51,19 +51,19 @@ struct SupervisorOptions {
 };
 
 struct ExitInfo {
-  int exit_code = -1;  // >= 0 when the engine exited by itself
-  int signal = 0;      // > 0 when a signal ended it
+  int exit_code = -1;          // >= 0 when the engine exited by itself
+  int signal = 0;              // > 0 when a signal ended it
   int cleanup_exit_code = -1;  // the cleanup command's exit code; -1 when none ran
   // "exited with code 1" / "killed by signal 9 (SIGKILL)" / "ended (status unknown)".
   std::string Describe() const;
 };
 
 struct ReadyInfo {
-  double ready_after_s = 0;    // from Start() to /v1/models answering 200
+  double ready_after_s = 0;  // from Start() to /v1/models answering 200
   // GET /version "version" (vLLM, TensorRT-LLM, sim), else /props "build_info"
   // (llama.cpp), else /get_server_info "version" (SGLang); empty if none answers.
   std::string engine_version;
-  std::string models_json;     // body of GET /v1/models
+  std::string models_json;  // body of GET /v1/models
 };
 
 class Supervisor {
@@ -73,7 +73,7 @@ class Supervisor {
   // the process cannot be forked; an engine binary that does not exist starts, logs
   // "servebench: cannot execute ..." and exits 127 (classified infra.command_not_found).
   static StatusOr<std::unique_ptr<Supervisor>> Start(const ServerCommand& command,
-                                                      const SupervisorOptions& options);
+                                                     const SupervisorOptions& options);
   ~Supervisor();  // Stop()
   Supervisor(const Supervisor&) = delete;
   Supervisor& operator=(const Supervisor&) = delete;
@@ -123,7 +123,7 @@ class Supervisor {
   const SignatureCatalog* signatures_ = nullptr;
   pid_t watchdog_pid_ = -1;
   pid_t engine_pid_ = -1;
-  int status_fd_ = -1;   // read end: engine pid, then its wait status, from the watchdog
+  int status_fd_ = -1;  // read end: engine pid, then its wait status, from the watchdog
   int64_t start_ns_ = 0;
   bool stopped_ = false;
   int registry_slot_ = -1;

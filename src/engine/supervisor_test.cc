@@ -4,13 +4,12 @@
 #include "engine/supervisor.h"
 
 #include <errno.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include <chrono>
 #include <filesystem>
@@ -32,7 +31,8 @@ std::string FakeEngine(const std::string& name) {
 }
 
 std::string TempDir(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "/sb_engine_" + std::to_string(getpid()) + "_" + name;
+  const std::string dir =
+      ::testing::TempDir() + "/sb_engine_" + std::to_string(getpid()) + "_" + name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
@@ -170,7 +170,8 @@ TEST(SupervisorTest, ReadinessDeadlineWithTheEngineAliveIsATimeout) {
 
 TEST(SupervisorTest, MissingEngineBinaryIsCommandNotFound) {
   const std::string dir = TempDir("missing");
-  auto sup = Supervisor::Start(Command({"servebench-no-such-engine", "--port", "1"}, ClosedPort()), Options(dir));
+  auto sup = Supervisor::Start(Command({"servebench-no-such-engine", "--port", "1"}, ClosedPort()),
+                               Options(dir));
   ASSERT_TRUE(sup.ok()) << sup.status().ToString();
   auto ready = (*sup)->WaitUntilReady();
   ASSERT_FALSE(ready.ok());
@@ -180,9 +181,11 @@ TEST(SupervisorTest, MissingEngineBinaryIsCommandNotFound) {
 
 TEST(SupervisorTest, StopEscalatesToSigkillWhenSigtermIsIgnored) {
   const std::string dir = TempDir("ignore_term");
-  auto sup = Supervisor::Start(Command({FakeEngine("ignore_term.sh")}), Options(dir, /*grace_s=*/0.3));
+  auto sup =
+      Supervisor::Start(Command({FakeEngine("ignore_term.sh")}), Options(dir, /*grace_s=*/0.3));
   ASSERT_TRUE(sup.ok()) << sup.status().ToString();
-  for (int i = 0; i < 250 && ReadAll(dir + "/engine.log").find("ignoring") == std::string::npos; ++i) {
+  for (int i = 0; i < 250 && ReadAll(dir + "/engine.log").find("ignoring") == std::string::npos;
+       ++i) {
     usleep(20000);  // let the script install its trap
   }
   const pid_t group = (*sup)->engine_pid();
@@ -210,7 +213,8 @@ TEST(SupervisorTest, StopLeavesNoWorkerOrOrphanedGrandchild) {
 TEST(SupervisorTest, WorkersOfAnEngineThatExitedAreKilled) {
   const std::string dir = TempDir("exit_workers");
   const std::string pidfile = dir + "/workers.pid";
-  auto sup = Supervisor::Start(Command({FakeEngine("grandchildren.sh"), pidfile, "exit"}), Options(dir));
+  auto sup =
+      Supervisor::Start(Command({FakeEngine("grandchildren.sh"), pidfile, "exit"}), Options(dir));
   ASSERT_TRUE(sup.ok()) << sup.status().ToString();
   ASSERT_TRUE(WaitForFile(pidfile));
   const std::vector<pid_t> workers = ReadPids(pidfile);
@@ -261,7 +265,8 @@ TEST(SupervisorTest, NoEngineProcessOutlivesAKilledServebench) {
   waitpid(child, nullptr, 0);
   EXPECT_TRUE(Gone(-engine)) << "engine group " << engine << " outlived its servebench";
   for (pid_t w : workers) EXPECT_TRUE(Gone(w)) << "worker " << w;
-  EXPECT_TRUE(WaitForFile(dir + "/cleanup.txt")) << "the cleanup command (docker rm -f) did not run";
+  EXPECT_TRUE(WaitForFile(dir + "/cleanup.txt"))
+      << "the cleanup command (docker rm -f) did not run";
 }
 
 TEST(SupervisorTest, CleanupCommandRunsAfterStopWithOutputInTheLog) {
@@ -283,7 +288,8 @@ TEST(SupervisorTest, EchoCopiesEachLogLineWithThePrefix) {
   options.echo_prefix = "[fake] ";
   ::testing::internal::CaptureStderr();
   {
-    auto sup = Supervisor::Start(Command({FakeEngine("print_and_exit.sh"), "hello from the engine", "0"}), options);
+    auto sup = Supervisor::Start(
+        Command({FakeEngine("print_and_exit.sh"), "hello from the engine", "0"}), options);
     ASSERT_TRUE(sup.ok()) << sup.status().ToString();
     ASSERT_TRUE((*sup)->WaitForExit(5000).has_value());
     EXPECT_TRUE((*sup)->Stop().ok());
@@ -295,7 +301,8 @@ TEST(SupervisorTest, EchoCopiesEachLogLineWithThePrefix) {
 
 TEST(SupervisorTest, ConfigFilesAndEnvironmentReachTheEngine) {
   const std::string dir = TempDir("config");
-  ServerCommand command = Command({"/bin/sh", "-c", "cat \"$0\"; echo \"ACC=$SB_TEST_ACC\"", dir + "/cfg/x.yaml"});
+  ServerCommand command =
+      Command({"/bin/sh", "-c", "cat \"$0\"; echo \"ACC=$SB_TEST_ACC\"", dir + "/cfg/x.yaml"});
   command.files.push_back({dir + "/cfg/x.yaml", "speculative_config:\n  max_draft_len: 3\n"});
   command.env["SB_TEST_ACC"] = "1.78";
   auto sup = Supervisor::Start(command, Options(dir));

@@ -36,11 +36,12 @@ class TestHttpServer {
 
  private:
   void Accept() {
-    acceptor_.async_accept([this](boost::system::error_code ec, boost::asio::ip::tcp::socket socket) {
-      if (ec) return;
-      Serve(std::move(socket));  // blocking per connection: fine for probes
-      Accept();
-    });
+    acceptor_.async_accept(
+        [this](boost::system::error_code ec, boost::asio::ip::tcp::socket socket) {
+          if (ec) return;
+          Serve(std::move(socket));  // blocking per connection: fine for probes
+          Accept();
+        });
   }
   void Serve(boost::asio::ip::tcp::socket socket) {
     namespace http = boost::beast::http;

@@ -19,12 +19,18 @@ using recipe::SpecMethod;
 
 std::string DecodingType(SpecMethod method) {
   switch (method) {
-    case SpecMethod::kEagle3: return "Eagle3";
-    case SpecMethod::kEagle: return "Eagle";
-    case SpecMethod::kMtp: return "MTP";
-    case SpecMethod::kDraftModel: return "DraftTarget";
-    case SpecMethod::kNgram: return "NGram";
-    case SpecMethod::kNone: break;
+    case SpecMethod::kEagle3:
+      return "Eagle3";
+    case SpecMethod::kEagle:
+      return "Eagle";
+    case SpecMethod::kMtp:
+      return "MTP";
+    case SpecMethod::kDraftModel:
+      return "DraftTarget";
+    case SpecMethod::kNgram:
+      return "NGram";
+    case SpecMethod::kNone:
+      break;
   }
   return "";
 }
@@ -46,7 +52,8 @@ std::string ConfigYaml(const recipe::ServeSpec& s) {
     } else {
       y << YAML::Key << "max_draft_len" << YAML::Value << spec.num_speculative_tokens;
     }
-    if (!spec.draft_model.empty()) y << YAML::Key << "speculative_model" << YAML::Value << spec.draft_model;
+    if (!spec.draft_model.empty())
+      y << YAML::Key << "speculative_model" << YAML::Value << spec.draft_model;
     for (const auto& [key, value] : spec.extra) {
       y << YAML::Key << key << YAML::Value << value;  // plain scalar: "4" reads as 4
     }
@@ -62,7 +69,8 @@ Status RenderTrtllm(const RenderContext& ctx, ServerCommand& out) {
   const auto& s = ctx.spec;
   const auto& t = ctx.table;
   if (s.dp > 1 && !s.dp_attn) {
-    return Unsupported(t.engine, "dp", std::to_string(s.dp), "no plain data parallelism; use dp_attn");
+    return Unsupported(t.engine, "dp", std::to_string(s.dp),
+                       "no plain data parallelism; use dp_attn");
   }
   if (s.dcp_size > 1 || s.pcp_size > 1) {
     return Unsupported(t.engine, "dcp_size/pcp_size", fmt::format("{}/{}", s.dcp_size, s.pcp_size),
@@ -91,7 +99,8 @@ Status RenderTrtllm(const RenderContext& ctx, ServerCommand& out) {
   }
   argv.insert(argv.end(), s.extra_args.begin(), s.extra_args.end());
   if (IsSynthetic(s.spec)) {
-    out.env[t.Env("forced_accepted_tokens")] = FormatDecimal(s.spec.synthetic_acceptance_length - 1.0);
+    out.env[t.Env("forced_accepted_tokens")] =
+        FormatDecimal(s.spec.synthetic_acceptance_length - 1.0);
   }
   return Status::Ok();
 }

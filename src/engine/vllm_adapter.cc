@@ -10,7 +10,6 @@
 // The speculative config comes last, in vLLM's dotted form, so a perf-eval workload
 // (`vllm serve <model> --port <port> <serve_args>`) renders with its flags in its order.
 #include <fmt/format.h>
-
 #include <unistd.h>
 
 #include <cstdlib>
@@ -40,7 +39,8 @@ Status AddVllmParallelism(const RenderContext& ctx, std::vector<std::string>& ar
   }
   AddFlag(argv, t.Flag("tensor_parallel"), std::to_string(tp));
   if (s.pp > 1) {
-    if (!with_pp) return Unsupported(ctx.table.engine, "pp", std::to_string(s.pp), "no pipeline parallelism");
+    if (!with_pp)
+      return Unsupported(ctx.table.engine, "pp", std::to_string(s.pp), "no pipeline parallelism");
     AddFlag(argv, t.Flag("pipeline_parallel"), std::to_string(s.pp));
   }
   if (dp > 1) AddFlag(argv, t.Flag("data_parallel"), std::to_string(dp));
@@ -48,9 +48,7 @@ Status AddVllmParallelism(const RenderContext& ctx, std::vector<std::string>& ar
   return Status::Ok();
 }
 
-std::string VllmMethod(SpecMethod method) {
-  return std::string(SpecMethodName(method));
-}
+std::string VllmMethod(SpecMethod method) { return std::string(SpecMethodName(method)); }
 
 // A JSON value for a spec extra: numbers and booleans bare, anything else a string.
 std::string JsonValue(const std::string& value) {
@@ -92,11 +90,13 @@ Status AddCommon(const RenderContext& ctx, ServerCommand& out) {
   SB_RETURN_IF_ERROR(AddVllmParallelism(ctx, argv, t.engine == "vllm"));
   if (s.dcp_size > 1 || s.pcp_size > 1) {
     if (t.engine != "vllm") {
-      return Unsupported(t.engine, "dcp_size/pcp_size", fmt::format("{}/{}", s.dcp_size, s.pcp_size),
-                         "no context parallelism");
+      return Unsupported(t.engine, "dcp_size/pcp_size",
+                         fmt::format("{}/{}", s.dcp_size, s.pcp_size), "no context parallelism");
     }
-    if (s.dcp_size > 1) AddFlag(argv, t.Flag("decode_context_parallel"), std::to_string(s.dcp_size));
-    if (s.pcp_size > 1) AddFlag(argv, t.Flag("prefill_context_parallel"), std::to_string(s.pcp_size));
+    if (s.dcp_size > 1)
+      AddFlag(argv, t.Flag("decode_context_parallel"), std::to_string(s.dcp_size));
+    if (s.pcp_size > 1)
+      AddFlag(argv, t.Flag("prefill_context_parallel"), std::to_string(s.pcp_size));
   }
   if (s.max_model_len > 0) AddFlag(argv, t.Flag("max_model_len"), std::to_string(s.max_model_len));
   if (!s.kv_cache_dtype.empty()) AddFlag(argv, t.Flag("kv_cache_dtype"), s.kv_cache_dtype);
@@ -111,8 +111,8 @@ bool IsSynthetic(const recipe::SpecDecoding& spec) {
 
 Status Unsupported(std::string_view engine, std::string_view field, std::string_view value,
                    std::string_view why) {
-  return Status::InvalidArgument(
-      fmt::format("serve.{} = {}: the {} adapter cannot express it ({})", field, value, engine, why));
+  return Status::InvalidArgument(fmt::format("serve.{} = {}: the {} adapter cannot express it ({})",
+                                             field, value, engine, why));
 }
 
 Status CheckSpec(const recipe::SpecDecoding& spec, std::string_view engine) {
@@ -129,25 +129,29 @@ Status CheckSpec(const recipe::SpecDecoding& spec, std::string_view engine) {
   // recipe leaves it out, as InferenceX master configs do; every other case needs N.
   const bool engine_default_depth =
       engine == "vllm" && spec.method == SpecMethod::kMtp && !IsSynthetic(spec);
-  if (spec.num_speculative_tokens < 1 && !(engine_default_depth && spec.num_speculative_tokens == 0)) {
-    return Status::InvalidArgument(fmt::format(
-        "serve.spec.num_speculative_tokens = {}: must be >= 1 with method {}", spec.num_speculative_tokens,
-        method));
+  if (spec.num_speculative_tokens < 1 &&
+      !(engine_default_depth && spec.num_speculative_tokens == 0)) {
+    return Status::InvalidArgument(
+        fmt::format("serve.spec.num_speculative_tokens = {}: must be >= 1 with method {}",
+                    spec.num_speculative_tokens, method));
   }
-  const bool needs_draft = spec.method == SpecMethod::kEagle || spec.method == SpecMethod::kEagle3 ||
+  const bool needs_draft = spec.method == SpecMethod::kEagle ||
+                           spec.method == SpecMethod::kEagle3 ||
                            spec.method == SpecMethod::kDraftModel;
   if (needs_draft && spec.draft_model.empty()) {
-    return Status::InvalidArgument(fmt::format(
-        "serve.spec.draft_model is empty: method {} needs a draft model (engine {})", method, engine));
+    return Status::InvalidArgument(
+        fmt::format("serve.spec.draft_model is empty: method {} needs a draft model (engine {})",
+                    method, engine));
   }
   if (IsSynthetic(spec)) {
     const double al = spec.synthetic_acceptance_length;
     const double max_al = spec.num_speculative_tokens + 1.0;
     if (!(al >= 1.0 && al <= max_al)) {
-      return Status::InvalidArgument(fmt::format(
-          "serve.spec.synthetic_acceptance_length = {}: must be in [1, num_speculative_tokens + 1 = {}] "
-          "(accepted drafts + 1 per step)",
-          FormatDecimal(al), FormatDecimal(max_al)));
+      return Status::InvalidArgument(
+          fmt::format("serve.spec.synthetic_acceptance_length = {}: must be in [1, "
+                      "num_speculative_tokens + 1 = {}] "
+                      "(accepted drafts + 1 per step)",
+                      FormatDecimal(al), FormatDecimal(max_al)));
     }
   }
   return Status::Ok();
@@ -160,7 +164,8 @@ Status RenderVllm(const RenderContext& ctx, ServerCommand& out) {
   out.argv.insert(out.argv.end(), ctx.spec.extra_args.begin(), ctx.spec.extra_args.end());
   if (ctx.spec.spec.method != SpecMethod::kNone) {
     const std::string& flag = ctx.table.Flag("speculative_config");
-    for (const auto& [key, value] : VllmSpecConfig(ctx.spec.spec)) AddFlag(out.argv, flag + "." + key, value);
+    for (const auto& [key, value] : VllmSpecConfig(ctx.spec.spec))
+      AddFlag(out.argv, flag + "." + key, value);
   }
   return Status::Ok();
 }
@@ -181,7 +186,8 @@ Status RenderSim(const RenderContext& ctx, ServerCommand& out) {
   auto has_option = [&](const std::string& name) {
     return ctx.spec.sim_options.count(name) > 0 || ctx.spec.sim_options.count("--" + name) > 0;
   };
-  if (!ctx.spec.hardware.empty() && !has_option("hardware")) AddFlag(out.argv, "--hardware", ctx.spec.hardware);
+  if (!ctx.spec.hardware.empty() && !has_option("hardware"))
+    AddFlag(out.argv, "--hardware", ctx.spec.hardware);
   if (!ctx.spec.precision.empty() && !has_option("precision") && !has_option("quantization")) {
     AddFlag(out.argv, "--precision", ctx.spec.precision);
   }

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -13,7 +14,6 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <fmt/format.h>
 
 extern char** environ;
 
@@ -25,7 +25,9 @@ volatile sig_atomic_t g_stop_requested = 0;
 void OnStopSignal(int) { g_stop_requested = 1; }
 
 void SleepMs(long ms) {
-  struct timespec ts{ms / 1000, (ms % 1000) * 1000000L};
+  struct timespec ts {
+    ms / 1000, (ms % 1000) * 1000000L
+  };
   nanosleep(&ts, nullptr);
 }
 
@@ -43,7 +45,7 @@ void WriteAll(int fd, const void* data, size_t size) {
 struct ChildPlan {
   char* const* argv;
   char* const* envp;
-  const char* path_env;  // PATH used for the lookup
+  const char* path_env;           // PATH used for the lookup
   const std::string* exec_error;  // message prefix, written to the log on failure
   int log_fd;
 };
@@ -90,7 +92,7 @@ struct ChildPlan {
 }
 
 void ResetSignals() {
-  struct sigaction dfl{};
+  struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);
   for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD, SIGQUIT, SIGUSR1, SIGUSR2}) {
@@ -158,12 +160,12 @@ int RunCleanup(const ChildPlan* cleanup) {
 [[noreturn]] void RunWatchdog(const ChildPlan& plan, const ChildPlan* cleanup, pid_t parent,
                               int status_write_fd, int grace_ms) {
   setpgid(0, 0);  // out of servebench's group: a Ctrl-C there is servebench's to handle
-  struct sigaction on_stop{};
+  struct sigaction on_stop {};
   on_stop.sa_handler = OnStopSignal;
   sigemptyset(&on_stop.sa_mask);
   on_stop.sa_flags = 0;  // no SA_RESTART: sleeps end early
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaction(sig, &on_stop, nullptr);
-  struct sigaction dfl{};
+  struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   sigaction(SIGCHLD, &dfl, nullptr);
   sigaction(SIGPIPE, &dfl, nullptr);
@@ -245,8 +247,11 @@ StatusOr<WatchdogLaunch> LaunchWithWatchdog(const std::vector<std::string>& argv
   for (auto& a : cleanup_storage) cleanup_ptrs.push_back(a.data());
   cleanup_ptrs.push_back(nullptr);
   const std::string cleanup_error =
-      cleanup_argv.empty() ? "" : fmt::format("servebench: cannot execute cleanup {} (errno ", cleanup_argv[0]);
-  ChildPlan cleanup_plan{cleanup_ptrs.data(), env_ptrs.data(), path_env.c_str(), &cleanup_error, log_fd};
+      cleanup_argv.empty()
+          ? ""
+          : fmt::format("servebench: cannot execute cleanup {} (errno ", cleanup_argv[0]);
+  ChildPlan cleanup_plan{cleanup_ptrs.data(), env_ptrs.data(), path_env.c_str(), &cleanup_error,
+                         log_fd};
 
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
@@ -258,11 +263,13 @@ StatusOr<WatchdogLaunch> LaunchWithWatchdog(const std::vector<std::string>& argv
     int err = errno;
     close(fds[0]);
     close(fds[1]);
-    return Status::Unavailable(fmt::format("fork failed: {} (too many processes?)", std::strerror(err)));
+    return Status::Unavailable(
+        fmt::format("fork failed: {} (too many processes?)", std::strerror(err)));
   }
   if (watchdog == 0) {
     close(fds[0]);
-    RunWatchdog(plan, cleanup_argv.empty() ? nullptr : &cleanup_plan, parent, fds[1], stop_grace_ms);
+    RunWatchdog(plan, cleanup_argv.empty() ? nullptr : &cleanup_plan, parent, fds[1],
+                stop_grace_ms);
   }
   close(fds[1]);
   fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);

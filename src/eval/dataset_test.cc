@@ -55,7 +55,9 @@ TEST(SyntheticTest, ErrorFreeOracleAnswersEveryQuestionRight) {
     auto response = (*oracle)->Answer("Question: " + doc.question + "\nAnswer:");
     ASSERT_TRUE(response.has_value()) << doc.question;
     EXPECT_TRUE(ExactMatch(ExtractStrict(*response, StrictSelect::kFirst), doc.answer))
-        << doc.question << "\n" << *response << "\nvs\n" << doc.answer;
+        << doc.question << "\n"
+        << *response << "\nvs\n"
+        << doc.answer;
     EXPECT_TRUE(ExactMatch(ExtractFlexible(*response), doc.answer));
   }
 }

@@ -83,8 +83,7 @@ StatusOr<std::map<size_t, std::string>> ResponsesFromSamples(const std::string& 
     // resps is [[text]] (one request, one generation) in lm-eval's samples.
     const json::value* resps = o.if_contains("resps");
     const json::array* outer = resps ? resps->if_array() : nullptr;
-    const json::array* inner =
-        outer && !outer->empty() ? (*outer)[0].if_array() : nullptr;
+    const json::array* inner = outer && !outer->empty() ? (*outer)[0].if_array() : nullptr;
     if (inner == nullptr || inner->empty() || !(*inner)[0].is_string()) {
       return Status::InvalidArgument("\"resps\" is not [[text]]");
     }
@@ -120,7 +119,8 @@ EquivalenceReport EquivalenceGate(const std::map<size_t, std::string>& reference
   }
   report.matched_fraction = static_cast<double>(report.matched) / static_cast<double>(report.n);
   // vLLM's floor is strict: matches > int(0.66 * n).
-  size_t vllm_floor = static_cast<size_t>(report.warn_floor_fraction * static_cast<double>(report.n));
+  size_t vllm_floor =
+      static_cast<size_t>(report.warn_floor_fraction * static_cast<double>(report.n));
   if (report.matched_fraction >= threshold) {
     report.verdict = Verdict::kPass;
   } else if (report.matched > vllm_floor) {

@@ -39,9 +39,9 @@ struct SampleResult {
   std::string flexible_answer;  // flexible-extract extraction
   bool strict_correct = false;
   bool flexible_correct = false;
-  std::string error;            // for kFailed: the last error
+  std::string error;  // for kFailed: the last error
   uint32_t attempts = 0;
-  double latency_ms = 0;        // last attempt's request to reply, wall clock
+  double latency_ms = 0;  // last attempt's request to reply, wall clock
 };
 
 struct MetricValue {
@@ -57,7 +57,7 @@ struct EvalResult {
   size_t n_original = 0;              // documents in the data file
   size_t n_scored = 0;
   size_t n_failed = 0;
-  size_t n_not_run = 0;               // left when interrupted
+  size_t n_not_run = 0;  // left when interrupted
   bool interrupted = false;
   MetricValue strict_match;
   MetricValue flexible_extract;

@@ -2,11 +2,11 @@
 // loopback server answering with the sim's oracle, the written files, and each
 // gate subcommand's verdict and exit code.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <string>
-#include <sys/wait.h>
 
 #include "common/atomic_file.h"
 #include "common/exit_codes.h"
@@ -31,8 +31,10 @@ class EvalCliTest : public ::testing::Test {
            ::testing::UnitTest::GetInstance()->current_test_info()->name();
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
-    ASSERT_EQ(RunCli("eval make-synthetic --count 120 --seed 5 --output " + dir_ + "/test.jsonl"), 0);
-    ASSERT_EQ(RunCli("eval make-synthetic --count 30 --seed 6 --output " + dir_ + "/train.jsonl"), 0);
+    ASSERT_EQ(RunCli("eval make-synthetic --count 120 --seed 5 --output " + dir_ + "/test.jsonl"),
+              0);
+    ASSERT_EQ(RunCli("eval make-synthetic --count 30 --seed 6 --output " + dir_ + "/train.jsonl"),
+              0);
   }
   std::string RunArgs(const std::string& url, const std::string& out) {
     return "eval --task gsm8k --base-url " + url + " --model dsr1-sim --data " + dir_ +
@@ -64,23 +66,24 @@ TEST_F(EvalCliTest, RunWritesFilesAndGatesJudgeThem) {
             kExitInvalidInput);
   EXPECT_TRUE(ReadFile(dir_ + "/bad/gates.json").ok());
 
-  EXPECT_EQ(RunCli("eval gate floor --results " + dir_ + "/good --thresholds " + thresholds), kExitOk);
+  EXPECT_EQ(RunCli("eval gate floor --results " + dir_ + "/good --thresholds " + thresholds),
+            kExitOk);
   EXPECT_EQ(RunCli("eval gate floor --results " + dir_ + "/bad --thresholds " + thresholds),
             kExitInvalidInput);
   EXPECT_EQ(RunCli("eval gate mcnemar --baseline " + dir_ + "/base --candidate " + dir_ + "/good"),
             kExitOk);
   EXPECT_EQ(RunCli("eval gate mcnemar --baseline " + dir_ + "/base --candidate " + dir_ + "/bad"),
             kExitInvalidInput);
-  EXPECT_EQ(RunCli("eval gate equivalence --reference " + dir_ + "/base --candidate " + dir_ +
-                "/good"),
-            kExitOk);
+  EXPECT_EQ(
+      RunCli("eval gate equivalence --reference " + dir_ + "/base --candidate " + dir_ + "/good"),
+      kExitOk);
   // A run with other shots has another task hash: not comparable (INVALID).
   ASSERT_EQ(RunCli(RunArgs(good_server.base_url(), "three") + " --num-fewshot 3"), kExitOk);
   EXPECT_EQ(RunCli("eval gate mcnemar --baseline " + dir_ + "/base --candidate " + dir_ + "/three"),
             kExitInvalidInput);
-  EXPECT_EQ(RunCli("eval gate equivalence --reference " + dir_ + "/base --candidate " + dir_ +
-                "/bad"),
-            kExitInvalidInput);
+  EXPECT_EQ(
+      RunCli("eval gate equivalence --reference " + dir_ + "/base --candidate " + dir_ + "/bad"),
+      kExitInvalidInput);
 }
 
 TEST_F(EvalCliTest, BadInputAndUnreachableServerHaveTheirOwnExitCodes) {
@@ -95,7 +98,7 @@ TEST_F(EvalCliTest, BadInputAndUnreachableServerHaveTheirOwnExitCodes) {
     url = closed.base_url();
   }
   EXPECT_EQ(RunCli("eval --base-url " + url + " --data " + dir_ +
-                "/test.jsonl --num-fewshot 0 --limit 3 --max-retries 0"),
+                   "/test.jsonl --num-fewshot 0 --limit 3 --max-retries 0"),
             kExitRunFailed);
 }
 

@@ -73,7 +73,8 @@ TEST(EvalHttpTest, FiveHundredQuestionsAtTenPercentErrorScoreExactlyTheExpectedA
   FakeOpenAiServer server(OracleResponder(**oracle));
 
   size_t expected_right = 0;
-  for (const GsmDoc& doc : f.test) expected_right += sim::OracleAnswersWrong(77, 0.10, doc.question) ? 0 : 1;
+  for (const GsmDoc& doc : f.test)
+    expected_right += sim::OracleAnswersWrong(77, 0.10, doc.question) ? 0 : 1;
   const double expected = static_cast<double>(expected_right) / 500.0;
   EXPECT_GT(expected_right, 430u);  // ~90%, not degenerate
   EXPECT_LT(expected_right, 470u);

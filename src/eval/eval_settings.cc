@@ -40,7 +40,8 @@ Status Validate(const EvalSettings& s) {
         "num_fewshot = {} needs --fewshot-data PATH (the train split); or pass --num-fewshot 0",
         s.num_fewshot));
   }
-  if (s.base_url.empty()) return Status::InvalidArgument("no server: pass --base-url http://HOST:PORT");
+  if (s.base_url.empty())
+    return Status::InvalidArgument("no server: pass --base-url http://HOST:PORT");
   if (s.num_concurrent == 0 || s.num_concurrent > 1024) {
     return Status::InvalidArgument(
         fmt::format("num_concurrent = {}: must be in [1, 1024]", s.num_concurrent));

@@ -26,27 +26,27 @@ enum class Endpoint {
 
 struct EvalSettings {
   // ---- Task and data ----
-  std::string task = "gsm8k";      // the only task so far
-  std::string data_path;           // test split JSONL (question, answer "... #### N")
-  std::string fewshot_data_path;   // train split JSONL; required when num_fewshot > 0
+  std::string task = "gsm8k";     // the only task so far
+  std::string data_path;          // test split JSONL (question, answer "... #### N")
+  std::string fewshot_data_path;  // train split JSONL; required when num_fewshot > 0
   uint32_t num_fewshot = 5;
-  uint64_t fewshot_seed = 1234;    // lm-eval's fewshot_random_seed default
-  uint32_t limit = 0;              // first N questions; 0 = all
+  uint64_t fewshot_seed = 1234;  // lm-eval's fewshot_random_seed default
+  uint32_t limit = 0;            // first N questions; 0 = all
   Protocol protocol = Protocol::kLmEval;
   // ---- Server ----
-  std::string base_url;            // http://127.0.0.1:8000 (a trailing /v1 is accepted)
-  std::string model;               // the "model" field of every request
+  std::string base_url;  // http://127.0.0.1:8000 (a trailing /v1 is accepted)
+  std::string model;     // the "model" field of every request
   Endpoint endpoint = Endpoint::kCompletions;
-  uint32_t max_tokens = 256;       // lm-eval max_gen_toks default; InferenceX uses more
-  uint64_t request_seed = 1234;    // lm-eval TemplateAPI sends seed 1234
+  uint32_t max_tokens = 256;     // lm-eval max_gen_toks default; InferenceX uses more
+  uint64_t request_seed = 1234;  // lm-eval TemplateAPI sends seed 1234
   // ---- Client ----
-  uint32_t num_concurrent = 16;    // worker threads, one keep-alive connection each
-  uint32_t max_retries = 3;        // extra attempts after a failure (lm-eval default 3)
-  uint64_t timeout_ms = 300'000;   // whole exchange per attempt (lm-eval 300 s)
-  uint64_t retry_backoff_ms = 250; // first wait; doubles per retry, capped at 8 s
-  bool keep_alive = true;          // false: a new connection per request
+  uint32_t num_concurrent = 16;     // worker threads, one keep-alive connection each
+  uint32_t max_retries = 3;         // extra attempts after a failure (lm-eval default 3)
+  uint64_t timeout_ms = 300'000;    // whole exchange per attempt (lm-eval 300 s)
+  uint64_t retry_backoff_ms = 250;  // first wait; doubles per retry, capped at 8 s
+  bool keep_alive = true;           // false: a new connection per request
   // ---- Output ----
-  std::string output_dir;          // writes results.json and samples.jsonl; "" = none
+  std::string output_dir;  // writes results.json and samples.jsonl; "" = none
 };
 
 // The first invalid field, with its value and the allowed values.

@@ -28,7 +28,8 @@ TEST(EvalSimTest, FiveHundredQuestionsAgainstTheSimOracleScoreExactlyTheExpected
   ASSERT_TRUE(WriteFileAtomically(dir + "/test.jsonl", GsmJsonl(test)).ok());
   ASSERT_TRUE(WriteFileAtomically(dir + "/train.jsonl", GsmJsonl(MakeSyntheticGsm(9, 50))).ok());
   size_t expected_right = 0;
-  for (const GsmDoc& doc : test) expected_right += sim::OracleAnswersWrong(77, 0.10, doc.question) ? 0 : 1;
+  for (const GsmDoc& doc : test)
+    expected_right += sim::OracleAnswersWrong(77, 0.10, doc.question) ? 0 : 1;
   const double expected = static_cast<double>(expected_right) / 500.0;
 
   for (Endpoint endpoint : {Endpoint::kCompletions, Endpoint::kChat}) {

@@ -36,7 +36,7 @@ std::optional<Match> StrictAt(std::string_view s, size_t pos) {
   if (s.substr(pos, kPrefix.size()) != kPrefix) return std::nullopt;
   size_t group = pos + kPrefix.size();
   size_t p = group;
-  if (p < s.size() && s[p] == '-') ++p;  // `\-?` greedy; with no class char after it
+  if (p < s.size() && s[p] == '-') ++p;         // `\-?` greedy; with no class char after it
   size_t run = RunLength(s, p, IsStrictClass);  // backtracking to "" cannot help: '-'
   if (run == 0) return std::nullopt;            // is not in the class.
   return Match{group, p + run};

@@ -27,8 +27,8 @@ StatusOr<std::map<std::string, double>> ParseTaskFloors(const YAML::Node& node,
     try {
       floor = entry.second.as<double>();
     } catch (const YAML::Exception&) {
-      return Status::InvalidArgument(fmt::format("{}.{}: '{}' is not a number", where, task,
-                                                 entry.second.Scalar()));
+      return Status::InvalidArgument(
+          fmt::format("{}.{}: '{}' is not a number", where, task, entry.second.Scalar()));
     }
     if (!(floor >= 0 && floor <= 1)) {
       return Status::InvalidArgument(
@@ -43,10 +43,14 @@ StatusOr<std::map<std::string, double>> ParseTaskFloors(const YAML::Node& node,
 
 std::string_view VerdictName(Verdict verdict) {
   switch (verdict) {
-    case Verdict::kPass: return "PASS";
-    case Verdict::kWarn: return "WARN";
-    case Verdict::kFail: return "FAIL";
-    case Verdict::kInvalid: return "INVALID";
+    case Verdict::kPass:
+      return "PASS";
+    case Verdict::kWarn:
+      return "WARN";
+    case Verdict::kFail:
+      return "FAIL";
+    case Verdict::kInvalid:
+      return "INVALID";
   }
   return "INVALID";
 }
@@ -70,18 +74,18 @@ StatusOr<Thresholds> ParseThresholds(std::string_view yaml_text, std::string_vie
         }
         for (const auto& model : entry.second) {
           std::string prefix = model.first.as<std::string>();
-          SB_ASSIGN_OR_RETURN(thresholds.models[prefix],
-                              ParseTaskFloors(model.second, fmt::format("{}: models.{}",
-                                                                        source_name, prefix)));
+          SB_ASSIGN_OR_RETURN(
+              thresholds.models[prefix],
+              ParseTaskFloors(model.second, fmt::format("{}: models.{}", source_name, prefix)));
         }
       } else {
-        return Status::InvalidArgument(fmt::format(
-            "{}: unknown key '{}' (allowed: default, models)", source_name, key));
+        return Status::InvalidArgument(
+            fmt::format("{}: unknown key '{}' (allowed: default, models)", source_name, key));
       }
     }
   } catch (const YAML::Exception& e) {
-    return Status::InvalidArgument(fmt::format("{}:{}:{}: {}", source_name, e.mark.line + 1,
-                                               e.mark.column + 1, e.msg));
+    return Status::InvalidArgument(
+        fmt::format("{}:{}:{}: {}", source_name, e.mark.line + 1, e.mark.column + 1, e.msg));
   }
   return thresholds;
 }
@@ -153,8 +157,8 @@ FloorReport FloorGate(const json::object& results_json, const Thresholds& thresh
   // (InferenceX: "completed every expected concurrency and failed none").
   if (const json::value* sb = results_json.if_contains("servebench"); sb && sb->is_object()) {
     const json::object& o = sb->as_object();
-    if (const json::value* failed = o.if_contains("n_failed"); failed && failed->is_number() &&
-                                                              failed->to_number<double>() > 0) {
+    if (const json::value* failed = o.if_contains("n_failed");
+        failed && failed->is_number() && failed->to_number<double>() > 0) {
       report.reasons.push_back(fmt::format("{} samples failed (server errors after retries)",
                                            failed->to_number<int64_t>()));
     }
@@ -177,8 +181,8 @@ json::object ToJson(const FloorReport& report) {
   o["floor_source"] = report.floor_source;
   json::array checks;
   for (const FloorCheck& check : report.checks) {
-    checks.push_back(json::object{{"metric", check.metric}, {"value", check.value},
-                                  {"passed", check.passed}});
+    checks.push_back(
+        json::object{{"metric", check.metric}, {"value", check.value}, {"passed", check.passed}});
   }
   o["checks"] = std::move(checks);
   json::array reasons;

@@ -78,10 +78,10 @@ boost::json::object ToJson(const ProtocolReport& report);
 // ---- McNemar paired parity ----
 
 struct PairedCounts {
-  size_t n = 0;           // documents scored in both runs
-  size_t b = 0;           // baseline right, candidate wrong
-  size_t c = 0;           // baseline wrong, candidate right
-  size_t unpaired = 0;    // doc_ids scored in only one run (ignored)
+  size_t n = 0;         // documents scored in both runs
+  size_t b = 0;         // baseline right, candidate wrong
+  size_t c = 0;         // baseline wrong, candidate right
+  size_t unpaired = 0;  // doc_ids scored in only one run (ignored)
 };
 
 // Pairs two correctness maps (doc_id -> correct) on doc_id.
@@ -118,15 +118,15 @@ McNemarReport McNemarGate(const PairedCounts& counts, double alpha = 0.01,
 struct EquivalenceItem {
   size_t doc_id = 0;
   bool identical = false;
-  bool matched = false;           // candidate starts with the reference
-  size_t first_divergence = 0;    // byte offset of the first difference
+  bool matched = false;         // candidate starts with the reference
+  size_t first_divergence = 0;  // byte offset of the first difference
 };
 struct EquivalenceReport {
   size_t n = 0;
   size_t identical = 0;
   size_t matched = 0;
   double matched_fraction = 0;
-  double threshold = 0.90;          // PASS at or above
+  double threshold = 0.90;            // PASS at or above
   double warn_floor_fraction = 0.66;  // vLLM: FAIL unless matches > int(0.66 * n)
   Verdict verdict = Verdict::kFail;
   std::vector<EquivalenceItem> divergent;  // every non-identical item, in doc order

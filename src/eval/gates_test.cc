@@ -14,7 +14,11 @@ namespace json = boost::json;
 // ---- McNemar: the hand-worked table of shared reference evals.md §5 (N = 1319,
 // alpha 0.01, max drop 1.0 point). Exact p by hand: 2 * sum_{i<=min} C(b+c, i) / 2^(b+c).
 TEST(McNemarTest, MatchesHandWorkedTable) {
-  struct Row { size_t b, c; double drop, p, chi2; Verdict verdict; };
+  struct Row {
+    size_t b, c;
+    double drop, p, chi2;
+    Verdict verdict;
+  };
   const Row rows[] = {{30, 10, 1.52, 0.0022, 9.03, Verdict::kFail},
                       {25, 10, 1.14, 0.0167, 5.60, Verdict::kFail},
                       {20, 12, 0.61, 0.215, 1.53, Verdict::kPass},
@@ -65,8 +69,8 @@ TEST(McNemarTest, FlagsErrorRateRisingFromFiveToFifteenPercent) {
     // Same seed: the 5% wrong set is inside the 15% one, as a real regression
     // that breaks more answers would be. Different seeds: independent errors.
     for (uint64_t candidate_seed : {seed, seed + 100}) {
-      McNemarReport report =
-          McNemarGate(PairCorrectness(OracleRun(docs, seed, 0.05), OracleRun(docs, candidate_seed, 0.15)));
+      McNemarReport report = McNemarGate(
+          PairCorrectness(OracleRun(docs, seed, 0.05), OracleRun(docs, candidate_seed, 0.15)));
       EXPECT_EQ(report.verdict, Verdict::kFail) << json::serialize(ToJson(report));
       EXPECT_LT(report.p_value, 1e-6);
     }
@@ -98,11 +102,13 @@ Thresholds ShippedThresholds() {
 }
 
 json::object Results(double strict, double flexible) {
-  return json::object{{"results", json::object{{"gsm8k", json::object{
-      {"alias", "gsm8k"},
-      {"exact_match,strict-match", strict}, {"exact_match_stderr,strict-match", 0.006},
-      {"exact_match,flexible-extract", flexible},
-      {"exact_match_stderr,flexible-extract", 0.006}}}}}};
+  return json::object{
+      {"results",
+       json::object{{"gsm8k", json::object{{"alias", "gsm8k"},
+                                           {"exact_match,strict-match", strict},
+                                           {"exact_match_stderr,strict-match", 0.006},
+                                           {"exact_match,flexible-extract", flexible},
+                                           {"exact_match_stderr,flexible-extract", 0.006}}}}}};
 }
 
 TEST(FloorGateTest, ModelFloorWinsOverDefault) {
@@ -117,9 +123,9 @@ TEST(FloorGateTest, UnknownModelFallsBackToDefaultThenMinScore) {
   FloorReport report = FloorGate(Results(0.91, 0.92), ShippedThresholds(), "minimaxm3", "gsm8k");
   EXPECT_EQ(report.floor_source, "default.gsm8k");
   EXPECT_EQ(report.verdict, Verdict::kPass);
-  FloorReport other = FloorGate(json::object{{"results", json::object{{"mmlu", json::object{
-                                    {"exact_match,none", 0.86}}}}}},
-                                ShippedThresholds(), "x", "mmlu");
+  FloorReport other = FloorGate(
+      json::object{{"results", json::object{{"mmlu", json::object{{"exact_match,none", 0.86}}}}}},
+      ShippedThresholds(), "x", "mmlu");
   EXPECT_EQ(other.floor_source, "min_score");
   EXPECT_DOUBLE_EQ(other.floor, 0.85);
   EXPECT_EQ(other.verdict, Verdict::kPass);
@@ -135,8 +141,8 @@ TEST(FloorGateTest, EveryFilterMustPass) {
 }
 
 TEST(FloorGateTest, NothingCheckedFails) {
-  FloorReport report = FloorGate(json::object{{"results", json::object{}}}, ShippedThresholds(),
-                                 "dsr1", "gsm8k");
+  FloorReport report =
+      FloorGate(json::object{{"results", json::object{}}}, ShippedThresholds(), "dsr1", "gsm8k");
   EXPECT_EQ(report.verdict, Verdict::kFail);
   EXPECT_TRUE(report.checks.empty());
 }
@@ -178,7 +184,7 @@ TEST(EquivalenceTest, FindsInjectedDivergenceAtItsPosition) {
     reference[i] = "Step one. Step two gives " + std::to_string(i) + ".\n#### " + std::to_string(i);
     candidate[i] = reference[i];
   }
-  candidate[37][19] = 'X';  // inside "Step two", byte 19
+  candidate[37][19] = 'X';       // inside "Step two", byte 19
   candidate[80] += " and more";  // longer, but starts with the reference: matched
   EquivalenceReport report = EquivalenceGate(reference, candidate, 0.90);
   EXPECT_EQ(report.n, 100u);

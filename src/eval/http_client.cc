@@ -72,11 +72,11 @@ class HttpClient::Connection {
     bool done = false;
     auto fail = [&](const beast::error_code& ec, std::string_view what) {
       attempt.status = 0;
-      attempt.error = ec == beast::error::timeout
-                          ? Status::DeadlineExceeded(fmt::format(
-                                "{} timed out after {} ms", what, timeout_ms))
-                          : Status::Unavailable(fmt::format("{} {}:{}: {}", what, target_.host,
-                                                            target_.port, ec.message()));
+      attempt.error =
+          ec == beast::error::timeout
+              ? Status::DeadlineExceeded(fmt::format("{} timed out after {} ms", what, timeout_ms))
+              : Status::Unavailable(
+                    fmt::format("{} {}:{}: {}", what, target_.host, target_.port, ec.message()));
       connected_ = false;
       beast::error_code ignored;
       stream_.socket().close(ignored);
@@ -198,7 +198,8 @@ StatusOr<HttpReply> HttpClient::Post(std::string_view path, std::string_view bod
     if (!Retryable(last)) break;
   }
   if (attempts_out) *attempts_out = attempts;
-  if (cancelled() && last.status != 200) return Status::Cancelled("request cancelled (interrupted)");
+  if (cancelled() && last.status != 200)
+    return Status::Cancelled("request cancelled (interrupted)");
   if (last.status == 0) {
     return Status(last.error.code(),
                   fmt::format("{} (after {} attempts)", last.error.message(), attempts));

@@ -39,7 +39,7 @@ struct HttpClientSettings {
 };
 
 struct HttpReply {
-  std::string body;     // the 200 response body
+  std::string body;  // the 200 response body
   uint32_t attempts = 0;
 };
 

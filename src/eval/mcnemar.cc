@@ -66,16 +66,18 @@ McNemarReport McNemarGate(const PairedCounts& counts, double alpha, double max_d
   bool large_drop = report.drop_points > max_drop_points;
   if (significant_drop || large_drop) {
     report.verdict = Verdict::kFail;
-    report.reason = significant_drop
-        ? fmt::format("candidate is worse: b = {} > c = {}, exact p = {:.4g} < alpha = {}",
-                      counts.b, counts.c, report.p_value, alpha)
-        : fmt::format("drop of {:.2f} points exceeds the allowed {:.2f}", report.drop_points,
-                      max_drop_points);
+    report.reason =
+        significant_drop
+            ? fmt::format("candidate is worse: b = {} > c = {}, exact p = {:.4g} < alpha = {}",
+                          counts.b, counts.c, report.p_value, alpha)
+            : fmt::format("drop of {:.2f} points exceeds the allowed {:.2f}", report.drop_points,
+                          max_drop_points);
   } else {
     report.verdict = Verdict::kPass;
-    report.reason = fmt::format("no significant drop: b = {}, c = {}, exact p = {:.4g}, drop "
-                                "{:.2f} points",
-                                counts.b, counts.c, report.p_value, report.drop_points);
+    report.reason = fmt::format(
+        "no significant drop: b = {}, c = {}, exact p = {:.4g}, drop "
+        "{:.2f} points",
+        counts.b, counts.c, report.p_value, report.drop_points);
   }
   return report;
 }

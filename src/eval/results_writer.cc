@@ -6,10 +6,10 @@
 
 #include "common/atomic_file.h"
 #include "common/json_string.h"
+#include "common/sha256.h"
 #include "common/version.h"
 #include "eval/eval.h"
 #include "eval/prompt.h"
-#include "common/sha256.h"
 
 namespace servebench::eval {
 namespace {
@@ -25,7 +25,8 @@ MetricValue MeanAndStderr(size_t right, size_t n) {
   if (n >= 2) {
     double nd = static_cast<double>(n);
     double variance = (static_cast<double>(right) * (1 - p) * (1 - p) +
-                       (nd - static_cast<double>(right)) * p * p) / (nd - 1);
+                       (nd - static_cast<double>(right)) * p * p) /
+                      (nd - 1);
     m.stderr_value = std::sqrt(variance) / std::sqrt(nd);
     m.has_stderr = true;
   }
@@ -46,14 +47,16 @@ std::string PyJsonString(std::string_view s) {
 
 // lm-eval doc_hash: sha256 of json.dumps(doc, indent=2, ensure_ascii=False).
 std::string DocHash(const GsmDoc& doc) {
-  return Sha256Hex("{\n  \"question\": " + PyJsonString(doc.question) + ",\n  \"answer\": " +
-                   PyJsonString(doc.answer) + "\n}");
+  return Sha256Hex("{\n  \"question\": " + PyJsonString(doc.question) +
+                   ",\n  \"answer\": " + PyJsonString(doc.answer) + "\n}");
 }
 
 json::object GenKwargs(const EvalSettings& s) {
   json::array until;
   for (const auto& stop : StopSequences(s.protocol)) until.push_back(json::string(stop));
-  json::object kwargs{{"until", std::move(until)}, {"do_sample", false}, {"temperature", 0.0},
+  json::object kwargs{{"until", std::move(until)},
+                      {"do_sample", false},
+                      {"temperature", 0.0},
                       {"max_gen_toks", s.max_tokens}};
   if (s.protocol == Protocol::kInferenceX) kwargs["top_p"] = 1;
   return kwargs;
@@ -71,21 +74,24 @@ json::object TaskConfig(const EvalSettings& s) {
   c["fewshot_delimiter"] = "\n\n";
   c["num_fewshot"] = s.num_fewshot;
   c["generation_kwargs"] = GenKwargs(s);
-  c["metric_list"] = json::array{json::object{
-      {"metric", "exact_match"}, {"aggregation", "mean"}, {"higher_is_better", true},
-      {"ignore_case", true}, {"ignore_punctuation", false},
-      {"regexes_to_ignore", json::array{",", "\\$", "(?s).*#### ", "\\.$"}}}};
+  c["metric_list"] = json::array{
+      json::object{{"metric", "exact_match"},
+                   {"aggregation", "mean"},
+                   {"higher_is_better", true},
+                   {"ignore_case", true},
+                   {"ignore_punctuation", false},
+                   {"regexes_to_ignore", json::array{",", "\\$", "(?s).*#### ", "\\.$"}}}};
   json::object strict_regex{{"function", "regex"}, {"regex_pattern", "#### (\\-?[0-9\\.\\,]+)"}};
   if (s.protocol == Protocol::kInferenceX) strict_regex["group_select"] = -1;
   c["filter_list"] = json::array{
       json::object{{"name", "strict-match"},
                    {"filter", json::array{strict_regex, json::object{{"function", "take_first"}}}}},
-      json::object{{"name", "flexible-extract"},
-                   {"filter", json::array{json::object{{"function", "regex"},
-                                                       {"group_select", -1},
-                                                       {"regex_pattern",
-                                                        "(-?[$0-9.,]{2,})|(-?[0-9]+)"}},
-                                          json::object{{"function", "take_first"}}}}}};
+      json::object{
+          {"name", "flexible-extract"},
+          {"filter", json::array{json::object{{"function", "regex"},
+                                              {"group_select", -1},
+                                              {"regex_pattern", "(-?[$0-9.,]{2,})|(-?[0-9]+)"}},
+                                 json::object{{"function", "take_first"}}}}}};
   c["metadata"] = json::object{{"version", 3.0}};
   return c;
 }
@@ -103,8 +109,12 @@ void Summarize(EvalResult& result) {
         strict_right += s.strict_correct ? 1 : 0;
         flexible_right += s.flexible_correct ? 1 : 0;
         break;
-      case SampleResult::State::kFailed: ++result.n_failed; break;
-      case SampleResult::State::kNotRun: ++result.n_not_run; break;
+      case SampleResult::State::kFailed:
+        ++result.n_failed;
+        break;
+      case SampleResult::State::kNotRun:
+        ++result.n_not_run;
+        break;
     }
   }
   result.strict_match = MeanAndStderr(strict_right, result.n_scored);
@@ -125,16 +135,16 @@ json::object ToResultsJson(const EvalResult& r) {
   o["versions"] = json::object{{"gsm8k", 3.0}};
   o["n-shot"] = json::object{{"gsm8k", s.num_fewshot}};
   o["higher_is_better"] = json::object{{"gsm8k", json::object{{"exact_match", true}}}};
-  o["n-samples"] = json::object{
-      {"gsm8k", json::object{{"original", r.n_original}, {"effective", r.n_scored}}}};
+  o["n-samples"] =
+      json::object{{"gsm8k", json::object{{"original", r.n_original}, {"effective", r.n_scored}}}};
   std::string model_kind =
       s.endpoint == Endpoint::kCompletions ? "local-completions" : "local-chat-completions";
   o["config"] = json::object{
       {"model", model_kind},
-      {"model_args", fmt::format("model={},base_url={},num_concurrent={},max_retries={},"
-                                 "timeout={},tokenized_requests=False",
-                                 s.model, s.base_url, s.num_concurrent, s.max_retries,
-                                 s.timeout_ms / 1000)},
+      {"model_args",
+       fmt::format("model={},base_url={},num_concurrent={},max_retries={},"
+                   "timeout={},tokenized_requests=False",
+                   s.model, s.base_url, s.num_concurrent, s.max_retries, s.timeout_ms / 1000)},
       {"batch_size", 1},
       {"limit", s.limit > 0 ? json::value(s.limit) : json::value(nullptr)},
       {"gen_kwargs", GenKwargs(s)},
@@ -194,8 +204,8 @@ std::string SamplesJsonl(const EvalResult& r) {
       line["doc_id"] = i;
       line["doc"] = json::object{{"question", doc.question}, {"answer", doc.answer}};
       line["target"] = doc.answer;
-      line["arguments"] = json::object{
-          {"gen_args_0", json::object{{"arg_0", arg0}, {"arg_1", gen_kwargs}}}};
+      line["arguments"] =
+          json::object{{"gen_args_0", json::object{{"arg_0", arg0}, {"arg_1", gen_kwargs}}}};
       line["resps"] = json::array{json::array{json::string(s.response)}};
       line["filtered_resps"] =
           json::array{json::string(strict ? s.strict_answer : s.flexible_answer)};
@@ -209,9 +219,8 @@ std::string SamplesJsonl(const EvalResult& r) {
       } else {
         line["exact_match"] = nullptr;  // not scored: the server never answered
       }
-      json::object sb{{"status", ok ? "ok" : "failed"},
-                      {"attempts", s.attempts},
-                      {"latency_ms", s.latency_ms}};
+      json::object sb{
+          {"status", ok ? "ok" : "failed"}, {"attempts", s.attempts}, {"latency_ms", s.latency_ms}};
       if (!ok) sb["error"] = s.error;
       line["servebench"] = std::move(sb);
       out += json::serialize(line);
@@ -222,8 +231,7 @@ std::string SamplesJsonl(const EvalResult& r) {
 }
 
 Status WriteEvalOutputs(const EvalResult& result, const std::string& output_dir) {
-  SB_RETURN_IF_ERROR(
-      WriteFileAtomically(output_dir + "/samples.jsonl", SamplesJsonl(result)));
+  SB_RETURN_IF_ERROR(WriteFileAtomically(output_dir + "/samples.jsonl", SamplesJsonl(result)));
   return WriteFileAtomically(output_dir + "/results.json",
                              json::serialize(ToResultsJson(result)) + "\n");
 }

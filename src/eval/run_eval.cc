@@ -11,11 +11,11 @@
 #include <thread>
 
 #include "common/log.h"
+#include "common/sha256.h"
 #include "eval/eval.h"
 #include "eval/extraction.h"
 #include "eval/http_client.h"
 #include "eval/prompt.h"
-#include "common/sha256.h"
 
 namespace servebench::eval {
 namespace {
@@ -129,17 +129,16 @@ StatusOr<EvalResult> RunEval(const EvalSettings& settings, const std::atomic<boo
   result.n_original = all_docs.size();
   result.date_utc = UtcNow();
   result.protocol_hash = ProtocolHash(settings);
-  size_t count = settings.limit > 0 ? std::min<size_t>(settings.limit, all_docs.size())
-                                    : all_docs.size();
+  size_t count =
+      settings.limit > 0 ? std::min<size_t>(settings.limit, all_docs.size()) : all_docs.size();
   result.docs.assign(all_docs.begin(), all_docs.begin() + static_cast<ptrdiff_t>(count));
   result.samples.resize(count);
 
   FewshotSampler sampler(&train, settings.fewshot_seed,
                          settings.fewshot_data_path == settings.data_path);
   for (size_t i = 0; i < count; ++i) {
-    result.samples[i].prompt =
-        BuildPrompt(settings.protocol, sampler.Shots(result.docs[i], settings.num_fewshot),
-                    result.docs[i]);
+    result.samples[i].prompt = BuildPrompt(
+        settings.protocol, sampler.Shots(result.docs[i], settings.num_fewshot), result.docs[i]);
   }
 
   const std::string path =
@@ -158,9 +157,11 @@ StatusOr<EvalResult> RunEval(const EvalSettings& settings, const std::atomic<boo
       if (i >= count) return;
       SampleResult& sample = result.samples[i];
       auto sent = std::chrono::steady_clock::now();
-      auto reply = client.Post(path, RequestBody(settings, sample.prompt), cancel, &sample.attempts);
-      sample.latency_ms = std::chrono::duration<double, std::milli>(
-                              std::chrono::steady_clock::now() - sent).count();
+      auto reply =
+          client.Post(path, RequestBody(settings, sample.prompt), cancel, &sample.attempts);
+      sample.latency_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - sent)
+              .count();
       if (!reply.ok() && reply.status().code() == StatusCode::kCancelled) return;  // not run
       StatusOr<std::string> text =
           reply.ok() ? ReplyText(settings, reply->body) : StatusOr<std::string>(reply.status());

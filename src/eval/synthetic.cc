@@ -41,8 +41,8 @@ constexpr std::array<Person, 8> kPeople = {{{"Ava", "She"},
                                             {"Felix", "He"},
                                             {"Grace", "She"},
                                             {"Hugo", "He"}}};
-constexpr std::array<std::string_view, 8> kItems = {
-    "apples", "marbles", "stickers", "pencils", "cookies", "stamps", "books", "shells"};
+constexpr std::array<std::string_view, 8> kItems = {"apples",  "marbles", "stickers", "pencils",
+                                                    "cookies", "stamps",  "books",    "shells"};
 
 GsmDoc MakeOne(Rng& rng) {
   const Person& person = kPeople[rng.Next() % kPeople.size()];

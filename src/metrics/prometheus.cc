@@ -1,10 +1,10 @@
 #include "metrics/prometheus.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-
-#include <fmt/format.h>
 
 namespace servebench::metrics {
 namespace {
@@ -34,7 +34,10 @@ bool ParseLabels(std::string_view s, size_t& i, std::map<std::string, std::strin
   ++i;  // '{'
   while (true) {
     SkipSpaces(s, i);
-    if (i < s.size() && s[i] == '}') { ++i; return true; }
+    if (i < s.size() && s[i] == '}') {
+      ++i;
+      return true;
+    }
     size_t start = i;
     while (i < s.size() && IsNameChar(s[i], i == start)) ++i;
     if (i == start) return false;

@@ -1,8 +1,8 @@
 #include "metrics/prometheus.h"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 namespace servebench::metrics {
 namespace {
@@ -37,8 +37,8 @@ SpecCounters Counters(double drafts, double tokens, double accepted, std::vector
             std::to_string(drafts / 2) + "\n";
     text += "vllm:spec_decode_num_draft_tokens_total{engine=\"" + std::to_string(rank) + "\"} " +
             std::to_string(tokens / 2) + "\n";
-    text += "vllm:spec_decode_num_accepted_tokens_total{engine=\"" + std::to_string(rank) +
-            "\"} " + std::to_string(accepted / 2) + "\n";
+    text += "vllm:spec_decode_num_accepted_tokens_total{engine=\"" + std::to_string(rank) + "\"} " +
+            std::to_string(accepted / 2) + "\n";
     for (size_t k = 0; k < pos.size(); ++k) {
       text += "vllm:spec_decode_num_accepted_tokens_per_pos_total{engine=\"" +
               std::to_string(rank) + "\",position=\"" + std::to_string(k) + "\"} " +

@@ -4,19 +4,26 @@ namespace servebench::metrics {
 
 std::string_view KSourceName(KSource source) {
   switch (source) {
-    case KSource::kContinuousUsage: return "continuous_usage";
-    case KSource::kTokenizer: return "tokenizer";
-    case KSource::kOne: return "one";
+    case KSource::kContinuousUsage:
+      return "continuous_usage";
+    case KSource::kTokenizer:
+      return "tokenizer";
+    case KSource::kOne:
+      return "one";
   }
   return "one";
 }
 
 std::string_view NSourceName(NSource source) {
   switch (source) {
-    case NSource::kUsage: return "usage";
-    case NSource::kContinuousUsage: return "continuous_usage";
-    case NSource::kTokenizer: return "tokenizer";
-    case NSource::kEventCount: return "event_count";
+    case NSource::kUsage:
+      return "usage";
+    case NSource::kContinuousUsage:
+      return "continuous_usage";
+    case NSource::kTokenizer:
+      return "tokenizer";
+    case NSource::kEventCount:
+      return "event_count";
   }
   return "event_count";
 }
@@ -27,16 +34,26 @@ std::string_view PromptSourceName(PromptSource source) {
 
 std::string_view FailureKindName(FailureKind kind) {
   switch (kind) {
-    case FailureKind::kNone: return "none";
-    case FailureKind::kConnect: return "connect";
-    case FailureKind::kWrite: return "write";
-    case FailureKind::kRead: return "read";
-    case FailureKind::kTimeout: return "timeout";
-    case FailureKind::kHttpStatus: return "http_status";
-    case FailureKind::kMalformed: return "malformed";
-    case FailureKind::kStreamError: return "stream_error";
-    case FailureKind::kNoTokens: return "no_tokens";
-    case FailureKind::kCancelled: return "cancelled";
+    case FailureKind::kNone:
+      return "none";
+    case FailureKind::kConnect:
+      return "connect";
+    case FailureKind::kWrite:
+      return "write";
+    case FailureKind::kRead:
+      return "read";
+    case FailureKind::kTimeout:
+      return "timeout";
+    case FailureKind::kHttpStatus:
+      return "http_status";
+    case FailureKind::kMalformed:
+      return "malformed";
+    case FailureKind::kStreamError:
+      return "stream_error";
+    case FailureKind::kNoTokens:
+      return "no_tokens";
+    case FailureKind::kCancelled:
+      return "cancelled";
   }
   return "none";
 }

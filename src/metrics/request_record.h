@@ -47,21 +47,21 @@ struct RequestSpecStats {
 // Why a request failed; exactly one meaning per kind (style.md, "Errors").
 enum class FailureKind {
   kNone,
-  kConnect,         // could not connect (refused, TLS handshake failed, DNS)
-  kWrite,           // the request could not be written
-  kRead,            // the connection reset or closed before the stream ended
-  kTimeout,         // the per-request deadline passed
-  kHttpStatus,      // a non-200 status
-  kMalformed,       // bytes that are not HTTP, SSE or JSON as expected
-  kStreamError,     // the server sent an error object in the stream
-  kNoTokens,        // the stream ended normally without a token-carrying event
-  kCancelled,       // the run was interrupted while this request was in flight
+  kConnect,      // could not connect (refused, TLS handshake failed, DNS)
+  kWrite,        // the request could not be written
+  kRead,         // the connection reset or closed before the stream ended
+  kTimeout,      // the per-request deadline passed
+  kHttpStatus,   // a non-200 status
+  kMalformed,    // bytes that are not HTTP, SSE or JSON as expected
+  kStreamError,  // the server sent an error object in the stream
+  kNoTokens,     // the stream ended normally without a token-carrying event
+  kCancelled,    // the run was interrupted while this request was in flight
 };
 std::string_view FailureKindName(FailureKind kind);
 
 struct RequestRecord {
-  int64_t index = 0;     // position in the measured prompt list (warm-ups: own list)
-  bool warmup = false;   // warm-up requests are excluded from every metric
+  int64_t index = 0;    // position in the measured prompt list (warm-ups: own list)
+  bool warmup = false;  // warm-up requests are excluded from every metric
   int64_t t_scheduled_ns = -1;
   int64_t t_slot_free_ns = -1;  // open loop with a concurrency cap only; -1 = t_scheduled
   int64_t t_sent_ns = -1;
@@ -70,17 +70,17 @@ struct RequestRecord {
   int64_t t_done_ns = -1;
   std::vector<StreamEvent> events;  // every SSE data event, in order
   KSource k_source = KSource::kOne;
-  int64_t usage_prompt_tokens = -1;      // last usage object seen; -1 = none
+  int64_t usage_prompt_tokens = -1;  // last usage object seen; -1 = none
   int64_t usage_completion_tokens = -1;
-  bool saw_continuous_usage = false;     // every token-carrying event carried usage
-  int64_t client_prompt_tokens = 0;      // the client's own count of what it sent
-  int64_t max_tokens = 0;                // requested output length
+  bool saw_continuous_usage = false;  // every token-carrying event carried usage
+  int64_t client_prompt_tokens = 0;   // the client's own count of what it sent
+  int64_t max_tokens = 0;             // requested output length
   std::optional<RequestSpecStats> spec;
   int http_status = 0;
   std::string finish_reason;
   FailureKind failure = FailureKind::kNone;
-  std::string error;                     // empty on success; a human line otherwise
-  std::string generated_text;            // kept only when the run asks for it
+  std::string error;           // empty on success; a human line otherwise
+  std::string generated_text;  // kept only when the run asks for it
   // Ground truth for measuring the client itself: the server's own CLOCK_MONOTONIC
   // send time of the first token-carrying event, when the server reports one
   // (`servebench sim --send-time-field` adds "servebench_send_ns"). -1 = none.

@@ -1,9 +1,9 @@
 #include "metrics/result_writer.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <map>
-
-#include <fmt/format.h>
 
 namespace servebench::metrics {
 namespace {
@@ -23,7 +23,9 @@ const Stats* StatsByName(const RunSummary& s, std::string_view name) {
 json::value StatsJson(const Stats& st) {
   json::object o;
   o["count"] = static_cast<int64_t>(st.count);
-  auto v = [&](double x) -> json::value { return st.empty() ? json::value(nullptr) : json::value(x); };
+  auto v = [&](double x) -> json::value {
+    return st.empty() ? json::value(nullptr) : json::value(x);
+  };
   o["mean"] = v(st.mean);
   o["median"] = v(st.median);
   o["std"] = v(st.std);
@@ -258,7 +260,8 @@ json::object BuildInferenceXResultJson(const RunSummary& s, const ResultHeader& 
   copy("total_output_tokens");
   copy("request_throughput");
   o["request_goodput:"] = up.at("request_goodput");
-  for (std::string_view k : {"output_throughput", "total_token_throughput", "input_lens", "output_lens"}) {
+  for (std::string_view k :
+       {"output_throughput", "total_token_throughput", "input_lens", "output_lens"}) {
     copy(k);
   }
   if (h.save_detailed) {
@@ -306,7 +309,8 @@ json::object RequestRecordJson(const RequestRecord& r) {
                              {"num_accepted_draft_tokens", r.spec->num_accepted_draft_tokens},
                              {"mean_acceptance_length", r.spec->mean_acceptance_length}};
   }
-  if (r.server_first_token_send_ns >= 0) o["server_first_token_send_ns"] = r.server_first_token_send_ns;
+  if (r.server_first_token_send_ns >= 0)
+    o["server_first_token_send_ns"] = r.server_first_token_send_ns;
   if (!r.generated_text.empty()) o["generated_text"] = r.generated_text;
   return o;
 }

@@ -26,7 +26,7 @@ struct ResultHeader {
   std::string tokenizer_id;  // empty → null
   int64_t num_prompts = 0;
   std::vector<std::pair<std::string, std::string>> metadata;  // --metadata KEY=VALUE
-  double request_rate = 0;  // 0 or inf → "inf"
+  double request_rate = 0;                                    // 0 or inf → "inf"
   double burstiness = 1.0;
   int64_t max_concurrency = 0;  // 0 = unlimited (see BuildResultJson)
   // Metrics with top-level statistics (--percentile-metrics): ttft, tpot, itl, e2el.

@@ -40,10 +40,21 @@ TEST(ResultWriterTest, TopLevelKeysAreVllmsInOrderWithExtrasNested) {
   json::object o = BuildResultJson(s, Header(), rs);
   std::vector<std::string> keys;
   for (const auto& kv : o) keys.emplace_back(kv.key());
-  std::vector<std::string> head = {"date", "endpoint_type", "backend", "label", "model_id",
-                                   "tokenizer_id", "num_prompts", "request_rate", "burstiness",
-                                   "max_concurrency", "duration", "benchmark_start_time_unix",
-                                   "benchmark_end_time_unix", "completed", "failed"};
+  std::vector<std::string> head = {"date",
+                                   "endpoint_type",
+                                   "backend",
+                                   "label",
+                                   "model_id",
+                                   "tokenizer_id",
+                                   "num_prompts",
+                                   "request_rate",
+                                   "burstiness",
+                                   "max_concurrency",
+                                   "duration",
+                                   "benchmark_start_time_unix",
+                                   "benchmark_end_time_unix",
+                                   "completed",
+                                   "failed"};
   ASSERT_GE(keys.size(), head.size());
   EXPECT_EQ(std::vector<std::string>(keys.begin(), keys.begin() + head.size()), head);
   EXPECT_EQ(o.at("request_rate").as_string(), "inf");
@@ -71,8 +82,14 @@ TEST(ResultWriterTest, EmptyTpotIsOmittedAndOtherEmptyStatsAreZero) {
   EXPECT_FALSE(o.contains("mean_tpot_ms"));
   EXPECT_FALSE(o.contains("p99_tpot_ms"));
   EXPECT_DOUBLE_EQ(o.at("mean_itl_ms").as_double(), 0.0);
-  EXPECT_TRUE(o.at("servebench").as_object().at("stats").as_object().at("tpot_ms")
-                  .as_object().at("mean").is_null());
+  EXPECT_TRUE(o.at("servebench")
+                  .as_object()
+                  .at("stats")
+                  .as_object()
+                  .at("tpot_ms")
+                  .as_object()
+                  .at("mean")
+                  .is_null());
 }
 
 TEST(ResultWriterTest, UnlimitedConcurrencyIsWrittenAsPromptCount) {
@@ -93,12 +110,26 @@ TEST(ResultWriterTest, InferenceXProfileHasTheForksKeysAndClientInputTokens) {
   json::object o = BuildInferenceXResultJson(ComputeRunSummary(rs, in), Header(), rs);
   std::vector<std::string> keys;
   for (const auto& kv : o) keys.emplace_back(kv.key());
-  std::vector<std::string> head = {"date", "backend", "model_id", "tokenizer_id", "best_of",
-                                   "num_prompts", "request_rate", "burstiness", "max_concurrency",
-                                   "duration", "benchmark_start_time_unix",
-                                   "benchmark_end_time_unix", "completed", "total_input_tokens",
-                                   "total_output_tokens", "request_throughput", "request_goodput:",
-                                   "output_throughput", "total_token_throughput", "input_lens",
+  std::vector<std::string> head = {"date",
+                                   "backend",
+                                   "model_id",
+                                   "tokenizer_id",
+                                   "best_of",
+                                   "num_prompts",
+                                   "request_rate",
+                                   "burstiness",
+                                   "max_concurrency",
+                                   "duration",
+                                   "benchmark_start_time_unix",
+                                   "benchmark_end_time_unix",
+                                   "completed",
+                                   "total_input_tokens",
+                                   "total_output_tokens",
+                                   "request_throughput",
+                                   "request_goodput:",
+                                   "output_throughput",
+                                   "total_token_throughput",
+                                   "input_lens",
                                    "output_lens"};
   ASSERT_GE(keys.size(), head.size());
   EXPECT_EQ(std::vector<std::string>(keys.begin(), keys.begin() + head.size()), head);

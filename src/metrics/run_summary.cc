@@ -1,10 +1,10 @@
 #include "metrics/run_summary.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 namespace servebench::metrics {
 namespace {
@@ -15,8 +15,8 @@ constexpr size_t kMaxSampleErrors = 5;
 
 // Samples of one run, gathered in one pass over the successful requests.
 struct Samples {
-  std::vector<double> ttft, ttft_fs, tpot, itl, itl_per_token, e2el, e2el_fs, issue_delay,
-      queue, e2el_per_token_s;
+  std::vector<double> ttft, ttft_fs, tpot, itl, itl_per_token, e2el, e2el_fs, issue_delay, queue,
+      e2el_per_token_s;
 };
 
 // Adds request `r`'s ITL gaps: one vLLM-style sample per gap between successive
@@ -57,12 +57,12 @@ void AddInteractivity(const Stats& s, bool inverse_ms, std::map<std::string, dou
   }
 }
 
-void ApplyValidity(const SummaryInputs& in, const Samples& s, int64_t sum_n,
-                   int64_t sum_max_tokens, RunSummary& out) {
+void ApplyValidity(const SummaryInputs& in, const Samples& s, int64_t sum_n, int64_t sum_max_tokens,
+                   RunSummary& out) {
   Validity& v = out.validity;
   if (out.failed > 0) {
-    v.Add("failed_requests", fmt::format("{} of {} requests failed", out.failed,
-                                         out.completed + out.failed));
+    v.Add("failed_requests",
+          fmt::format("{} of {} requests failed", out.failed, out.completed + out.failed));
   }
   if (out.completed != in.requested_prompts) {
     v.Add("incomplete", fmt::format("{} requests completed, {} were requested", out.completed,
@@ -83,8 +83,9 @@ void ApplyValidity(const SummaryInputs& in, const Samples& s, int64_t sum_n,
   }
   if (in.spec_decoding_on) {
     if (!out.spec) {
-      v.Add("spec_counters_static", "speculative decoding is on but /metrics was not scraped "
-                                    "or exposed no spec_decode counters");
+      v.Add("spec_counters_static",
+            "speculative decoding is on but /metrics was not scraped "
+            "or exposed no spec_decode counters");
     } else if (out.spec->delta_drafts <= 0 || out.spec->delta_draft_tokens <= 0) {
       v.Add("spec_counters_static",
             fmt::format("speculative decoding is on but the counters moved by drafts {} and "
@@ -95,8 +96,7 @@ void ApplyValidity(const SummaryInputs& in, const Samples& s, int64_t sum_n,
   auto it = out.n_sources.find("event_count");
   if (it != out.n_sources.end() && it->second > 0) {
     v.Add("token_count_unreliable",
-          fmt::format("{} requests had no usage; their output tokens are event counts",
-                      it->second),
+          fmt::format("{} requests had no usage; their output tokens are event counts", it->second),
           /*warning=*/true);
   }
 }
@@ -108,8 +108,7 @@ std::string PercentileLabel(double p) {
   return fmt::format("{}", p);
 }
 
-RunSummary ComputeRunSummary(const std::vector<RequestRecord>& records,
-                             const SummaryInputs& in) {
+RunSummary ComputeRunSummary(const std::vector<RequestRecord>& records, const SummaryInputs& in) {
   RunSummary out;
   out.requested = in.requested_prompts;
   out.main_phase_start_ns = in.main_phase_start_ns;

@@ -32,15 +32,15 @@ struct GoodputSlo {
 
 // What the summary needs besides the records.
 struct SummaryInputs {
-  int64_t requested_prompts = 0;   // measured prompts asked for (warm-ups excluded)
-  int64_t main_phase_start_ns = 0; // start of the measured schedule (after warm-up)
+  int64_t requested_prompts = 0;    // measured prompts asked for (warm-ups excluded)
+  int64_t main_phase_start_ns = 0;  // start of the measured schedule (after warm-up)
   std::vector<double> percentiles = {90, 99, 99.9};
   GoodputSlo goodput;
   GpuTopology gpus;
   bool ignore_eos = false;
-  bool spec_decoding_on = false;   // the server runs speculative decoding
+  bool spec_decoding_on = false;                        // the server runs speculative decoding
   std::optional<SpecCounters> spec_before, spec_after;  // Prometheus scrapes
-  double client_issue_delay_limit_ms = 1.0;  // validity rule client_saturated
+  double client_issue_delay_limit_ms = 1.0;             // validity rule client_saturated
 };
 
 // Per-GPU throughput, when the topology is known.
@@ -61,8 +61,8 @@ struct RunSummary {
   std::optional<PerGpuThroughput> per_gpu;
 
   // Milliseconds, over successful requests (metrics.md §4).
-  Stats ttft, ttft_from_schedule, tpot, itl, itl_per_token, e2el, e2el_from_schedule,
-      issue_delay, client_queue_time;
+  Stats ttft, ttft_from_schedule, tpot, itl, itl_per_token, e2el, e2el_from_schedule, issue_delay,
+      client_queue_time;
   // 1 / (E2EL/n) per request, in seconds per token, for e2e_norm_intvty (§5).
   Stats e2el_per_token_s;
   // Interactivity 1000 / tpot statistic, keyed "mean", "median", "p90", ...
@@ -74,8 +74,8 @@ struct RunSummary {
   std::map<std::string, int64_t> failures;        // failed requests per FailureKind name
   std::vector<std::string> sample_errors;         // first few error lines, for people
 
-  std::optional<SpecAcceptance> spec;             // from Prometheus deltas
-  std::optional<double> spec_request_mean_al;     // request-weighted, per-request stats
+  std::optional<SpecAcceptance> spec;          // from Prometheus deltas
+  std::optional<double> spec_request_mean_al;  // request-weighted, per-request stats
   Validity validity;
 };
 

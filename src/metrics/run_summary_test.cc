@@ -1,8 +1,8 @@
 #include "metrics/run_summary.h"
 
-#include <numeric>
-
 #include <gtest/gtest.h>
+
+#include <numeric>
 
 namespace servebench::metrics {
 namespace {
@@ -39,7 +39,8 @@ SummaryInputs Inputs(int64_t requested) {
 
 // metrics.md §9 A.
 TEST(RunSummaryTest, WorkedExampleAOneChatRequest) {
-  RequestRecord r = Request(0.8, 1.0, {{50.0, 0}, {101.0, 1}, {121.0, 1}, {161.0, 2}, {161.5, 0}}, 4);
+  RequestRecord r =
+      Request(0.8, 1.0, {{50.0, 0}, {101.0, 1}, {121.0, 1}, {161.0, 2}, {161.5, 0}}, 4);
   r.t_done_ns = Ms(161.7);
   RunSummary s = ComputeRunSummary({r}, Inputs(1));
   EXPECT_NEAR(s.ttft.mean, 100.0, 1e-9);

@@ -12,9 +12,7 @@ void Line(std::string& out, std::string_view name, const std::string& value) {
 }
 std::string F(double v) { return fmt::format("{:.2f}", v); }
 
-void Section(std::string& out, std::string_view title) {
-  out += fmt::format("{:-^50}\n", title);
-}
+void Section(std::string& out, std::string_view title) { out += fmt::format("{:-^50}\n", title); }
 
 void StatLines(std::string& out, std::string_view label, const Stats& st,
                const std::vector<double>& percentiles) {
@@ -60,7 +58,9 @@ std::string FormatSummaryTable(const RunSummary& s, const ResultHeader& h) {
   StatLines(out, "TTFT from schedule", s.ttft_from_schedule, ps);
   StatLines(out, "E2EL from schedule", s.e2el_from_schedule, ps);
   Line(out, "P99 client issue delay (ms):",
-       s.issue_delay.empty() ? "n/a" : fmt::format("{:.3f}", s.issue_delay.At(99).value_or(s.issue_delay.max)));
+       s.issue_delay.empty()
+           ? "n/a"
+           : fmt::format("{:.3f}", s.issue_delay.At(99).value_or(s.issue_delay.max)));
   if (s.spec && s.spec->acceptance_length) {
     Line(out, "Spec decode acceptance length:", F(*s.spec->acceptance_length));
     Line(out, "Spec decode acceptance rate (%):", F(*s.spec->acceptance_rate * 100));

@@ -17,7 +17,7 @@ struct Validity {
   std::vector<ValidityIssue> issues;
   // Valid when no issue is an error (warnings only).
   bool valid() const;
-  std::vector<std::string> reason_codes() const;   // errors only
+  std::vector<std::string> reason_codes() const;  // errors only
   std::vector<std::string> warning_codes() const;
   void Add(std::string code, std::string detail, bool warning = false);
 };

@@ -1,7 +1,6 @@
 // Broken recipes: each gives a located message naming the problem, never a crash,
 // a hang or unbounded memory. One test per kind of mistake.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
@@ -18,21 +17,24 @@ namespace fs = std::filesystem;
 // (on line 14); `top` adds top-level lines (after line 8).
 std::string InferenceX(const std::string& entry, const std::string& top = "",
                        const std::string& runner = "mi355x") {
-  return "cfg-fp8-mi355x-vllm:\n"         // 1
-         "  image: img:1\n"                // 2
-         "  model: org/model\n"            // 3
-         "  model-prefix: m\n"             // 4
-         "  precision: fp8\n"              // 5
-         "  framework: vllm\n"             // 6
-         "  runner: " + runner + "\n"      // 7
-         "  multinode: false\n" +          // 8
+  return "cfg-fp8-mi355x-vllm:\n"  // 1
+         "  image: img:1\n"        // 2
+         "  model: org/model\n"    // 3
+         "  model-prefix: m\n"     // 4
+         "  precision: fp8\n"      // 5
+         "  framework: vllm\n"     // 6
+         "  runner: " +
+         runner +
+         "\n"                      // 7
+         "  multinode: false\n" +  // 8
          top +
-         "  scenarios:\n"                  // 9
-         "    fixed-seq-len:\n"            // 10
-         "    - isl: 1024\n"               // 11
-         "      osl: 1024\n"               // 12
-         "      search-space:\n"           // 13
-         "      - " + entry + "\n";        // 14
+         "  scenarios:\n"         // 9
+         "    fixed-seq-len:\n"   // 10
+         "    - isl: 1024\n"      // 11
+         "      osl: 1024\n"      // 12
+         "      search-space:\n"  // 13
+         "      - " +
+         entry + "\n";  // 14
 }
 
 std::string Agentic(const std::string& entry, const std::string& item_extra = "",
@@ -43,12 +45,15 @@ std::string Agentic(const std::string& entry, const std::string& item_extra = ""
          "  model-prefix: ag\n"
          "  precision: fp4\n"
          "  framework: vllm\n"
-         "  runner: " + runner + "\n"
+         "  runner: " +
+         runner +
+         "\n"
          "  multinode: false\n"
          "  scenarios:\n"
          "    agentic-coding:\n"
          "    - search-space:\n"
-         "      - " + entry + "\n" + item_extra;
+         "      - " +
+         entry + "\n" + item_extra;
 }
 
 std::string Native(const std::string& recipe_body) {
@@ -70,7 +75,9 @@ const char kNativeScenario[] =
 
 std::string Nightly(const std::string& extra_config = "", const std::string& gpu = "MI355X") {
   return "name: wl\n"
-         "gpu: " + gpu + "\n"
+         "gpu: " +
+         gpu +
+         "\n"
          "vllm:\n"
          "  model: org/model-fp8\n"
          "  serve_args: --tensor-parallel-size 8\n"
@@ -104,8 +111,8 @@ Outcome Check(const std::string& text) {
 class TempDir {
  public:
   TempDir() {
-    path_ = fs::temp_directory_path() / ("sb_recipe_" + std::to_string(::getpid()) + "_" +
-                                         std::to_string(counter_++));
+    path_ = fs::temp_directory_path() /
+            ("sb_recipe_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
     fs::create_directories(path_);
   }
   ~TempDir() { fs::remove_all(path_); }
@@ -120,19 +127,20 @@ class TempDir {
   fs::path path_;
 };
 
-#define EXPECT_BROKEN(outcome, needle)                                         \
-  do {                                                                         \
-    Outcome o_ = (outcome);                                                    \
-    EXPECT_FALSE(o_.ok) << "expected a problem, got none";                     \
-    EXPECT_NE(o_.text.find(needle), std::string::npos) << o_.text;             \
+#define EXPECT_BROKEN(outcome, needle)                             \
+  do {                                                             \
+    Outcome o_ = (outcome);                                        \
+    EXPECT_FALSE(o_.ok) << "expected a problem, got none";         \
+    EXPECT_NE(o_.text.find(needle), std::string::npos) << o_.text; \
   } while (0)
 
 // ---- InferenceX master configs ----
 
 TEST(BrokenRecipeTest, WrongTypeIsLocatedAndNamed) {
-  EXPECT_BROKEN(Check(InferenceX("{ tp: eight, conc-start: 1, conc-end: 4 }")),
-                "broken.yaml:14:15: cfg-fp8-mi355x-vllm.scenarios.fixed-seq-len[0].search-space[0].tp: "
-                "is 'eight' (string); expected an integer");
+  EXPECT_BROKEN(
+      Check(InferenceX("{ tp: eight, conc-start: 1, conc-end: 4 }")),
+      "broken.yaml:14:15: cfg-fp8-mi355x-vllm.scenarios.fixed-seq-len[0].search-space[0].tp: "
+      "is 'eight' (string); expected an integer");
 }
 
 TEST(BrokenRecipeTest, UnknownSearchSpaceFieldSuggestsTheClosest) {
@@ -222,8 +230,9 @@ TEST(BrokenRecipeTest, OffloadBackendWithoutOffloading) {
 }
 
 TEST(BrokenRecipeTest, ComponentVersionMayNotBeAnImage) {
-  EXPECT_BROKEN(Check(InferenceX("{ tp: 8, router: {name: r, version: 'image:x'}, conc-list: [4] }")),
-                "not an image reference");
+  EXPECT_BROKEN(
+      Check(InferenceX("{ tp: 8, router: {name: r, version: 'image:x'}, conc-list: [4] }")),
+      "not an image reference");
 }
 
 TEST(BrokenRecipeTest, RouterDeclaredTwice) {
@@ -285,19 +294,20 @@ TEST(BrokenRecipeTest, DuplicateKeysAcrossFiles) {
   LoadRecipes({a, b}, &d);
   EXPECT_FALSE(d.ok());
   EXPECT_NE(d.ToString().find("b.yaml:1:1: cfg-fp8-mi355x-vllm: duplicate recipe name; already "
-                              "defined at " + a + ":1"),
+                              "defined at " +
+                              a + ":1"),
             std::string::npos)
       << d.ToString();
 }
 
 TEST(BrokenRecipeTest, UnknownRunnerForDramBudget) {
   TempDir dir;
-  std::string runners = dir.Write("runners.yaml",
-                                  "labels:\n  cluster:mi355x-amds: [n1]\nhardware: {}\n");
-  std::string cfg = dir.Write(
-      "cfg.yaml", Agentic("{ tp: 8, kv-offloading: dram, kv-offload-backend: {name: x}, "
-                          "conc-list: [4] }",
-                          "      dram-utilization: 0.5\n"));
+  std::string runners =
+      dir.Write("runners.yaml", "labels:\n  cluster:mi355x-amds: [n1]\nhardware: {}\n");
+  std::string cfg =
+      dir.Write("cfg.yaml", Agentic("{ tp: 8, kv-offloading: dram, kv-offload-backend: {name: x}, "
+                                    "conc-list: [4] }",
+                                    "      dram-utilization: 0.5\n"));
   Diagnostics d;
   RecipeSet set = LoadRecipes({cfg, runners}, &d);
   ASSERT_TRUE(d.ok()) << d.ToString();
@@ -401,8 +411,9 @@ TEST(BrokenRecipeTest, InvalidUtf8IsRefused) {
 }
 
 TEST(BrokenRecipeTest, NotANumberIsNotANumber) {
-  EXPECT_BROKEN(Check(Native("    load: {random_range_ratio: .nan}\n" + std::string(kNativeScenario))),
-                "expected a finite number");
+  EXPECT_BROKEN(
+      Check(Native("    load: {random_range_ratio: .nan}\n" + std::string(kNativeScenario))),
+      "expected a finite number");
 }
 
 TEST(BrokenRecipeTest, AListIsNotARecipe) { EXPECT_BROKEN(Check("- a\n- b\n"), "not a recipe"); }
@@ -440,16 +451,18 @@ TEST(BrokenRecipeTest, NativeUnknownGoldenTableSuggestsOne) {
 }
 
 TEST(BrokenRecipeTest, NativeRangeStartAboveEnd) {
-  EXPECT_BROKEN(Check(Native("    scenarios:\n      - isl: 1\n        osl: 1\n        "
-                             "search_space:\n          - {tp: 1, concurrency: {start: 8, end: 2}}\n")),
-                "start 8 is greater than end 2");
+  EXPECT_BROKEN(
+      Check(Native("    scenarios:\n      - isl: 1\n        osl: 1\n        "
+                   "search_space:\n          - {tp: 1, concurrency: {start: 8, end: 2}}\n")),
+      "start 8 is greater than end 2");
 }
 
 TEST(BrokenRecipeTest, NativeMisspeltEngine) {
   std::string text = Native(kNativeScenario);
   text.replace(text.find("engine: sim"), 11, "engine: vlm");
-  EXPECT_BROKEN(Check(text), "is 'vlm'; allowed: vllm, sglang, trtllm, llamacpp, sim or atom; "
-                             "did you mean 'vllm'?");
+  EXPECT_BROKEN(Check(text),
+                "is 'vlm'; allowed: vllm, sglang, trtllm, llamacpp, sim or atom; "
+                "did you mean 'vllm'?");
 }
 
 TEST(BrokenRecipeTest, NativePromptCountGivenTwoWays) {
@@ -465,12 +478,12 @@ TEST(BrokenRecipeTest, NativeUnknownFormatVersion) {
 // ---- Nightly workloads ----
 
 TEST(BrokenRecipeTest, NightlyUnknownGpu) {
-  EXPECT_BROKEN(Check(Nightly("", "H100")), "gpu: is 'H100'; allowed: H200, B200, MI300X or MI355X");
+  EXPECT_BROKEN(Check(Nightly("", "H100")),
+                "gpu: is 'H100'; allowed: H200, B200, MI300X or MI355X");
 }
 
 TEST(BrokenRecipeTest, NightlyEvenRepetitions) {
-  EXPECT_BROKEN(Check(Nightly("      repetitions: 2\n")),
-                "repetitions is a positive odd integer");
+  EXPECT_BROKEN(Check(Nightly("      repetitions: 2\n")), "repetitions is a positive odd integer");
 }
 
 TEST(BrokenRecipeTest, NightlyReservedBenchArg) {

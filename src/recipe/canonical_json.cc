@@ -25,12 +25,24 @@ void WriteDouble(double d, std::string* out) {
 
 void Write(const boost::json::value& v, bool sorted, bool python, std::string* out) {
   switch (v.kind()) {
-    case boost::json::kind::null: *out += "null"; return;
-    case boost::json::kind::bool_: *out += v.get_bool() ? "true" : "false"; return;
-    case boost::json::kind::int64: *out += std::to_string(v.get_int64()); return;
-    case boost::json::kind::uint64: *out += std::to_string(v.get_uint64()); return;
-    case boost::json::kind::double_: WriteDouble(v.get_double(), out); return;
-    case boost::json::kind::string: AppendJsonString(out, v.get_string()); return;
+    case boost::json::kind::null:
+      *out += "null";
+      return;
+    case boost::json::kind::bool_:
+      *out += v.get_bool() ? "true" : "false";
+      return;
+    case boost::json::kind::int64:
+      *out += std::to_string(v.get_int64());
+      return;
+    case boost::json::kind::uint64:
+      *out += std::to_string(v.get_uint64());
+      return;
+    case boost::json::kind::double_:
+      WriteDouble(v.get_double(), out);
+      return;
+    case boost::json::kind::string:
+      AppendJsonString(out, v.get_string());
+      return;
     case boost::json::kind::array: {
       out->push_back('[');
       bool first = true;

@@ -3,9 +3,8 @@
 // can be hashed for identity (point_id) or used as a grouping key. Thread-safe.
 #pragma once
 
-#include <string>
-
 #include <boost/json.hpp>
+#include <string>
 
 namespace servebench::recipe {
 

@@ -1,8 +1,9 @@
 #include "recipe/diagnostics.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
-#include <fmt/format.h>
 
 namespace servebench::recipe {
 
@@ -41,8 +42,10 @@ void Diagnostics::AddWarning(Location location, std::string field_path, std::str
 
 void Diagnostics::Append(const Diagnostics& other) {
   for (const auto& d : other.items_) {
-    if (d.warning) AddWarning(d.location, d.field_path, d.message);
-    else Add(d.location, d.field_path, d.message);
+    if (d.warning)
+      AddWarning(d.location, d.field_path, d.message);
+    else
+      Add(d.location, d.field_path, d.message);
   }
   dropped_ += other.dropped_;
   errors_ += other.errors_ - std::count_if(other.items_.begin(), other.items_.end(),
@@ -81,8 +84,8 @@ size_t EditDistance(std::string_view a, std::string_view b, size_t cap) {
   for (size_t i = 1; i <= a.size(); ++i) {
     for (size_t j = 1; j <= b.size(); ++j) {
       size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      size_t v = std::min({d[(i - 1) * w + j] + 1, d[i * w + j - 1] + 1,
-                           d[(i - 1) * w + j - 1] + cost});
+      size_t v =
+          std::min({d[(i - 1) * w + j] + 1, d[i * w + j - 1] + 1, d[(i - 1) * w + j - 1] + cost});
       if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
         v = std::min(v, d[(i - 2) * w + j - 2] + 1);
       d[i * w + j] = v;

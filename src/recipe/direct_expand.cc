@@ -1,8 +1,8 @@
 // Expansion of native and nightly recipes: one point per (scenario, search-space
 // entry, concurrency); no InferenceX eval policy unless the recipe asks for it.
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "recipe/expand_internal.h"
 
@@ -11,9 +11,12 @@ namespace {
 
 std::string InferenceXSpecName(SpecMethod m) {
   switch (m) {
-    case SpecMethod::kNone: return "none";
-    case SpecMethod::kDraftModel: return "draft_model";
-    default: return "mtp";  // InferenceX files EAGLE/EAGLE3/MTP/n-gram drafts all as "mtp"
+    case SpecMethod::kNone:
+      return "none";
+    case SpecMethod::kDraftModel:
+      return "draft_model";
+    default:
+      return "mtp";  // InferenceX files EAGLE/EAGLE3/MTP/n-gram drafts all as "mtp"
   }
 }
 
@@ -57,9 +60,8 @@ void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* p
   std::vector<Point> mine;
   std::vector<bool> highest_flags;
   for (const auto& sc : r.scenarios) {
-    if (!f.scenario_types.empty() &&
-        std::find(f.scenario_types.begin(), f.scenario_types.end(), sc.type) ==
-            f.scenario_types.end())
+    if (!f.scenario_types.empty() && std::find(f.scenario_types.begin(), f.scenario_types.end(),
+                                               sc.type) == f.scenario_types.end())
       continue;
     if (!seq_filter.empty() && std::find(seq_filter.begin(), seq_filter.end(),
                                          std::make_pair(sc.isl, sc.osl)) == seq_filter.end())
@@ -75,9 +77,10 @@ void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* p
       for (size_t i : chosen) highest = std::max(highest, all[i]);
       for (size_t i : chosen) {
         if (mine.size() + points->size() >= kMaxExpandedPoints) {
-          errors->push_back(fmt::format("{}: expands to more than {} points; split the recipe or "
-                                        "filter it",
-                                        r.name, kMaxExpandedPoints));
+          errors->push_back(
+              fmt::format("{}: expands to more than {} points; split the recipe or "
+                          "filter it",
+                          r.name, kMaxExpandedPoints));
           return;
         }
         int c = all[i];
@@ -108,8 +111,10 @@ void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* p
         p.load.isl = sc.isl;
         p.load.osl = sc.osl;
         p.load.concurrency = c;
-        if (i < sc.num_prompts_per_conc.size()) p.load.num_prompts = sc.num_prompts_per_conc[i];
-        else if (sc.prompts_per_concurrency > 0) p.load.num_prompts = sc.prompts_per_concurrency * c;
+        if (i < sc.num_prompts_per_conc.size())
+          p.load.num_prompts = sc.num_prompts_per_conc[i];
+        else if (sc.prompts_per_concurrency > 0)
+          p.load.num_prompts = sc.prompts_per_concurrency * c;
         p.exp_name = r.source_format == "nightly"
                          ? fmt::format("{}-conc-{}", sc.name, c)
                          : fmt::format("{}_{}", r.model_prefix, SeqLenName(sc.isl, sc.osl));

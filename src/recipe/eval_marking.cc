@@ -53,8 +53,8 @@ std::string ParallelismKey(const boost::json::object& row) {
 
 std::string SingleNodeKey(const boost::json::object& row) {
   boost::json::array key;
-  for (const char* k : {"model", "runner", "framework", "precision", "isl", "osl",
-                        "spec-decoding", "dp-attn"})
+  for (const char* k :
+       {"model", "runner", "framework", "precision", "isl", "osl", "spec-decoding", "dp-attn"})
     key.push_back(row.at(k));
   return CanonicalJson(key);
 }

@@ -1,8 +1,8 @@
 // ExpandRecipes: recipe-level filters, InferenceX rows (+ eval marking) or direct
 // expansion, then points with ids.
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "recipe/expand_internal.h"
 #include "recipe/formats.h"
@@ -143,7 +143,8 @@ std::vector<Point> PointsFromInferenceXRow(const boost::json::object& row,
         if (eq == std::string::npos) continue;
         std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
         try {
-          if (k == "DECODE_MTP_SIZE" && std::stoi(v) > 0) s.spec.num_speculative_tokens = std::stoi(v);
+          if (k == "DECODE_MTP_SIZE" && std::stoi(v) > 0)
+            s.spec.num_speculative_tokens = std::stoi(v);
           if (k == "SYNTHETIC_ACCEPTANCE_LENGTH" && std::stod(v) >= 1) {
             s.spec.acceptance = AcceptanceMode::kSyntheticTarget;
             s.spec.synthetic_acceptance_length = std::stod(v);
@@ -213,8 +214,8 @@ StatusOr<Plan> ExpandRecipes(const RecipeSet& set, const MatrixFilters& f) {
     if (c <= 0) errors.push_back(fmt::format("--conc {}: concurrencies are > 0", c));
   for (const auto& t : f.scenario_types)
     if (t != "fixed-seq-len" && t != "agentic-coding")
-      errors.push_back(fmt::format("--scenario-type '{}': allowed: fixed-seq-len, agentic-coding",
-                                   t));
+      errors.push_back(
+          fmt::format("--scenario-type '{}': allowed: fixed-seq-len, agentic-coding", t));
   for (const auto& pattern : f.config_keys) {
     bool any = false;
     for (const auto& r : set.recipes) any = any || GlobMatch(pattern, r.name);
@@ -228,8 +229,8 @@ StatusOr<Plan> ExpandRecipes(const RecipeSet& set, const MatrixFilters& f) {
   if (!f.runners.empty() && set.runners.loaded) {
     for (const auto& label : f.runners)
       if (set.runners.Nodes(label) == nullptr)
-        errors.push_back(fmt::format("--runner '{}' is not a label of {}", label,
-                                     set.runners.file));
+        errors.push_back(
+            fmt::format("--runner '{}' is not a label of {}", label, set.runners.file));
   }
   if (!errors.empty()) {
     std::string msg;

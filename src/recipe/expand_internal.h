@@ -4,10 +4,9 @@
 // directly. Each row remembers the recipe and search-space entry it came from.
 #pragma once
 
+#include <boost/json.hpp>
 #include <string>
 #include <vector>
-
-#include <boost/json.hpp>
 
 #include "recipe/recipe.h"
 
@@ -40,8 +39,7 @@ void GenerateInferenceXRows(const Recipe& recipe, const RunnerConfig& runners,
 void ApplyEvalSelection(EvalSelection selection, RowSet* rows);
 
 // The servebench points of one InferenceX row (one per concurrency), ids unset.
-std::vector<Point> PointsFromInferenceXRow(const boost::json::object& row,
-                                           const RowOrigin& origin);
+std::vector<Point> PointsFromInferenceXRow(const boost::json::object& row, const RowOrigin& origin);
 
 // Points of a native or nightly recipe, filtered; ids unset. Also appends one
 // InferenceX-shaped single-node row per point to `rows` (origins left empty).

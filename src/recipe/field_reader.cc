@@ -1,9 +1,9 @@
 #include "recipe/field_reader.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <set>
-
-#include <fmt/format.h>
 
 namespace servebench::recipe {
 
@@ -33,8 +33,9 @@ FieldReader::FieldReader(const LoadContext& ctx, const YNode& node, std::string 
     : ctx_(ctx), node_(&node), path_(std::move(path)) {
   if (!node.IsMap()) {
     valid_ = false;
-    ctx_.Error(node, path_, fmt::format("is {}; expected a map with keys {}", Shown(node),
-                                        JoinAllowed(allowed)));
+    ctx_.Error(
+        node, path_,
+        fmt::format("is {}; expected a map with keys {}", Shown(node), JoinAllowed(allowed)));
     return;
   }
   std::set<std::string> seen;
@@ -159,8 +160,8 @@ std::optional<std::string> FieldReader::Enum(const std::string& key,
   if (!s) return std::nullopt;
   for (const auto& a : allowed)
     if (a == *s) return s;
-  ErrorAt(key, fmt::format("is '{}'; allowed: {}{}", *s, JoinAllowed(allowed),
-                           DidYouMean(*s, allowed)));
+  ErrorAt(key,
+          fmt::format("is '{}'; allowed: {}{}", *s, JoinAllowed(allowed), DidYouMean(*s, allowed)));
   return std::nullopt;
 }
 

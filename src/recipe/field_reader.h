@@ -40,7 +40,7 @@ class FieldReader {
   const std::string& path() const { return path_; }
   std::string PathOf(const std::string& key) const { return JoinPath(path_, key); }
   bool Has(const std::string& key) const;
-  const YNode* Get(const std::string& key) const;  // nullptr when absent (null counts as absent)
+  const YNode* Get(const std::string& key) const;     // nullptr when absent (null counts as absent)
   const YNode* GetRaw(const std::string& key) const;  // as Get, but null counts as present
 
   std::optional<std::string> String(const std::string& key, bool required = false,
@@ -52,12 +52,11 @@ class FieldReader {
   std::optional<bool> Bool(const std::string& key, bool required = false);
   std::optional<std::string> Enum(const std::string& key, const std::vector<std::string>& allowed,
                                   bool required = false);
-  std::optional<std::vector<std::string>> StringList(const std::string& key,
-                                                     bool required = false);
+  std::optional<std::vector<std::string>> StringList(const std::string& key, bool required = false);
   std::optional<std::vector<int64_t>> IntList(const std::string& key, bool required = false);
   // A map of string → scalar (env blocks); values rendered as their text.
-  std::optional<std::vector<std::pair<std::string, std::string>>> StringMap(
-      const std::string& key, bool required = false);
+  std::optional<std::vector<std::pair<std::string, std::string>>> StringMap(const std::string& key,
+                                                                            bool required = false);
 
   // Reports a missing required key.
   void Missing(const std::string& key) const;

@@ -4,10 +4,9 @@
 // problem it finds to ctx.diagnostics and returns the recipes it could build.
 #pragma once
 
+#include <boost/json.hpp>
 #include <string>
 #include <vector>
-
-#include <boost/json.hpp>
 
 #include "recipe/field_reader.h"
 #include "recipe/recipe_model.h"

@@ -1,9 +1,9 @@
 #include "recipe/golden_al.h"
 
+#include <fmt/format.h>
+
 #include <map>
 #include <mutex>
-
-#include <fmt/format.h>
 
 #include "recipe/diagnostics.h"
 #include "recipe/yaml_tree.h"
@@ -48,8 +48,8 @@ std::vector<std::string> Keys(const M& m) {
 
 std::vector<std::string> GoldenTableNames() { return Keys(Tables()); }
 
-StatusOr<double> LookupGoldenAl(const std::string& table, const std::string& model,
-                                bool thinking, int num_speculative_tokens) {
+StatusOr<double> LookupGoldenAl(const std::string& table, const std::string& model, bool thinking,
+                                int num_speculative_tokens) {
   const auto& tables = Tables();
   auto t = tables.find(table);
   if (t == tables.end())

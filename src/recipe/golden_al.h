@@ -22,7 +22,7 @@ std::vector<std::string> GoldenTableNames();
 
 // The golden AL, or NotFound naming what exists (tables, models, modes or token
 // counts) so the message says what is allowed.
-StatusOr<double> LookupGoldenAl(const std::string& table, const std::string& model,
-                                bool thinking, int num_speculative_tokens);
+StatusOr<double> LookupGoldenAl(const std::string& table, const std::string& model, bool thinking,
+                                int num_speculative_tokens);
 
 }  // namespace servebench::recipe

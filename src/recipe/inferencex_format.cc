@@ -1,8 +1,8 @@
 // Reads InferenceX master configs (inferencex-formats.md §1-4, validation.py at
 // 843c6254): strict schemas, every rule of the validator, all problems reported.
-#include <set>
-
 #include <fmt/format.h>
+
+#include <set>
 
 #include "recipe/formats.h"
 
@@ -21,8 +21,8 @@ std::optional<boost::json::object> ReadComponent(const LoadContext& ctx, FieldRe
   auto version = r.String("version", version_required, true);
   if (version && version->rfind("image:", 0) == 0) {
     r.ErrorAt("version", fmt::format("is '{}'; a component version must be a release, package "
-                                      "version or source commit, not an image reference",
-                                      *version));
+                                     "version or source commit, not an image reference",
+                                     *version));
     return std::nullopt;
   }
   if (!name || (version_required && !version)) return std::nullopt;
@@ -81,9 +81,9 @@ void ReadConcurrency(const LoadContext& ctx, FieldReader& r, ConcurrencySpec* co
 
 void CheckTopology(FieldReader& r, int tp, int dcp) {
   if (dcp > 0 && tp % dcp != 0) {
-    r.ErrorAt(r.Has("dcp-size") ? "dcp-size" : "tp",
-              fmt::format("tp {} is not divisible by dcp-size {}; tp % dcp-size must be 0", tp,
-                          dcp));
+    r.ErrorAt(
+        r.Has("dcp-size") ? "dcp-size" : "tp",
+        fmt::format("tp {} is not divisible by dcp-size {}; tp % dcp-size must be 0", tp, dcp));
   }
 }
 
@@ -94,8 +94,8 @@ void ReadContextParallel(FieldReader& r, SearchEntry* e) {
   if (auto v = r.PositiveInt("pcp-size")) e->pcp_size = static_cast<int>(*v), e->pcp_given = true;
 }
 
-bool ReadWorker(const LoadContext& ctx, FieldReader& parent, const std::string& key,
-                WorkerSpec* w, boost::json::object* row) {
+bool ReadWorker(const LoadContext& ctx, FieldReader& parent, const std::string& key, WorkerSpec* w,
+                boost::json::object* row) {
   const YNode* n = parent.Get(key);
   if (n == nullptr) {
     parent.Missing(key);
@@ -227,8 +227,9 @@ std::optional<SearchEntry> InferenceXLoader::LoadAgenticEntry(const YNode& n,
   bool ok = true;
   if (tp.has_value() || r.Has("tp")) {
     if (has_prefill || has_decode) {
-      ctx_.Error(n, path, "has both tp and prefill/decode; an agentic entry is either "
-                          "single-node (tp) or multinode (prefill and decode)");
+      ctx_.Error(n, path,
+                 "has both tp and prefill/decode; an agentic entry is either "
+                 "single-node (tp) or multinode (prefill and decode)");
       ok = false;
     }
     if (!r.Has("kv-offloading")) {
@@ -236,8 +237,9 @@ std::optional<SearchEntry> InferenceXLoader::LoadAgenticEntry(const YNode& n,
       ok = false;
     }
     if (multinode) {
-      ctx_.Error(n, path, "is a single-node entry (tp) in a multinode config; multinode "
-                          "configs need prefill and decode workers");
+      ctx_.Error(n, path,
+                 "is a single-node entry (tp) in a multinode config; multinode "
+                 "configs need prefill and decode workers");
       ok = false;
     }
     if (tp) {
@@ -248,8 +250,9 @@ std::optional<SearchEntry> InferenceXLoader::LoadAgenticEntry(const YNode& n,
   } else if (has_prefill && has_decode) {
     for (const char* k : {"pp", "dcp-size", "pcp-size"})
       if (r.Has(k))
-        r.ErrorAt(k, "multinode agentic entries cannot set pp, dcp-size or pcp-size; set them "
-                     "in the prefill/decode workers");
+        r.ErrorAt(k,
+                  "multinode agentic entries cannot set pp, dcp-size or pcp-size; set them "
+                  "in the prefill/decode workers");
     ok = ReadWorker(ctx_, r, "prefill", &e.prefill, &e.prefill_row) && ok;
     ok = ReadWorker(ctx_, r, "decode", &e.decode, &e.decode_row) && ok;
     if (ok) {
@@ -257,8 +260,9 @@ std::optional<SearchEntry> InferenceXLoader::LoadAgenticEntry(const YNode& n,
       CheckWorkerHardwarePair(ctx_, r, e);
     }
     if (!multinode) {
-      ctx_.Error(n, path, "is a multinode entry (prefill/decode) in a single-node config; set "
-                          "multinode: true or use tp");
+      ctx_.Error(n, path,
+                 "is a multinode entry (prefill/decode) in a single-node config; set "
+                 "multinode: true or use tp");
       ok = false;
     }
   } else {
@@ -280,8 +284,9 @@ std::optional<SearchEntry> InferenceXLoader::LoadAgenticEntry(const YNode& n,
 void InferenceXLoader::LoadFixed(FieldReader& top, const YNode& list, Recipe* recipe,
                                  const std::string& path) {
   if (!list.IsSequence()) {
-    ctx_.Error(list, path, fmt::format("is {}; expected a list of {{isl, osl, search-space}}",
-                                       list.TypeName()));
+    ctx_.Error(
+        list, path,
+        fmt::format("is {}; expected a list of {{isl, osl, search-space}}", list.TypeName()));
     return;
   }
   for (size_t i = 0; i < list.items.size(); ++i) {
@@ -318,9 +323,10 @@ void InferenceXLoader::LoadFixed(FieldReader& top, const YNode& list, Recipe* re
 void InferenceXLoader::LoadAgentic(FieldReader& top, const YNode& list, Recipe* recipe,
                                    const std::string& path) {
   if (!list.IsSequence()) {
-    ctx_.Error(list, path, fmt::format("is {}; expected a list of {{dram-utilization?, "
-                                       "search-space}}",
-                                       list.TypeName()));
+    ctx_.Error(list, path,
+               fmt::format("is {}; expected a list of {{dram-utilization?, "
+                           "search-space}}",
+                           list.TypeName()));
     return;
   }
   for (size_t i = 0; i < list.items.size(); ++i) {
@@ -373,9 +379,9 @@ std::optional<Recipe> InferenceXLoader::Load(const std::string& key, const YNode
   if (value.IsMap()) {
     if (const YNode* m = value.Find("multinode")) multinode_flag = m->AsBool().value_or(false);
   }
-  std::vector<std::string> allowed = {"image",  "model",     "model-prefix", "precision",
-                                      "framework", "runner", "multinode",    "disagg",
-                                      "router", "scenarios"};
+  std::vector<std::string> allowed = {"image",     "model",    "model-prefix", "precision",
+                                      "framework", "runner",   "multinode",    "disagg",
+                                      "router",    "scenarios"};
   if (multinode_flag) allowed.push_back("kv-p2p-transfer");
   FieldReader r(ctx_, value, key, allowed, "field");
   if (!r.valid()) return std::nullopt;
@@ -440,16 +446,19 @@ std::optional<Recipe> InferenceXLoader::Load(const std::string& key, const YNode
       all_transfer = all_transfer && e.kv_p2p_transfer.has_value();
     }
   if (recipe.router && entry_router)
-    r.ErrorAt("router", "router is set at the top level and in search-space entries; declare it "
-                        "in one place");
+    r.ErrorAt("router",
+              "router is set at the top level and in search-space entries; declare it "
+              "in one place");
   if (recipe.kv_p2p_transfer && entry_transfer)
-    r.ErrorAt("kv-p2p-transfer", "kv-p2p-transfer is set at the top level and in search-space "
-                                 "entries; declare it in one place");
+    r.ErrorAt("kv-p2p-transfer",
+              "kv-p2p-transfer is set at the top level and in search-space "
+              "entries; declare it in one place");
   if (!recipe.multinode && entry_transfer)
     ctx_.Error(value, key, "kv-p2p-transfer in a search-space entry needs multinode: true");
   if (recipe.disagg && !recipe.kv_p2p_transfer && (!any_entry || !all_transfer))
-    r.ErrorAt("disagg", "disagg: true needs kv-p2p-transfer at the top level or in every "
-                        "search-space entry");
+    r.ErrorAt("disagg",
+              "disagg: true needs kv-p2p-transfer at the top level or in every "
+              "search-space entry");
   if (!image || !model || !prefix || !precision || !framework || !runner || !multinode)
     return std::nullopt;
   recipe.image = *image;
@@ -473,9 +482,10 @@ std::vector<Recipe> LoadInferenceX(const LoadContext& ctx, const YNode& root,
                                    const RunnerConfig& runners) {
   std::vector<Recipe> out;
   if (!root.IsMap()) {
-    ctx.Error(root, "", fmt::format("is {}; an InferenceX master config is a map of config key "
-                                    "→ config",
-                                    root.TypeName()));
+    ctx.Error(root, "",
+              fmt::format("is {}; an InferenceX master config is a map of config key "
+                          "→ config",
+                          root.TypeName()));
     return out;
   }
   InferenceXLoader loader(ctx, runners);
@@ -532,8 +542,9 @@ RunnerConfig LoadRunners(const LoadContext& ctx, const YNode& root) {
   }
   if (const YNode* hw = r.Get("hardware")) {
     if (!hw->IsMap()) {
-      ctx.Error(*hw, "hardware", "expected a map of label → {available-cpu-dram-mib, "
-                                 "gpus-per-node}");
+      ctx.Error(*hw, "hardware",
+                "expected a map of label → {available-cpu-dram-mib, "
+                "gpus-per-node}");
     } else {
       for (const auto& [k, v] : hw->entries) {
         FieldReader h(ctx, v, JoinPath("hardware", k.scalar),

@@ -56,9 +56,9 @@ TEST(InferenceXGoldenTest, SeedRecipeWithNoEvalsGivesThe53GoldenRowsAsASet) {
 }
 
 TEST(InferenceXGoldenTest, FullSweepOverBothMasterConfigsMatchesGoldenRowForRow) {
-  Plan plan = Expand({kData + "amd-master.yaml", kData + "nvidia-master.yaml",
-                      kData + "runners.yaml"},
-                     MatrixFilters{});
+  Plan plan =
+      Expand({kData + "amd-master.yaml", kData + "nvidia-master.yaml", kData + "runners.yaml"},
+             MatrixFilters{});
   boost::json::array golden = ReadJsonArray(kData + "full-sweep.matrix.json");
   ASSERT_EQ(plan.rows.size(), 1820u);
   ASSERT_EQ(golden.size(), plan.rows.size());
@@ -106,37 +106,37 @@ TEST(InferenceXGoldenTest, FiltersAndEvalModesMatchInferenceXGeneratorByteForByt
   RecipeSet set = LoadRecipes(
       {kData + "amd-master.yaml", kData + "nvidia-master.yaml", kData + "runners.yaml"}, &d);
   const std::vector<FilterCase> cases = {
-        FilterCase{"evals_only", With([](auto& f) { f.evals = EvalSelection::kOnly; }), 645,
-                   "d8277b55c655b6d204c783cdf4f9730de9f377ed8f42a75b584f1846266b6f15"},
-        FilterCase{"all_evals", With([](auto& f) { f.evals = EvalSelection::kAll; }), 1663,
-                   "a91968312462b23380a29ddd1296dd5759d3643397d8fbc729d340fc5040eea7"},
-        FilterCase{"all_evals_evals_only", With([](auto& f) { f.evals = EvalSelection::kOnlyAll; }),
-                   1663, "a91968312462b23380a29ddd1296dd5759d3643397d8fbc729d340fc5040eea7"},
-        FilterCase{"single_node_8k1k_fp8_sglang_vllm", With([](auto& f) {
-                     f.evals = EvalSelection::kNone;
-                     f.multi_node = false;
-                     f.seq_lens = {"8k1k"};
-                     f.precisions = {"fp8"};
-                     f.frameworks = {"sglang", "vllm"};
-                   }),
-                   422, "c6711ce0b28e79c883edb320dcb643bff4aa5bcb6ceb819d260d1d8177cadcdf"},
-        FilterCase{"multi_node_agentic", With([](auto& f) {
-                     f.single_node = false;
-                     f.scenario_types = {"agentic-coding"};
-                   }),
-                   264, "1571ea5c60a85f248895fc1f181772720b58579f6ea5f2cf934dc0093028d50b"},
-        FilterCase{"runners_and_model_prefix", With([](auto& f) {
-                     f.runners = {"mi355x", "h200"};
-                     f.model_prefixes = {"dsr1"};
-                   }),
-                   77, "ad169e4ab1ab53dd5bb6b9e88b67ba5de49a749bade82373496fd609c21eb369"},
-        FilterCase{"config_key_glob_and_conc", With([](auto& f) {
-                     f.config_keys = {"dsr1-*"};
-                     f.conc = {4, 64};
-                   }),
-                   105, "95efaaf3f764011de16774b4cbd757edb3b0f238ca68c1eb74ca67a326f96eb5"},
-        FilterCase{"runner_node_filter", With([](auto& f) { f.runner_node_filter = "amds_0"; }),
-                   3912, "c5b5cdfd58fc6249236a146a3b43179098ae17f1e2bd74651c0313e0d1ce0a1f"}};
+      FilterCase{"evals_only", With([](auto& f) { f.evals = EvalSelection::kOnly; }), 645,
+                 "d8277b55c655b6d204c783cdf4f9730de9f377ed8f42a75b584f1846266b6f15"},
+      FilterCase{"all_evals", With([](auto& f) { f.evals = EvalSelection::kAll; }), 1663,
+                 "a91968312462b23380a29ddd1296dd5759d3643397d8fbc729d340fc5040eea7"},
+      FilterCase{"all_evals_evals_only", With([](auto& f) { f.evals = EvalSelection::kOnlyAll; }),
+                 1663, "a91968312462b23380a29ddd1296dd5759d3643397d8fbc729d340fc5040eea7"},
+      FilterCase{"single_node_8k1k_fp8_sglang_vllm", With([](auto& f) {
+                   f.evals = EvalSelection::kNone;
+                   f.multi_node = false;
+                   f.seq_lens = {"8k1k"};
+                   f.precisions = {"fp8"};
+                   f.frameworks = {"sglang", "vllm"};
+                 }),
+                 422, "c6711ce0b28e79c883edb320dcb643bff4aa5bcb6ceb819d260d1d8177cadcdf"},
+      FilterCase{"multi_node_agentic", With([](auto& f) {
+                   f.single_node = false;
+                   f.scenario_types = {"agentic-coding"};
+                 }),
+                 264, "1571ea5c60a85f248895fc1f181772720b58579f6ea5f2cf934dc0093028d50b"},
+      FilterCase{"runners_and_model_prefix", With([](auto& f) {
+                   f.runners = {"mi355x", "h200"};
+                   f.model_prefixes = {"dsr1"};
+                 }),
+                 77, "ad169e4ab1ab53dd5bb6b9e88b67ba5de49a749bade82373496fd609c21eb369"},
+      FilterCase{"config_key_glob_and_conc", With([](auto& f) {
+                   f.config_keys = {"dsr1-*"};
+                   f.conc = {4, 64};
+                 }),
+                 105, "95efaaf3f764011de16774b4cbd757edb3b0f238ca68c1eb74ca67a326f96eb5"},
+      FilterCase{"runner_node_filter", With([](auto& f) { f.runner_node_filter = "amds_0"; }), 3912,
+                 "c5b5cdfd58fc6249236a146a3b43179098ae17f1e2bd74651c0313e0d1ce0a1f"}};
   for (const auto& c : cases) {
     auto plan = ExpandRecipes(set, c.filters);
     ASSERT_TRUE(plan.ok()) << c.name << ": " << plan.status().ToString();

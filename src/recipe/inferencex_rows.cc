@@ -1,9 +1,9 @@
 // InferenceX row generation (inferencex-formats.md §5-7): one row per concurrency
 // for single-node and agentic entries, one row per search-space entry for fixed
 // multinode (its whole `conc` list). Keys in InferenceX's emission order.
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "recipe/expand_internal.h"
 
@@ -52,8 +52,10 @@ boost::json::object Component(const std::optional<boost::json::object>& entry,
 
 void AddComponents(const Recipe& r, const SearchEntry& e, boost::json::object* row) {
   if (e.router || r.router) (*row)["router"] = Component(e.router, r.router);
-  if (e.kv_p2p_transfer) (*row)["kv-p2p-transfer"] = *e.kv_p2p_transfer;
-  else if (r.kv_p2p_transfer) (*row)["kv-p2p-transfer"] = *r.kv_p2p_transfer;
+  if (e.kv_p2p_transfer)
+    (*row)["kv-p2p-transfer"] = *e.kv_p2p_transfer;
+  else if (r.kv_p2p_transfer)
+    (*row)["kv-p2p-transfer"] = *r.kv_p2p_transfer;
 }
 
 boost::json::object Head(const Recipe& r, const std::string& runner) {
@@ -93,17 +95,19 @@ std::optional<int64_t> AgenticDram(const Recipe& r, const Scenario& s, const Sea
     int64_t replica = int64_t{e.prefill.tp} * e.prefill.pp * e.prefill.pcp_size;
     if (replica > gpn) {
       if (replica % gpn != 0) {
-        errors->push_back(fmt::format("{}: {}: prefill tp*pp*pcp-size={} spans nodes but is not "
-                                      "a multiple of gpus-per-node={}",
-                                      r.name, e.path, replica, gpn));
+        errors->push_back(
+            fmt::format("{}: {}: prefill tp*pp*pcp-size={} spans nodes but is not "
+                        "a multiple of gpus-per-node={}",
+                        r.name, e.path, replica, gpn));
         return std::nullopt;
       }
       gpus = gpn;
     } else {
       if (gpn % replica != 0) {
-        errors->push_back(fmt::format("{}: {}: prefill tp*pp*pcp-size={} does not divide "
-                                      "gpus-per-node={} evenly",
-                                      r.name, e.path, replica, gpn));
+        errors->push_back(
+            fmt::format("{}: {}: prefill tp*pp*pcp-size={} does not divide "
+                        "gpus-per-node={} evenly",
+                        r.name, e.path, replica, gpn));
         return std::nullopt;
       }
       gpus = replica;
@@ -111,9 +115,10 @@ std::optional<int64_t> AgenticDram(const Recipe& r, const Scenario& s, const Sea
   } else {
     gpus = int64_t{e.tp} * e.pp * e.pcp_size;
     if (gpus > gpn) {
-      errors->push_back(fmt::format("{}: {}: tp*pp*pcp-size={} GPUs exceeds gpus-per-node={} of "
-                                    "runner '{}'",
-                                    r.name, e.path, gpus, gpn, r.runner));
+      errors->push_back(
+          fmt::format("{}: {}: tp*pp*pcp-size={} GPUs exceeds gpus-per-node={} of "
+                      "runner '{}'",
+                      r.name, e.path, gpus, gpn, r.runner));
       return std::nullopt;
     }
   }
@@ -141,9 +146,8 @@ std::string OffloadSuffix(const SearchEntry& e) {
 
 }  // namespace
 
-void GenerateInferenceXRows(const Recipe& r, const RunnerConfig& runners,
-                            const MatrixFilters& f, RowSet* out,
-                            std::vector<std::string>* errors) {
+void GenerateInferenceXRows(const Recipe& r, const RunnerConfig& runners, const MatrixFilters& f,
+                            RowSet* out, std::vector<std::string>* errors) {
   std::vector<std::string> runner_values = {r.runner};
   if (!f.runner_node_filter.empty()) {
     runner_values.clear();
@@ -153,9 +157,8 @@ void GenerateInferenceXRows(const Recipe& r, const RunnerConfig& runners,
     if (runner_values.empty()) return;
   }
   auto scenario_wanted = [&](const std::string& type) {
-    return f.scenario_types.empty() ||
-           std::find(f.scenario_types.begin(), f.scenario_types.end(), type) !=
-               f.scenario_types.end();
+    return f.scenario_types.empty() || std::find(f.scenario_types.begin(), f.scenario_types.end(),
+                                                 type) != f.scenario_types.end();
   };
   if (r.multinode ? !f.multi_node : !f.single_node) return;
   std::vector<std::pair<int, int>> seq_filter;
@@ -167,9 +170,10 @@ void GenerateInferenceXRows(const Recipe& r, const RunnerConfig& runners,
   auto emit = [&](boost::json::object row, const Scenario& s, const SearchEntry& e) {
     if (out->rows.size() >= kMaxExpandedPoints) {
       if (!too_many)
-        errors->push_back(fmt::format("{}: expands to more than {} matrix rows; split the recipe "
-                                      "or filter it",
-                                      r.name, kMaxExpandedPoints));
+        errors->push_back(
+            fmt::format("{}: expands to more than {} matrix rows; split the recipe "
+                        "or filter it",
+                        r.name, kMaxExpandedPoints));
       too_many = true;
       return;
     }
@@ -179,9 +183,8 @@ void GenerateInferenceXRows(const Recipe& r, const RunnerConfig& runners,
   // Fixed sequence lengths first, then agentic, as InferenceX does.
   for (const auto& s : r.scenarios) {
     if (s.type != "fixed-seq-len" || !scenario_wanted(s.type)) continue;
-    if (!seq_filter.empty() &&
-        std::find(seq_filter.begin(), seq_filter.end(), std::make_pair(s.isl, s.osl)) ==
-            seq_filter.end())
+    if (!seq_filter.empty() && std::find(seq_filter.begin(), seq_filter.end(),
+                                         std::make_pair(s.isl, s.osl)) == seq_filter.end())
       continue;
     std::string exp_name = r.model_prefix + "_" + SeqLenName(s.isl, s.osl);
     for (const auto& e : s.search_space) {
@@ -250,9 +253,9 @@ void GenerateInferenceXRows(const Recipe& r, const RunnerConfig& runners,
             row["kv-offloading"] = mode;
             row["total-cpu-dram-gb"] = *dram;
             row["duration"] = kAgenticDurationS;
-            row["exp-name"] = fmt::format("{}_{}_{}_conc{}{}", r.model_prefix,
-                                          WorkerTag(e.prefill, "p"), WorkerTag(e.decode, "d"), c,
-                                          suffix);
+            row["exp-name"] =
+                fmt::format("{}_{}_{}_conc{}{}", r.model_prefix, WorkerTag(e.prefill, "p"),
+                            WorkerTag(e.decode, "d"), c, suffix);
             row["disagg"] = r.disagg;
             row["scenario-type"] = "agentic-coding";
             if (e.kv_offload_backend) row["kv-offload-backend"] = *e.kv_offload_backend;

@@ -1,9 +1,9 @@
 // LoadRecipes: reads each file, detects its format and hands it to that format's
 // loader; checks what spans files (duplicate recipe names, runners.yaml).
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "recipe/formats.h"
 #include "recipe/recipe.h"
@@ -84,8 +84,8 @@ RecipeSet LoadRecipes(const std::vector<std::string>& paths, Diagnostics* diagno
     if (p.format != FileFormat::kRunners) continue;
     LoadContext ctx{p.path, diagnostics};
     if (saw_runners) {
-      ctx.Error(p.root, "", fmt::format("a second runners.yaml; {} is already loaded",
-                                        set.runners.file));
+      ctx.Error(p.root, "",
+                fmt::format("a second runners.yaml; {} is already loaded", set.runners.file));
       continue;
     }
     saw_runners = true;
@@ -114,8 +114,7 @@ RecipeSet LoadRecipes(const std::vector<std::string>& paths, Diagnostics* diagno
   return set;
 }
 
-RecipeSet LoadRecipeText(std::string_view text, const std::string& name,
-                         Diagnostics* diagnostics) {
+RecipeSet LoadRecipeText(std::string_view text, const std::string& name, Diagnostics* diagnostics) {
   RecipeSet set;
   auto root = ParseYamlText(text, name, diagnostics);
   if (!root) return set;

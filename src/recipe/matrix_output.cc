@@ -1,10 +1,9 @@
 #include "recipe/matrix_output.h"
 
-#include <algorithm>
-
-#include <map>
-
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
 
 #include "recipe/canonical_json.h"
 
@@ -56,8 +55,7 @@ std::string Table(const Plan& plan) {
                            ? fmt::format("agentic {}s", first.load.duration_s)
                            : fmt::format("isl {} osl {}", first.load.isl, first.load.osl);
     out += fmt::format("  session {}  {} {} {}{}  {}  ({} points)\n", s.session_id.substr(0, 12),
-                       v.engine, v.precision, Topology(v), SpecText(v.spec), load,
-                       s.points.size());
+                       v.engine, v.precision, Topology(v), SpecText(v.spec), load, s.points.size());
     for (const auto& p : s.points) {
       std::string eval;
       if (p.run_eval) {
@@ -66,10 +64,10 @@ std::string Table(const Plan& plan) {
         for (const auto& t : p.eval_tasks) eval += " " + t;
         if (p.eval_only) eval += " (eval only)";
       }
-      std::string prompts = p.load.num_prompts > 0 ? fmt::format(" prompts {}", p.load.num_prompts)
-                                                   : "";
-      out += fmt::format("    conc {:>5}{}  {}  {}{}\n", p.load.concurrency, prompts,
-                         p.exp_name, p.point_id.substr(0, 12), eval);
+      std::string prompts =
+          p.load.num_prompts > 0 ? fmt::format(" prompts {}", p.load.num_prompts) : "";
+      out += fmt::format("    conc {:>5}{}  {}  {}{}\n", p.load.concurrency, prompts, p.exp_name,
+                         p.point_id.substr(0, 12), eval);
     }
   }
   out += fmt::format("{} points, {} serve sessions, {} with evals, {} matrix rows\n",
@@ -83,14 +81,14 @@ std::string Buildkite(const Plan& plan, const std::vector<std::string>& paths) {
   for (const auto& p : paths) files += " '" + p + "'";
   // A nightly selection (`matrix --nightly`) becomes `servebench nightly` steps, so
   // each carries the build identity the pipeline passes in its environment.
-  bool all_nightly = !plan.points.empty() &&
-                     std::all_of(plan.points.begin(), plan.points.end(),
-                                 [](const Point& p) { return p.nightly; });
+  bool all_nightly = !plan.points.empty() && std::all_of(plan.points.begin(), plan.points.end(),
+                                                         [](const Point& p) { return p.nightly; });
   const char* subcommand = all_nightly ? "nightly" : "run";
   for (const auto& s : GroupSessions(plan.points)) {
     const Point& first = s.points.front();
     std::string concs;
-    for (const auto& p : s.points) concs += (concs.empty() ? "" : ",") + std::to_string(p.load.concurrency);
+    for (const auto& p : s.points)
+      concs += (concs.empty() ? "" : ",") + std::to_string(p.load.concurrency);
     boost::json::object step;
     step["label"] = fmt::format("{} {} conc {}", first.recipe, Topology(first.serve), concs);
     step["key"] = "session-" + s.session_id.substr(0, 16);

@@ -1,9 +1,9 @@
 // servebench's native recipe format (docs/recipes.md): one file, `servebench: 1`,
 // a map of named recipes. Everything a Point holds can be written here.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "recipe/formats.h"
 #include "recipe/golden_al.h"
@@ -11,18 +11,42 @@
 namespace servebench::recipe {
 namespace {
 
-const std::vector<std::string> kRecipeKeys = {
-    "model", "served_model_name", "engine", "framework", "image", "precision", "hardware",
-    "runner", "model_prefix", "max_model_len", "kv_cache_dtype", "readiness_timeout_s",
-    "extra_args", "env", "sim", "spec_decoding", "evals", "blocked", "nightly", "load",
-    "scenarios"};
-const std::vector<std::string> kLoadKeys = {
-    "endpoint", "backend", "dataset", "dataset_path", "random_range_ratio", "num_prompts",
-    "prompts_per_concurrency", "request_rate_per_s", "num_warmups", "ignore_eos", "repetitions",
-    "extra_args"};
+const std::vector<std::string> kRecipeKeys = {"model",
+                                              "served_model_name",
+                                              "engine",
+                                              "framework",
+                                              "image",
+                                              "precision",
+                                              "hardware",
+                                              "runner",
+                                              "model_prefix",
+                                              "max_model_len",
+                                              "kv_cache_dtype",
+                                              "readiness_timeout_s",
+                                              "extra_args",
+                                              "env",
+                                              "sim",
+                                              "spec_decoding",
+                                              "evals",
+                                              "blocked",
+                                              "nightly",
+                                              "load",
+                                              "scenarios"};
+const std::vector<std::string> kLoadKeys = {"endpoint",
+                                            "backend",
+                                            "dataset",
+                                            "dataset_path",
+                                            "random_range_ratio",
+                                            "num_prompts",
+                                            "prompts_per_concurrency",
+                                            "request_rate_per_s",
+                                            "num_warmups",
+                                            "ignore_eos",
+                                            "repetitions",
+                                            "extra_args"};
 const std::vector<std::string> kEngines = {"vllm", "sglang", "trtllm", "llamacpp", "sim", "atom"};
-const std::vector<std::string> kMethods = {"none", "mtp", "eagle", "eagle3", "draft_model",
-                                           "ngram"};
+const std::vector<std::string> kMethods = {"none",   "mtp",         "eagle",
+                                           "eagle3", "draft_model", "ngram"};
 
 SpecMethod MethodFrom(const std::string& s) {
   if (s == "mtp") return SpecMethod::kMtp;
@@ -41,9 +65,10 @@ std::optional<SpecDecoding> ReadSpec(const LoadContext& ctx, const YNode& n,
   SpecDecoding spec;
   if (n.IsScalar()) {
     if (n.scalar == "none") return spec;
-    ctx.Error(n, path, fmt::format("is '{}'; write `none` or a map {{method, draft_model, "
-                                   "num_speculative_tokens, acceptance}}",
-                                   n.scalar));
+    ctx.Error(n, path,
+              fmt::format("is '{}'; write `none` or a map {{method, draft_model, "
+                          "num_speculative_tokens, acceptance}}",
+                          n.scalar));
     return std::nullopt;
   }
   FieldReader r(ctx, n, path,
@@ -92,9 +117,10 @@ std::optional<SpecDecoding> ReadSpec(const LoadContext& ctx, const YNode& n,
     std::string apath = r.PathOf("acceptance");
     if (a->IsScalar()) {
       if (a->scalar != "real") {
-        ctx.Error(*a, apath, fmt::format("is '{}'; write `real`, {{mode: synthetic, length: AL}} "
-                                         "or {{mode: golden, table, model, thinking}}",
-                                         a->scalar));
+        ctx.Error(*a, apath,
+                  fmt::format("is '{}'; write `real`, {{mode: synthetic, length: AL}} "
+                              "or {{mode: golden, table, model, thinking}}",
+                              a->scalar));
         ok = false;
       }
     } else {
@@ -122,8 +148,8 @@ std::optional<SpecDecoding> ReadSpec(const LoadContext& ctx, const YNode& n,
         spec.golden_thinking = ar.Bool("thinking").value_or(true);
         if (ar.Has("length")) ar.ErrorAt("length", "is only for mode: synthetic"), ok = false;
         if (table && model && spec.num_speculative_tokens > 0) {
-          auto al = LookupGoldenAl(*table, *model, spec.golden_thinking,
-                                   spec.num_speculative_tokens);
+          auto al =
+              LookupGoldenAl(*table, *model, spec.golden_thinking, spec.num_speculative_tokens);
           if (!al.ok()) {
             ar.ErrorAt("table", al.status().message());
             ok = false;
@@ -173,9 +199,9 @@ void ReadConcurrency(const LoadContext& ctx, FieldReader& r, ConcurrencySpec* co
     for (size_t i = 0; i < n->items.size(); ++i) {
       auto v = n->items[i].AsInt();
       if (!v || *v <= 0 || *v > 1'000'000) {
-        ctx.Error(n->items[i], IndexPath(path, i),
-                  fmt::format("is {}; concurrencies are integers in 1..1000000",
-                              n->items[i].scalar));
+        ctx.Error(
+            n->items[i], IndexPath(path, i),
+            fmt::format("is {}; concurrencies are integers in 1..1000000", n->items[i].scalar));
         *ok = false;
         continue;
       }
@@ -201,13 +227,13 @@ void ReadConcurrency(const LoadContext& ctx, FieldReader& r, ConcurrencySpec* co
     return;
   }
   if (*start > *end) {
-    cr.ErrorAt("start", fmt::format("start {} is greater than end {}; start must be <= end",
-                                    *start, *end));
+    cr.ErrorAt("start",
+               fmt::format("start {} is greater than end {}; start must be <= end", *start, *end));
     *ok = false;
   }
   if (step && *step < 2) {
-    cr.ErrorAt("step", fmt::format("is {}; the range multiplies by step, so step must be >= 2",
-                                   *step));
+    cr.ErrorAt("step",
+               fmt::format("is {}; the range multiplies by step, so step must be >= 2", *step));
     *ok = false;
   }
   conc->is_range = true;
@@ -228,14 +254,17 @@ void ReadLoad(const LoadContext& ctx, FieldReader& r, LoadSpec* load, int* per_c
     load->dataset = *v;
   if (auto v = r.String("dataset_path", false, true)) load->dataset_path = *v;
   if (auto v = r.Double("random_range_ratio")) {
-    if (*v < 0 || *v > 1) r.ErrorAt("random_range_ratio", "must be in [0, 1]"), *ok = false;
-    else load->random_range_ratio = *v;
+    if (*v < 0 || *v > 1)
+      r.ErrorAt("random_range_ratio", "must be in [0, 1]"), *ok = false;
+    else
+      load->random_range_ratio = *v;
   }
   if (auto v = r.PositiveInt("num_prompts")) load->num_prompts = static_cast<int>(*v);
   if (auto v = r.PositiveInt("prompts_per_concurrency")) *per_conc = static_cast<int>(*v);
   if (r.Has("num_prompts") && r.Has("prompts_per_concurrency")) {
-    r.ErrorAt("prompts_per_concurrency", "num_prompts and prompts_per_concurrency are "
-                                         "alternatives; set one");
+    r.ErrorAt("prompts_per_concurrency",
+              "num_prompts and prompts_per_concurrency are "
+              "alternatives; set one");
     *ok = false;
   }
   if (r.Has("num_prompts")) *per_conc = 0;
@@ -245,11 +274,14 @@ void ReadLoad(const LoadContext& ctx, FieldReader& r, LoadSpec* load, int* per_c
                                                   "concurrency)",
                                                   Trimmed(*v))),
           *ok = false;
-    else load->request_rate_per_s = *v;
+    else
+      load->request_rate_per_s = *v;
   }
   if (auto v = r.Int("num_warmups")) {
-    if (*v < 0) r.ErrorAt("num_warmups", "must be >= 0"), *ok = false;
-    else load->num_warmups = static_cast<int>(*v);
+    if (*v < 0)
+      r.ErrorAt("num_warmups", "must be >= 0"), *ok = false;
+    else
+      load->num_warmups = static_cast<int>(*v);
   }
   if (auto v = r.Bool("ignore_eos")) load->ignore_eos = *v;
   if (auto v = r.Int("repetitions")) {
@@ -258,7 +290,8 @@ void ReadLoad(const LoadContext& ctx, FieldReader& r, LoadSpec* load, int* per_c
                                            "is kept)",
                                            *v)),
           *ok = false;
-    else load->repetitions = static_cast<int>(*v);
+    else
+      load->repetitions = static_cast<int>(*v);
   }
   if (auto v = r.StringList("extra_args")) load->extra_args = *v;
 }
@@ -340,8 +373,10 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
     }
   }
   if (auto v = r.Double("readiness_timeout_s")) {
-    if (*v <= 0 || *v > 86400) r.ErrorAt("readiness_timeout_s", "must be in (0, 86400]"), ok = false;
-    else s.readiness_timeout_s = *v;
+    if (*v <= 0 || *v > 86400)
+      r.ErrorAt("readiness_timeout_s", "must be in (0, 86400]"), ok = false;
+    else
+      s.readiness_timeout_s = *v;
   }
   if (auto v = r.StringList("extra_args")) s.extra_args = *v;
   if (auto v = r.StringMap("env"))
@@ -354,7 +389,8 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
       if (auto t = sr.Double("time_scale")) {
         if (*t < 0 || *t > 1000)
           sr.ErrorAt("time_scale", "must be in [0, 1000] (0 = as fast as possible)"), ok = false;
-        else s.sim_options["time-scale"] = Trimmed(*t);
+        else
+          s.sim_options["time-scale"] = Trimmed(*t);
       }
       if (auto seed = sr.Int("seed")) s.sim_options["seed"] = std::to_string(*seed);
       // Fault flags of `servebench sim`; the `fault-` prefix may be left out.
@@ -375,8 +411,10 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
   }
   if (const YNode* sp = r.Get("spec_decoding")) {
     auto spec = ReadSpec(ctx, *sp, r.PathOf("spec_decoding"));
-    if (spec) s.spec = *spec;
-    else ok = false;
+    if (spec)
+      s.spec = *spec;
+    else
+      ok = false;
   }
   recipe.runner = r.String("runner", false, true).value_or(s.hardware);
   recipe.model_prefix = r.String("model_prefix", false, true).value_or(name);
@@ -399,8 +437,9 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
     const YNode* tasks = er.Get("tasks");
     if (er.valid() && tasks == nullptr) er.Missing("tasks"), ok = false;
     if (tasks && !tasks->IsSequence()) {
-      ctx.Error(*tasks, er.PathOf("tasks"), "expected a list of task names or {name, "
-                                            "num_fewshot, model_args}");
+      ctx.Error(*tasks, er.PathOf("tasks"),
+                "expected a list of task names or {name, "
+                "num_fewshot, model_args}");
       ok = false;
     } else if (tasks) {
       for (size_t i = 0; i < tasks->items.size(); ++i) {
@@ -430,8 +469,10 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
   int per_conc = 0;
   if (const YNode* l = r.Get("load")) {
     FieldReader lr(ctx, *l, r.PathOf("load"), kLoadKeys);
-    if (lr.valid()) ReadLoad(ctx, lr, &defaults, &per_conc, &ok);
-    else ok = false;
+    if (lr.valid())
+      ReadLoad(ctx, lr, &defaults, &per_conc, &ok);
+    else
+      ok = false;
   }
   const YNode* scenarios = r.Get("scenarios");
   if (scenarios == nullptr) {
@@ -439,8 +480,9 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
     return std::nullopt;
   }
   if (!scenarios->IsSequence() || scenarios->items.empty()) {
-    ctx.Error(*scenarios, r.PathOf("scenarios"), "expected a non-empty list of {isl, osl, "
-                                                 "search_space}");
+    ctx.Error(*scenarios, r.PathOf("scenarios"),
+              "expected a non-empty list of {isl, osl, "
+              "search_space}");
     return std::nullopt;
   }
   std::vector<std::string> scenario_keys = kLoadKeys;
@@ -468,8 +510,9 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
       continue;
     }
     if (!space->IsSequence() || space->items.empty()) {
-      ctx.Error(*space, sr.PathOf("search_space"), "expected a non-empty list of {tp, ..., "
-                                                   "concurrency}");
+      ctx.Error(*space, sr.PathOf("search_space"),
+                "expected a non-empty list of {tp, ..., "
+                "concurrency}");
       ok = false;
       continue;
     }

@@ -87,10 +87,10 @@ TEST(NativeFormatTest, NightlySeedLiftsOwnedFlagsOutOfServeArgs) {
   EXPECT_EQ(p.serve.spec.method, SpecMethod::kEagle3);
   EXPECT_EQ(p.serve.spec.draft_model, "Inferact/MiniMax-M3-EAGLE3");
   EXPECT_EQ(p.serve.spec.num_speculative_tokens, 3);
-  EXPECT_EQ(p.serve.extra_args,
-            (std::vector<std::string>{"--trust-remote-code", "--tool-call-parser", "minimax_m3",
-                                      "--enable-auto-tool-choice", "--reasoning-parser",
-                                      "minimax_m3"}));
+  EXPECT_EQ(
+      p.serve.extra_args,
+      (std::vector<std::string>{"--trust-remote-code", "--tool-call-parser", "minimax_m3",
+                                "--enable-auto-tool-choice", "--reasoning-parser", "minimax_m3"}));
   EXPECT_EQ(p.serve.env.at("VLLM_USE_BREAKABLE_CUDAGRAPH"), "0");
   EXPECT_EQ(p.load.concurrency, 128);
   EXPECT_EQ(p.load.num_prompts, 1280);

@@ -3,12 +3,12 @@
 // max_concurrency, lm_eval tasks and bfcl run on the same server afterwards.
 // Flags servebench owns (parallelism, speculative decoding, lengths) are lifted
 // out of serve_args into the ServeSpec; the rest stay as extra_args, in order.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <set>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "recipe/formats.h"
 
@@ -16,11 +16,25 @@ namespace servebench::recipe {
 namespace {
 
 const std::vector<std::string> kGpus = {"H200", "B200", "MI300X", "MI355X"};
-const std::vector<std::string> kReservedArgs = {
-    "backend", "base-url", "host", "port", "model", "dataset-name", "num-prompts",
-    "max-concurrency", "trust-remote-code", "random-input-len", "random-output-len",
-    "ignore-eos", "dataset-path", "speed-bench-output-len", "speed-bench-dataset-subset",
-    "speed-bench-category", "skip-tokenizer-init", "save-result", "result-filename"};
+const std::vector<std::string> kReservedArgs = {"backend",
+                                                "base-url",
+                                                "host",
+                                                "port",
+                                                "model",
+                                                "dataset-name",
+                                                "num-prompts",
+                                                "max-concurrency",
+                                                "trust-remote-code",
+                                                "random-input-len",
+                                                "random-output-len",
+                                                "ignore-eos",
+                                                "dataset-path",
+                                                "speed-bench-output-len",
+                                                "speed-bench-dataset-subset",
+                                                "speed-bench-category",
+                                                "skip-tokenizer-init",
+                                                "save-result",
+                                                "result-filename"};
 
 std::string Lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -113,13 +127,15 @@ std::vector<std::string> LiftServeArgs(const std::string& serve_args, ServeSpec*
     } else if (flag.rfind("speculative-config.", 0) == 0) {
       std::string key = name.substr(name.find('.') + 1);
       if (!take_value()) continue;
-      if (key == "method") method = value;
-      else if (key == "model") serve->spec.draft_model = value;
+      if (key == "method")
+        method = value;
+      else if (key == "model")
+        serve->spec.draft_model = value;
       else if (key == "num_speculative_tokens" || key == "num-speculative-tokens") {
         if (!ParsePositive(value, &serve->spec.num_speculative_tokens))
           problems.push_back(fmt::format("{} {}: expected an integer > 0", name, value));
-      }
-      else serve->spec.extra[key] = value;
+      } else
+        serve->spec.extra[key] = value;
     } else if (flag == "speculative-config") {
       if (!take_value()) continue;
       try {
@@ -127,19 +143,23 @@ std::vector<std::string> LiftServeArgs(const std::string& serve_args, ServeSpec*
         for (const auto& kv : obj) {
           std::string key(kv.key());
           const auto& v = kv.value();
-          std::string text = v.is_string() ? std::string(v.get_string())
-                                           : boost::json::serialize(v);
-          if (key == "method") method = text;
-          else if (key == "model") serve->spec.draft_model = text;
+          std::string text =
+              v.is_string() ? std::string(v.get_string()) : boost::json::serialize(v);
+          if (key == "method")
+            method = text;
+          else if (key == "model")
+            serve->spec.draft_model = text;
           else if (key == "num_speculative_tokens" && v.is_int64())
             serve->spec.num_speculative_tokens = static_cast<int>(v.get_int64());
-          else serve->spec.extra[key] = text;
+          else
+            serve->spec.extra[key] = text;
         }
       } catch (const std::exception&) {
-        problems.push_back(fmt::format("--speculative-config {}: not a JSON object without "
-                                       "spaces; use the dotted form "
-                                       "(--speculative-config.method eagle3)",
-                                       value));
+        problems.push_back(
+            fmt::format("--speculative-config {}: not a JSON object without "
+                        "spaces; use the dotted form "
+                        "(--speculative-config.method eagle3)",
+                        value));
       }
     } else {
       serve->extra_args.push_back(tok);
@@ -150,9 +170,10 @@ std::vector<std::string> LiftServeArgs(const std::string& serve_args, ServeSpec*
   if (!method.empty()) {
     auto m = SpecMethodFromVllm(method);
     if (!m) {
-      problems.push_back(fmt::format("--speculative-config method '{}' is not one of eagle, "
-                                     "eagle3, mtp, draft_model, ngram",
-                                     method));
+      problems.push_back(
+          fmt::format("--speculative-config method '{}' is not one of eagle, "
+                      "eagle3, mtp, draft_model, ngram",
+                      method));
     } else {
       serve->spec.method = *m;
       if (serve->spec.num_speculative_tokens < 1)
@@ -182,9 +203,10 @@ void ReadBenchArgs(const LoadContext& ctx, const YNode& args, const std::string&
       continue;
     }
     if (std::find(kReservedArgs.begin(), kReservedArgs.end(), key) != kReservedArgs.end()) {
-      ctx.Error(k, kpath, fmt::format("--{} is set by the recipe itself (config fields); it may "
-                                      "not be passed in args",
-                                      key));
+      ctx.Error(k, kpath,
+                fmt::format("--{} is set by the recipe itself (config fields); it may "
+                            "not be passed in args",
+                            key));
       *ok = false;
       continue;
     }
@@ -230,10 +252,10 @@ void ReadBenchArgs(const LoadContext& ctx, const YNode& args, const std::string&
 
 std::optional<Scenario> ReadBenchConfig(const LoadContext& ctx, const YNode& n,
                                         const std::string& path, const ServeSpec& serve) {
-  FieldReader r(ctx, n, path,
-                {"name", "input_len", "output_len", "num_prompts", "max_concurrency", "backend",
-                 "dataset", "repetitions", "args", "speed_bench_dataset_subset",
-                 "speed_bench_category"});
+  FieldReader r(
+      ctx, n, path,
+      {"name", "input_len", "output_len", "num_prompts", "max_concurrency", "backend", "dataset",
+       "repetitions", "args", "speed_bench_dataset_subset", "speed_bench_category"});
   if (!r.valid()) return std::nullopt;
   bool ok = true;
   Scenario s;
@@ -261,7 +283,8 @@ std::optional<Scenario> ReadBenchConfig(const LoadContext& ctx, const YNode& n,
     ok = false;
   } else if (mc->IsSequence()) {
     conc_is_list = true;
-    if (mc->items.empty()) ctx.Error(*mc, r.PathOf("max_concurrency"), "is an empty list"), ok = false;
+    if (mc->items.empty())
+      ctx.Error(*mc, r.PathOf("max_concurrency"), "is an empty list"), ok = false;
     for (size_t i = 0; i < mc->items.size(); ++i) {
       auto v = mc->items[i].AsInt();
       if (!v || *v <= 0 || *v > 1'000'000) {
@@ -283,8 +306,9 @@ std::optional<Scenario> ReadBenchConfig(const LoadContext& ctx, const YNode& n,
     ok = false;
   } else if (np->IsSequence()) {
     if (!conc_is_list) {
-      ctx.Error(*np, r.PathOf("num_prompts"), "is a list but max_concurrency is not; a list of "
-                                              "num_prompts pairs with a list of concurrencies");
+      ctx.Error(*np, r.PathOf("num_prompts"),
+                "is a list but max_concurrency is not; a list of "
+                "num_prompts pairs with a list of concurrencies");
       ok = false;
     } else if (np->items.size() != mc->items.size()) {
       ctx.Error(*np, r.PathOf("num_prompts"),
@@ -349,8 +373,8 @@ std::optional<Scenario> ReadBenchConfig(const LoadContext& ctx, const YNode& n,
 
 std::vector<Recipe> LoadNightly(const LoadContext& ctx, const YNode& root) {
   FieldReader r(ctx, root, "",
-                {"name", "gpu", "num_gpus", "nightly", "timeout_in_minutes", "bench_only",
-                 "vllm", "lm_eval", "vllm_bench", "bfcl"});
+                {"name", "gpu", "num_gpus", "nightly", "timeout_in_minutes", "bench_only", "vllm",
+                 "lm_eval", "vllm_bench", "bfcl"});
   if (!r.valid()) return {};
   bool ok = true;
   Recipe recipe;
@@ -410,7 +434,8 @@ std::vector<Recipe> LoadNightly(const LoadContext& ctx, const YNode& root) {
     FieldReader l(ctx, *lm, "lm_eval", {"model_args", "tasks"});
     std::map<std::string, std::string> defaults;
     if (const YNode* ma = l.Get("model_args")) {
-      if (!ma->IsMap()) ctx.Error(*ma, "lm_eval.model_args", "expected a map"), ok = false;
+      if (!ma->IsMap())
+        ctx.Error(*ma, "lm_eval.model_args", "expected a map"), ok = false;
       else
         for (const auto& [k, v] : ma->entries)
           defaults[k.scalar] = v.IsScalar() ? v.scalar : boost::json::serialize(YamlToJson(v));
@@ -434,7 +459,8 @@ std::vector<Recipe> LoadNightly(const LoadContext& ctx, const YNode& root) {
             task.num_fewshot = static_cast<int>(*f);
           }
           if (const YNode* ma = t.Get("model_args")) {
-            if (!ma->IsMap()) ctx.Error(*ma, t.PathOf("model_args"), "expected a map"), ok = false;
+            if (!ma->IsMap())
+              ctx.Error(*ma, t.PathOf("model_args"), "expected a map"), ok = false;
             else
               for (const auto& [k, v] : ma->entries)
                 task.model_args[k.scalar] =
@@ -447,8 +473,9 @@ std::vector<Recipe> LoadNightly(const LoadContext& ctx, const YNode& root) {
     }
   }
   if (const YNode* bfcl = r.Get("bfcl")) {
-    FieldReader b(ctx, *bfcl, "bfcl", {"test_categories", "num_threads", "temperature",
-                                       "maximum_step_limit", "max_test_cases"});
+    FieldReader b(
+        ctx, *bfcl, "bfcl",
+        {"test_categories", "num_threads", "temperature", "maximum_step_limit", "max_test_cases"});
     b.StringList("test_categories");
     b.PositiveInt("num_threads");
     b.Double("temperature");

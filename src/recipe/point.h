@@ -26,12 +26,18 @@ enum class SpecMethod { kNone, kMtp, kEagle, kEagle3, kDraftModel, kNgram };
 // and vLLM's --speculative-config.
 constexpr const char* SpecMethodName(SpecMethod m) {
   switch (m) {
-    case SpecMethod::kNone: return "none";
-    case SpecMethod::kMtp: return "mtp";
-    case SpecMethod::kEagle: return "eagle";
-    case SpecMethod::kEagle3: return "eagle3";
-    case SpecMethod::kDraftModel: return "draft_model";
-    case SpecMethod::kNgram: return "ngram";
+    case SpecMethod::kNone:
+      return "none";
+    case SpecMethod::kMtp:
+      return "mtp";
+    case SpecMethod::kEagle:
+      return "eagle";
+    case SpecMethod::kEagle3:
+      return "eagle3";
+    case SpecMethod::kDraftModel:
+      return "draft_model";
+    case SpecMethod::kNgram:
+      return "ngram";
   }
   return "none";
 }
@@ -45,47 +51,47 @@ enum class AcceptanceMode {
 
 struct SpecDecoding {
   SpecMethod method = SpecMethod::kNone;
-  std::string draft_model;          // empty for mtp / ngram
-  int num_speculative_tokens = 0;   // drafts per step; 0 when method is kNone
+  std::string draft_model;         // empty for mtp / ngram
+  int num_speculative_tokens = 0;  // drafts per step; 0 when method is kNone
   AcceptanceMode acceptance = AcceptanceMode::kReal;
   // Target acceptance length (accepted drafts + 1 per step), resolved at expansion
   // time for both synthetic modes; 0 under kReal.
   double synthetic_acceptance_length = 0;
   // For kSyntheticGolden: which table and entry the target came from.
-  std::string golden_table;         // e.g. "minimaxm3_eagle3_gqa"
-  std::string golden_model;         // e.g. "minimax-m3"
-  bool golden_thinking = true;      // thinking_on / thinking_off column
+  std::string golden_table;     // e.g. "minimaxm3_eagle3_gqa"
+  std::string golden_model;     // e.g. "minimax-m3"
+  bool golden_thinking = true;  // thinking_on / thinking_off column
   // Engine-specific extras carried through verbatim (e.g. vLLM's "attention_backend").
   std::map<std::string, std::string> extra;
 };
 
 // One role of a multinode deployment (InferenceX `prefill` / `decode` workers).
 struct WorkerSpec {
-  int num_workers = 0;         // replicas of this role; decode 0 = aggregated multinode
+  int num_workers = 0;  // replicas of this role; decode 0 = aggregated multinode
   int tp = 1, pp = 1, ep = 1;
   bool dp_attn = false;
   int dcp_size = 1, pcp_size = 1;
-  std::string hardware;        // optional metadata; set on both roles or neither
+  std::string hardware;                          // optional metadata; set on both roles or neither
   std::vector<std::string> additional_settings;  // KEY=VALUE, exported as env
 };
 
 // Everything that starts a server. Two points with equal ServeSpecs share one server.
 struct ServeSpec {
-  std::string engine;          // "vllm", "sglang", "trtllm", "llamacpp", "sim"
-  std::string image;           // container image; empty runs on the host
-  std::string model;           // model path or hub name as the engine takes it
+  std::string engine;             // "vllm", "sglang", "trtllm", "llamacpp", "sim"
+  std::string image;              // container image; empty runs on the host
+  std::string model;              // model path or hub name as the engine takes it
   std::string served_model_name;  // name clients send; empty = model
-  std::string precision;       // "fp8", "fp4", "bf16", "mxfp8", ...
-  std::string hardware;        // "h200", "mi355x", ... (from the runner)
+  std::string precision;          // "fp8", "fp4", "bf16", "mxfp8", ...
+  std::string hardware;           // "h200", "mi355x", ... (from the runner)
   int tp = 1, pp = 1, ep = 1, dp = 1;
   bool dp_attn = false;
   int dcp_size = 1, pcp_size = 1;
   int max_model_len = 0;       // 0 = engine default
   std::string kv_cache_dtype;  // empty = engine default
   SpecDecoding spec;
-  std::vector<std::string> extra_args;        // appended to the command, in order
-  std::map<std::string, std::string> env;     // added to the engine's environment
-  double readiness_timeout_s = 0;  // 0 = the engine adapter's default
+  std::vector<std::string> extra_args;     // appended to the command, in order
+  std::map<std::string, std::string> env;  // added to the engine's environment
+  double readiness_timeout_s = 0;          // 0 = the engine adapter's default
   // Simulated engine only: `servebench sim` options (catalogue model, hardware,
   // time scale, fault flags) as flag → value.
   std::map<std::string, std::string> sim_options;
@@ -98,45 +104,45 @@ struct ServeSpec {
   std::string kv_p2p_transfer;              // e.g. "mori", "nixl"; empty = none
   std::string kv_offloading = "none";       // "none" or "dram" (agentic)
   std::string kv_offload_backend, kv_offload_backend_version;
-  int total_cpu_dram_gb = 0;                // DRAM budget for KV offload, 0 = none
+  int total_cpu_dram_gb = 0;  // DRAM budget for KV offload, 0 = none
 };
 
 // What load is offered at one point.
 struct LoadSpec {
   std::string scenario = "fixed-seq-len";  // or "agentic-coding"
   std::string endpoint = "/v1/completions";
-  std::string dataset = "random";          // "random", "random-prefix", "custom", "sharegpt"
+  std::string dataset = "random";  // "random", "random-prefix", "custom", "sharegpt"
   std::string dataset_path;
-  int isl = 0, osl = 0;                    // input / output tokens per request
-  double random_range_ratio = 0;           // InferenceX semantics unless noted in extra
-  int concurrency = 1;                     // max requests in flight
-  int num_prompts = 0;                     // 0 = the run's default (concurrency × 10)
-  double request_rate_per_s = 0;           // 0 = closed loop at `concurrency`
+  int isl = 0, osl = 0;           // input / output tokens per request
+  double random_range_ratio = 0;  // InferenceX semantics unless noted in extra
+  int concurrency = 1;            // max requests in flight
+  int num_prompts = 0;            // 0 = the run's default (concurrency × 10)
+  double request_rate_per_s = 0;  // 0 = closed loop at `concurrency`
   int num_warmups = 0;
   bool ignore_eos = true;
-  int duration_s = 0;                      // agentic scenarios: run length
-  int repetitions = 1;                     // nightly: odd count, median kept
+  int duration_s = 0;   // agentic scenarios: run length
+  int repetitions = 1;  // nightly: odd count, median kept
   // ---- Added by recipe/ ----
-  std::string backend;                     // client API: "openai" (completions) or "openai-chat"
+  std::string backend;  // client API: "openai" (completions) or "openai-chat"
   // Extra load-generator options as `--flag value` tokens (nightly `args`), in order.
   std::vector<std::string> extra_args;
 };
 
 // One accuracy task as the recipe asks for it.
 struct EvalTask {
-  std::string name;               // "gsm8k", "swe-bench", ...
-  int num_fewshot = -1;           // -1 = the task's default
+  std::string name;                               // "gsm8k", "swe-bench", ...
+  int num_fewshot = -1;                           // -1 = the task's default
   std::map<std::string, std::string> model_args;  // lm-eval model_args, rendered as text
 };
 
 // One sweep point: one matrix row.
 struct Point {
-  std::string point_id;        // see top of file
+  std::string point_id;  // see top of file
   std::string session_id;
-  std::string recipe;          // config key / workload name
-  std::string source_file;     // where the recipe came from
-  std::string source_format;   // "native", "inferencex", "nightly"
-  std::string runner;          // runner label
+  std::string recipe;         // config key / workload name
+  std::string source_file;    // where the recipe came from
+  std::string source_format;  // "native", "inferencex", "nightly"
+  std::string runner;         // runner label
   std::string model_prefix;
   std::string exp_name;
   ServeSpec serve;
@@ -145,8 +151,8 @@ struct Point {
   std::vector<std::string> eval_tasks;  // e.g. {"gsm8k"} when run_eval
   bool nightly = false;
   // ---- Added by recipe/ ----
-  bool eval_only = false;               // run the evals only, no throughput run
-  std::vector<EvalTask> evals;          // details of eval_tasks (same order)
+  bool eval_only = false;       // run the evals only, no throughput run
+  std::vector<EvalTask> evals;  // details of eval_tasks (same order)
   // Blocked: the recipe is known to fail; a failure is recorded as blocked, a pass
   // as unblocked.
   bool blocked = false;

@@ -1,9 +1,9 @@
 // Point ⇄ canonical JSON, point_id / session_id, and grouping into sessions.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "common/sha256.h"
 #include "recipe/canonical_json.h"
@@ -16,9 +16,12 @@ namespace json = boost::json;
 
 const char* AcceptanceName(AcceptanceMode m) {
   switch (m) {
-    case AcceptanceMode::kReal: return "real";
-    case AcceptanceMode::kSyntheticTarget: return "synthetic";
-    case AcceptanceMode::kSyntheticGolden: return "golden";
+    case AcceptanceMode::kReal:
+      return "real";
+    case AcceptanceMode::kSyntheticTarget:
+      return "synthetic";
+    case AcceptanceMode::kSyntheticGolden:
+      return "golden";
   }
   return "real";
 }
@@ -36,9 +39,15 @@ json::array StringsJson(const std::vector<std::string>& v) {
 }
 
 json::object WorkerJson(const WorkerSpec& w) {
-  return {{"num_workers", w.num_workers}, {"tp", w.tp}, {"pp", w.pp}, {"ep", w.ep},
-          {"dp_attn", w.dp_attn}, {"dcp_size", w.dcp_size}, {"pcp_size", w.pcp_size},
-          {"hardware", w.hardware}, {"additional_settings", StringsJson(w.additional_settings)}};
+  return {{"num_workers", w.num_workers},
+          {"tp", w.tp},
+          {"pp", w.pp},
+          {"ep", w.ep},
+          {"dp_attn", w.dp_attn},
+          {"dcp_size", w.dcp_size},
+          {"pcp_size", w.pcp_size},
+          {"hardware", w.hardware},
+          {"additional_settings", StringsJson(w.additional_settings)}};
 }
 
 json::object ToJson(const Point& p) {
@@ -52,42 +61,78 @@ json::object ToJson(const Point& p) {
                     {"golden_model", s.spec.golden_model},
                     {"golden_thinking", s.spec.golden_thinking},
                     {"extra", StringMapJson(s.spec.extra)}};
-  json::object serve{{"engine", s.engine}, {"image", s.image}, {"model", s.model},
-                     {"served_model_name", s.served_model_name}, {"precision", s.precision},
-                     {"hardware", s.hardware}, {"tp", s.tp}, {"pp", s.pp}, {"ep", s.ep},
-                     {"dp", s.dp}, {"dp_attn", s.dp_attn}, {"dcp_size", s.dcp_size},
-                     {"pcp_size", s.pcp_size}, {"max_model_len", s.max_model_len},
-                     {"kv_cache_dtype", s.kv_cache_dtype}, {"spec", spec},
-                     {"extra_args", StringsJson(s.extra_args)}, {"env", StringMapJson(s.env)},
+  json::object serve{{"engine", s.engine},
+                     {"image", s.image},
+                     {"model", s.model},
+                     {"served_model_name", s.served_model_name},
+                     {"precision", s.precision},
+                     {"hardware", s.hardware},
+                     {"tp", s.tp},
+                     {"pp", s.pp},
+                     {"ep", s.ep},
+                     {"dp", s.dp},
+                     {"dp_attn", s.dp_attn},
+                     {"dcp_size", s.dcp_size},
+                     {"pcp_size", s.pcp_size},
+                     {"max_model_len", s.max_model_len},
+                     {"kv_cache_dtype", s.kv_cache_dtype},
+                     {"spec", spec},
+                     {"extra_args", StringsJson(s.extra_args)},
+                     {"env", StringMapJson(s.env)},
                      {"readiness_timeout_s", s.readiness_timeout_s},
-                     {"sim_options", StringMapJson(s.sim_options)}, {"framework", s.framework},
-                     {"multinode", s.multinode}, {"disagg", s.disagg},
-                     {"prefill", WorkerJson(s.prefill)}, {"decode", WorkerJson(s.decode)},
-                     {"router_name", s.router_name}, {"router_version", s.router_version},
-                     {"kv_p2p_transfer", s.kv_p2p_transfer}, {"kv_offloading", s.kv_offloading},
+                     {"sim_options", StringMapJson(s.sim_options)},
+                     {"framework", s.framework},
+                     {"multinode", s.multinode},
+                     {"disagg", s.disagg},
+                     {"prefill", WorkerJson(s.prefill)},
+                     {"decode", WorkerJson(s.decode)},
+                     {"router_name", s.router_name},
+                     {"router_version", s.router_version},
+                     {"kv_p2p_transfer", s.kv_p2p_transfer},
+                     {"kv_offloading", s.kv_offloading},
                      {"kv_offload_backend", s.kv_offload_backend},
                      {"kv_offload_backend_version", s.kv_offload_backend_version},
                      {"total_cpu_dram_gb", s.total_cpu_dram_gb}};
   const LoadSpec& l = p.load;
-  json::object load{{"scenario", l.scenario}, {"endpoint", l.endpoint},
-                    {"dataset", l.dataset}, {"dataset_path", l.dataset_path},
-                    {"isl", l.isl}, {"osl", l.osl}, {"random_range_ratio", l.random_range_ratio},
-                    {"concurrency", l.concurrency}, {"num_prompts", l.num_prompts},
-                    {"request_rate_per_s", l.request_rate_per_s}, {"num_warmups", l.num_warmups},
-                    {"ignore_eos", l.ignore_eos}, {"duration_s", l.duration_s},
-                    {"repetitions", l.repetitions}, {"backend", l.backend},
+  json::object load{{"scenario", l.scenario},
+                    {"endpoint", l.endpoint},
+                    {"dataset", l.dataset},
+                    {"dataset_path", l.dataset_path},
+                    {"isl", l.isl},
+                    {"osl", l.osl},
+                    {"random_range_ratio", l.random_range_ratio},
+                    {"concurrency", l.concurrency},
+                    {"num_prompts", l.num_prompts},
+                    {"request_rate_per_s", l.request_rate_per_s},
+                    {"num_warmups", l.num_warmups},
+                    {"ignore_eos", l.ignore_eos},
+                    {"duration_s", l.duration_s},
+                    {"repetitions", l.repetitions},
+                    {"backend", l.backend},
                     {"extra_args", StringsJson(l.extra_args)}};
   json::array evals;
   for (const auto& e : p.evals)
-    evals.push_back(json::object{{"name", e.name}, {"num_fewshot", e.num_fewshot},
+    evals.push_back(json::object{{"name", e.name},
+                                 {"num_fewshot", e.num_fewshot},
                                  {"model_args", StringMapJson(e.model_args)}});
-  return {{"point_id", p.point_id}, {"session_id", p.session_id}, {"recipe", p.recipe},
-          {"source_file", p.source_file}, {"source_format", p.source_format},
-          {"runner", p.runner}, {"model_prefix", p.model_prefix}, {"exp_name", p.exp_name},
-          {"serve", serve}, {"load", load}, {"run_eval", p.run_eval},
-          {"eval_tasks", StringsJson(p.eval_tasks)}, {"eval_only", p.eval_only},
-          {"evals", evals}, {"nightly", p.nightly}, {"blocked", p.blocked},
-          {"blocked_reason", p.blocked_reason}, {"blocked_link", p.blocked_link}};
+  return {{"point_id", p.point_id},
+          {"session_id", p.session_id},
+          {"recipe", p.recipe},
+          {"source_file", p.source_file},
+          {"source_format", p.source_format},
+          {"runner", p.runner},
+          {"model_prefix", p.model_prefix},
+          {"exp_name", p.exp_name},
+          {"serve", serve},
+          {"load", load},
+          {"run_eval", p.run_eval},
+          {"eval_tasks", StringsJson(p.eval_tasks)},
+          {"eval_only", p.eval_only},
+          {"evals", evals},
+          {"nightly", p.nightly},
+          {"blocked", p.blocked},
+          {"blocked_reason", p.blocked_reason},
+          {"blocked_link", p.blocked_link}};
 }
 
 // Reads one JSON object field by field; whatever is left unread is an error.
@@ -116,26 +161,34 @@ class Reader {
   }
   void Str(const char* key, std::string* out) {
     if (auto* v = Get(key)) {
-      if (v->is_string()) *out = std::string(v->get_string());
-      else Bad(key, "a string");
+      if (v->is_string())
+        *out = std::string(v->get_string());
+      else
+        Bad(key, "a string");
     }
   }
   void Int(const char* key, int* out) {
     if (auto* v = Get(key)) {
-      if (v->is_int64()) *out = static_cast<int>(v->get_int64());
-      else Bad(key, "an integer");
+      if (v->is_int64())
+        *out = static_cast<int>(v->get_int64());
+      else
+        Bad(key, "an integer");
     }
   }
   void Double(const char* key, double* out) {
     if (auto* v = Get(key)) {
-      if (v->is_number()) *out = v->to_number<double>();
-      else Bad(key, "a number");
+      if (v->is_number())
+        *out = v->to_number<double>();
+      else
+        Bad(key, "a number");
     }
   }
   void Bool(const char* key, bool* out) {
     if (auto* v = Get(key)) {
-      if (v->is_bool()) *out = v->get_bool();
-      else Bad(key, "true or false");
+      if (v->is_bool())
+        *out = v->get_bool();
+      else
+        Bad(key, "true or false");
     }
   }
   void Strings(const char* key, std::vector<std::string>* out) {
@@ -208,11 +261,10 @@ std::string PointToJson(const Point& point) { return CanonicalJson(ToJson(point)
 void AssignIds(Point* point) {
   json::object o = ToJson(*point);
   point->point_id = HashWithout(o, {"point_id", "session_id", "source_file"}, {});
-  point->session_id =
-      HashWithout(o,
-                  {"point_id", "session_id", "source_file", "exp_name", "run_eval", "eval_tasks",
-                   "evals", "eval_only"},
-                  {"concurrency", "num_prompts"});
+  point->session_id = HashWithout(o,
+                                  {"point_id", "session_id", "source_file", "exp_name", "run_eval",
+                                   "eval_tasks", "evals", "eval_only"},
+                                  {"concurrency", "num_prompts"});
 }
 
 StatusOr<Point> PointFromJson(std::string_view text) {
@@ -293,7 +345,8 @@ StatusOr<Point> PointFromJson(std::string_view text) {
         Reader spr(*spv, "point.serve.spec", &errs);
         std::string method, acceptance;
         spr.Str("method", &method);
-        if (!ParseEnum(method, &s.spec.method, SpecMethod::kNone, SpecMethod::kNgram, SpecMethodName))
+        if (!ParseEnum(method, &s.spec.method, SpecMethod::kNone, SpecMethod::kNgram,
+                       SpecMethodName))
           errs.push_back("point.serve.spec.method: unknown method '" + method + "'");
         spr.Str("acceptance", &acceptance);
         if (!ParseEnum(acceptance, &s.spec.acceptance, AcceptanceMode::kReal,

@@ -93,8 +93,9 @@ TEST(MatrixOutputTest, FormatsAgreeOnTheSweep) {
   auto bk = boost::json::parse(RenderMatrix(plan, MatrixFormat::kBuildkite, {"q.yaml"}));
   const auto& steps = bk.at("steps").as_array();
   ASSERT_EQ(steps.size(), 4u);
-  EXPECT_NE(std::string(steps[0].at("command").as_string()).find("servebench run 'q.yaml' --session "),
-            std::string::npos);
+  EXPECT_NE(
+      std::string(steps[0].at("command").as_string()).find("servebench run 'q.yaml' --session "),
+      std::string::npos);
   std::string table = RenderMatrix(plan, MatrixFormat::kTable, {});
   EXPECT_NE(table.find("28 points, 4 serve sessions"), std::string::npos) << table;
   EXPECT_NE(table.find("spec=eagle3x3 AL=2.5"), std::string::npos);

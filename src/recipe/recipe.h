@@ -11,11 +11,10 @@
 // reentrant and may be called from any thread.
 #pragma once
 
+#include <boost/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <boost/json.hpp>
 
 #include "common/status.h"
 #include "recipe/diagnostics.h"
@@ -34,31 +33,30 @@ RecipeSet LoadRecipes(const std::vector<std::string>& paths, Diagnostics* diagno
                       const std::string& runners_file = "");
 
 // As LoadRecipes for a single in-memory document (used by tests and the fuzzer).
-RecipeSet LoadRecipeText(std::string_view text, const std::string& name,
-                         Diagnostics* diagnostics);
+RecipeSet LoadRecipeText(std::string_view text, const std::string& name, Diagnostics* diagnostics);
 
 // ---- Expansion ----
 
 enum class EvalSelection {
-  kDefault,   // InferenceX's policy: 8k1k, conc >= 16, max and median per group
-  kNone,      // --no-evals: nothing marked
-  kOnly,      // --evals-only: only eval rows, each eval_only
-  kAll,       // --all-evals: every 8k1k fixed row (implies eval-only rows)
-  kOnlyAll,   // --evals-only --all-evals
+  kDefault,  // InferenceX's policy: 8k1k, conc >= 16, max and median per group
+  kNone,     // --no-evals: nothing marked
+  kOnly,     // --evals-only: only eval rows, each eval_only
+  kAll,      // --all-evals: every 8k1k fixed row (implies eval-only rows)
+  kOnlyAll,  // --evals-only --all-evals
 };
 
 struct MatrixFilters {
-  std::vector<std::string> config_keys;    // globs (* and ?); each must match a recipe
-  std::vector<std::string> seq_lens;       // "1k1k", "8k1k" or "<isl>x<osl>"
-  std::vector<int> conc;                   // keep only these concurrencies
-  std::vector<std::string> runners;        // runner labels
-  std::vector<std::string> frameworks;     // framework / engine names
+  std::vector<std::string> config_keys;  // globs (* and ?); each must match a recipe
+  std::vector<std::string> seq_lens;     // "1k1k", "8k1k" or "<isl>x<osl>"
+  std::vector<int> conc;                 // keep only these concurrencies
+  std::vector<std::string> runners;      // runner labels
+  std::vector<std::string> frameworks;   // framework / engine names
   std::vector<std::string> precisions;
   std::vector<std::string> model_prefixes;  // matched against the key prefix and the field
   bool single_node = true, multi_node = true;
   std::vector<std::string> scenario_types;  // "fixed-seq-len", "agentic-coding"
   EvalSelection evals = EvalSelection::kDefault;
-  std::string runner_node_filter;          // expand to runner nodes containing this
+  std::string runner_node_filter;  // expand to runner nodes containing this
 };
 
 // The expanded sweep. `rows` are InferenceX matrix rows, key for key as the
@@ -89,6 +87,5 @@ struct ServeSession {
 };
 // Groups by session_id; sessions in order of first appearance.
 std::vector<ServeSession> GroupSessions(const std::vector<Point>& points);
-
 
 }  // namespace servebench::recipe

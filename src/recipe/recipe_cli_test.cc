@@ -1,7 +1,6 @@
 // `servebench validate` and `servebench matrix` end to end: the real binary, real
 // files, exit codes and located messages.
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
 #include <array>
@@ -39,8 +38,8 @@ std::string TempFile(const std::string& name, const std::string& text) {
 
 TEST(RecipeCliTest, ExamplesAndSeedsValidate) {
   Result r = RunServebench("validate " + kRoot + "examples/quickstart.yaml " + kRoot +
-                 "examples/minimaxm3-mi355x-mtp.yaml " + kRoot +
-                 "src/recipe/testdata/minimax_m3_mi355x.workload.yaml");
+                           "examples/minimaxm3-mi355x-mtp.yaml " + kRoot +
+                           "src/recipe/testdata/minimax_m3_mi355x.workload.yaml");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("ok: 3 recipe(s), 82 point(s)"), std::string::npos) << r.output;
 }
@@ -71,7 +70,7 @@ TEST(RecipeCliTest, BinaryAndMissingFilesExitOne) {
 
 TEST(RecipeCliTest, MatrixJsonOfTheSeedIsTheInferenceXShape) {
   Result r = RunServebench("matrix --format json --no-evals " + kRoot +
-                 "src/recipe/testdata/minimaxm3-mi355x-mtp.inferencex.yaml");
+                           "src/recipe/testdata/minimaxm3-mi355x-mtp.inferencex.yaml");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.output.rfind("[{\"image\": \"vllm/vllm-openai-rocm:minimax-m3\", \"model\": ", 0), 0u)
       << r.output.substr(0, 200);

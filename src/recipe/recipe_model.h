@@ -6,14 +6,13 @@
 // backend) are kept as JSON objects in input order. Plain values.
 #pragma once
 
+#include <boost/json.hpp>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <boost/json.hpp>
 
 #include "recipe/diagnostics.h"
 #include "recipe/point.h"
@@ -44,8 +43,8 @@ struct SearchEntry {
   bool has_workers = false;
   WorkerSpec prefill, decode;
   boost::json::object prefill_row, decode_row;
-  std::string spec_decoding = "none";       // InferenceX name: mtp, draft_model, none
-  std::optional<SpecDecoding> spec;         // native: the full description
+  std::string spec_decoding = "none";  // InferenceX name: mtp, draft_model, none
+  std::optional<SpecDecoding> spec;    // native: the full description
   std::optional<boost::json::object> router;
   std::optional<std::string> kv_p2p_transfer;
   std::optional<std::string> kv_offloading;  // agentic: none | dram
@@ -62,13 +61,13 @@ struct Scenario {
   int isl = 0, osl = 0;
   std::optional<std::string> dram_utilization;  // decimal text as written, (0, 1]
   std::vector<SearchEntry> search_space;
-  LoadSpec load;                       // native/nightly load options (isl/osl mirrored)
+  LoadSpec load;                          // native/nightly load options (isl/osl mirrored)
   std::vector<int> num_prompts_per_conc;  // nightly: num_prompts list paired with conc list
-  int prompts_per_concurrency = 0;     // native: num_prompts = this × concurrency
+  int prompts_per_concurrency = 0;        // native: num_prompts = this × concurrency
 };
 
 struct Recipe {
-  std::string name;           // config key / workload name
+  std::string name;  // config key / workload name
   Location location;
   std::string source_format;  // "native", "inferencex", "nightly"
   std::string image, model, model_prefix, precision, framework, runner;

@@ -1,5 +1,7 @@
 #include "recipe/yaml_tree.h"
 
+#include <fmt/format.h>
+#include <sys/stat.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
@@ -10,9 +12,6 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
-#include <sys/stat.h>
-
-#include <fmt/format.h>
 
 namespace servebench::recipe {
 namespace {
@@ -83,8 +82,10 @@ std::optional<std::string> CheckNesting(std::string_view text, int max_depth) {
     }
     if (in_comment) continue;
     if (in_double) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_double = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_double = false;
       continue;
     }
     if (in_single) {
@@ -301,10 +302,14 @@ std::optional<std::string> YNode::AsString() const {
 
 std::string YNode::TypeName() const {
   switch (kind) {
-    case Kind::kNull: return "null";
-    case Kind::kMap: return "map";
-    case Kind::kSequence: return "list";
-    case Kind::kScalar: break;
+    case Kind::kNull:
+      return "null";
+    case Kind::kMap:
+      return "map";
+    case Kind::kSequence:
+      return "list";
+    case Kind::kScalar:
+      break;
   }
   if (quoted) return "string";
   if (IsNull()) return "null";
@@ -319,8 +324,8 @@ std::optional<YNode> ParseYamlText(std::string_view text, const std::string& fil
   Location whole{file, 0, 0};
   if (text.size() > limits.max_file_bytes) {
     diagnostics->Add(whole, "",
-                     fmt::format("file is {} bytes; a recipe may be at most {} bytes",
-                                 text.size(), limits.max_file_bytes));
+                     fmt::format("file is {} bytes; a recipe may be at most {} bytes", text.size(),
+                                 limits.max_file_bytes));
     return std::nullopt;
   }
   for (size_t i = 0; i < text.size(); ++i) {
@@ -360,9 +365,9 @@ std::optional<YNode> ParseYamlText(std::string_view text, const std::string& fil
     }
     if (docs == 1) root = YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
-    diagnostics->Add({file, e.mark.line >= 0 ? e.mark.line + 1 : 0,
-                      e.mark.column >= 0 ? e.mark.column + 1 : 0},
-                     "", "invalid YAML: " + e.msg);
+    diagnostics->Add(
+        {file, e.mark.line >= 0 ? e.mark.line + 1 : 0, e.mark.column >= 0 ? e.mark.column + 1 : 0},
+        "", "invalid YAML: " + e.msg);
     return std::nullopt;
   } catch (const std::exception& e) {
     diagnostics->Add(whole, "", std::string("invalid YAML: ") + e.what());
@@ -396,8 +401,8 @@ std::optional<YNode> LoadYamlFile(const std::string& path, Diagnostics* diagnost
   }
   if (S_ISREG(st.st_mode) && static_cast<size_t>(st.st_size) > limits.max_file_bytes) {
     diagnostics->Add(whole, "",
-                     fmt::format("file is {} bytes; a recipe may be at most {} bytes",
-                                 st.st_size, limits.max_file_bytes));
+                     fmt::format("file is {} bytes; a recipe may be at most {} bytes", st.st_size,
+                                 limits.max_file_bytes));
     return std::nullopt;
   }
   std::ifstream in(path, std::ios::binary);

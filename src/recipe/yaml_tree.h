@@ -23,11 +23,11 @@ struct YEntry;
 struct YNode {
   enum class Kind { kNull, kScalar, kSequence, kMap };
   Kind kind = Kind::kNull;
-  std::string scalar;     // text of a scalar (also set for explicit nulls: "~", "null")
-  bool quoted = false;    // quoted or block scalar: always a string, never typed
-  int line = 0, column = 0;  // 1-based
-  std::vector<YNode> items;                       // kSequence
-  std::vector<YEntry> entries;                    // kMap, in file order
+  std::string scalar;           // text of a scalar (also set for explicit nulls: "~", "null")
+  bool quoted = false;          // quoted or block scalar: always a string, never typed
+  int line = 0, column = 0;     // 1-based
+  std::vector<YNode> items;     // kSequence
+  std::vector<YEntry> entries;  // kMap, in file order
 
   bool IsMap() const { return kind == Kind::kMap; }
   bool IsSequence() const { return kind == Kind::kSequence; }
@@ -39,7 +39,7 @@ struct YNode {
 
   // Typed views of a scalar; nullopt when the scalar is not of that YAML 1.1 type.
   std::optional<int64_t> AsInt() const;
-  std::optional<double> AsDouble() const;   // ints are accepted too
+  std::optional<double> AsDouble() const;  // ints are accepted too
   std::optional<bool> AsBool() const;
   // A string: quoted, or plain text that is not an int/float/bool/null.
   std::optional<std::string> AsString() const;
@@ -57,7 +57,7 @@ struct YEntry {
 struct YamlLimits {
   size_t max_file_bytes = 16u << 20;
   size_t max_nodes = 500'000;  // after alias expansion (largest real file: ~21k)
-  int max_depth = 64;            // nesting of maps and lists
+  int max_depth = 64;          // nesting of maps and lists
 };
 
 // Reads `path` and parses it. Adds located diagnostics and returns nullopt when

@@ -6,9 +6,8 @@
 // mean from another — the raw runs show that). Pure; thread-safe.
 #pragma once
 
-#include <vector>
-
 #include <boost/json.hpp>
+#include <vector>
 
 namespace servebench::run {
 

@@ -6,12 +6,21 @@ namespace servebench::run {
 namespace {
 
 TEST(AggregateTest, EveryNumericKeyIsItsOwnMedianAndRawRunsAreKept) {
-  boost::json::object a{{"output_throughput", 100.0}, {"completed", 10}, {"model_id", "m"},
-                        {"p99_ttft_ms", 9.0}, {"ok", true}};
-  boost::json::object b{{"output_throughput", 300.0}, {"completed", 10}, {"model_id", "m"},
-                        {"p99_ttft_ms", 1.0}, {"ok", false}};
-  boost::json::object c{{"output_throughput", 200.0}, {"completed", 9}, {"model_id", "m"},
-                        {"p99_ttft_ms", 5.0}, {"ok", true}};
+  boost::json::object a{{"output_throughput", 100.0},
+                        {"completed", 10},
+                        {"model_id", "m"},
+                        {"p99_ttft_ms", 9.0},
+                        {"ok", true}};
+  boost::json::object b{{"output_throughput", 300.0},
+                        {"completed", 10},
+                        {"model_id", "m"},
+                        {"p99_ttft_ms", 1.0},
+                        {"ok", false}};
+  boost::json::object c{{"output_throughput", 200.0},
+                        {"completed", 9},
+                        {"model_id", "m"},
+                        {"p99_ttft_ms", 5.0},
+                        {"ok", true}};
   auto out = AggregateMedian({a, b, c});
   EXPECT_DOUBLE_EQ(out.at("output_throughput").as_double(), 200.0);
   EXPECT_EQ(out.at("completed").as_int64(), 10);

@@ -6,13 +6,12 @@
 #pragma once
 
 #include <atomic>
+#include <boost/json.hpp>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <boost/json.hpp>
 
 #include "common/status.h"
 #include "recipe/point.h"
@@ -42,7 +41,10 @@ class LiveEngine {
   virtual bool IsAlive() = 0;
   // True if the engine exits within `timeout_ms` (or has exited). An engine killed
   // mid-run fails requests a moment before its exit is observed; this closes the gap.
-  virtual bool ExitsWithin(int timeout_ms) { (void)timeout_ms; return !IsAlive(); }
+  virtual bool ExitsWithin(int timeout_ms) {
+    (void)timeout_ms;
+    return !IsAlive();
+  }
   // Classifies why the engine stopped or misbehaved, from its exit and its log.
   virtual Failure Diagnose() = 0;
   // SIGTERM to its process group, SIGKILL after a grace period. Idempotent.
@@ -62,9 +64,9 @@ class EngineBackend {
 
 // The outcome of one load run.
 struct LoadOutcome {
-  bool completed = false;     // the run finished (valid or not); false: could not run
+  bool completed = false;  // the run finished (valid or not); false: could not run
   bool valid = false;
-  bool interrupted = false;   // cancelled mid-run; `summary` holds the partial result
+  bool interrupted = false;  // cancelled mid-run; `summary` holds the partial result
   std::vector<std::string> invalid_reasons;
   boost::json::object summary;  // vllm-bench-compatible result JSON (may be partial)
   std::string requests_path;    // per-request JSONL, when written

@@ -1,12 +1,11 @@
 #include "run/executor.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <set>
-
-#include <fmt/format.h>
 
 namespace servebench::run {
 
@@ -27,7 +26,11 @@ int SweepReport::Count(PointStatus status) const {
 
 Executor::Executor(RunSettings settings, EngineBackend* engine, LoadBackend* load,
                    EvalBackend* eval, RecordSink* sink, std::ostream* log)
-    : settings_(std::move(settings)), engine_(engine), load_(load), eval_(eval), sink_(sink),
+    : settings_(std::move(settings)),
+      engine_(engine),
+      load_(load),
+      eval_(eval),
+      sink_(sink),
       log_(log) {
   char name[256] = {};
   if (::gethostname(name, sizeof name - 1) == 0) host_ = name;
@@ -104,8 +107,7 @@ SweepReport Executor::Run(const std::vector<recipe::ServeSession>& sessions,
   return report;
 }
 
-void Executor::RecordSkipped(const recipe::Point& point, const Failure& why,
-                             SweepReport* report) {
+void Executor::RecordSkipped(const recipe::Point& point, const Failure& why, SweepReport* report) {
   PointResult result;
   result.status = PointStatus::kSkipped;
   result.failure = why;
@@ -130,8 +132,8 @@ void Executor::RunSession(const recipe::ServeSession& session, bool is_first,
     state.start_failed = state.engine == nullptr;
     if (state.start_failed) {
       state.start_failure = failure;
-      *log_ << fmt::format("servebench: engine failed to start: {}: {}\n",
-                           failure.failure_class, failure.reason);
+      *log_ << fmt::format("servebench: engine failed to start: {}: {}\n", failure.failure_class,
+                           failure.reason);
     }
   };
 
@@ -233,7 +235,8 @@ void Executor::RunPoint(const recipe::Point& point, SessionState* state,
   } else if (!alive) {
     failed = true;
     result.failure = state->engine->Diagnose();
-    if (result.failure.failure_class.empty()) result.failure.failure_class = "server.died_during_run";
+    if (result.failure.failure_class.empty())
+      result.failure.failure_class = "server.died_during_run";
   } else if (!load.completed) {
     failed = true;
     result.failure = {"client.error", load.error};
@@ -252,7 +255,8 @@ void Executor::RunPoint(const recipe::Point& point, SessionState* state,
     result.eval = &eval;
     if (!eval.ran) {
       failed = true;
-      result.failure = {state->engine->IsAlive() ? "eval.error" : "server.died_during_run", eval.error};
+      result.failure = {state->engine->IsAlive() ? "eval.error" : "server.died_during_run",
+                        eval.error};
     } else if (!eval.passed) {
       failed = true;
       result.failure = {"eval.below_threshold", "accuracy gate failed: " + eval.error};
@@ -278,12 +282,12 @@ void Executor::Record(const recipe::Point& point, const PointResult& result,
       *log_ << "servebench: error: " << stored.message() << "\n";
     }
   }
-  *log_ << fmt::format("servebench: point {} concurrency {}: {}{}\n", Short(point.point_id),
-                       point.load.concurrency, PointStatusName(result.status),
-                       result.failure.failure_class.empty()
-                           ? ""
-                           : " (" + result.failure.failure_class + ": " + result.failure.reason +
-                                 ")");
+  *log_ << fmt::format(
+      "servebench: point {} concurrency {}: {}{}\n", Short(point.point_id), point.load.concurrency,
+      PointStatusName(result.status),
+      result.failure.failure_class.empty()
+          ? ""
+          : " (" + result.failure.failure_class + ": " + result.failure.reason + ")");
   report->points.push_back(std::move(pr));
 }
 

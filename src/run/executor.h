@@ -14,11 +14,10 @@
 #pragma once
 
 #include <atomic>
+#include <boost/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
-
-#include <boost/json.hpp>
 
 #include "recipe/recipe.h"
 #include "run/backends.h"
@@ -39,8 +38,8 @@ struct PointReport {
 struct SweepReport {
   std::vector<PointReport> points;
   int sessions = 0;
-  int server_starts = 0;            // including restarts
-  int starts_one_per_point = 0;     // what starting a server per point would cost
+  int server_starts = 0;         // including restarts
+  int starts_one_per_point = 0;  // what starting a server per point would cost
   bool canary_failed = false;
   Failure canary_failure;
   bool interrupted = false;
@@ -70,8 +69,8 @@ class Executor {
   void RunPoint(const recipe::Point& point, SessionState* state, const std::atomic<bool>* cancel,
                 SweepReport* report);
   // Builds the point's Record, hands it to the sink and appends it to `report`.
-  void Record(const recipe::Point& point, const PointResult& result,
-              const Provenance& provenance, SweepReport* report);
+  void Record(const recipe::Point& point, const PointResult& result, const Provenance& provenance,
+              SweepReport* report);
   void RecordSkipped(const recipe::Point& point, const Failure& why, SweepReport* report);
   std::string LogPath(const recipe::ServeSession& session, int attempt) const;
 

@@ -69,7 +69,7 @@ class FakeEngineBackend : public EngineBackend {
   }
   int starts = 0;
   int fail_start_tp = -1;
-  int die_on_start = -1;   // which start (1-based) dies
+  int die_on_start = -1;  // which start (1-based) dies
   int dies_after_loads = -1;
   std::shared_ptr<FakeEngineState> current;
 };
@@ -168,8 +168,9 @@ TEST(ExecutorTest, CanaryFailureStopsTheSweepWithItsClass) {
   EXPECT_EQ(h.sink.records[0].at("failure_class").as_string(), "server.spec.eagle3_unsupported");
   EXPECT_EQ(h.sink.records[2].at("status").as_string(), "skipped");
   std::string line = FormatSweepSummaryLine(report);
-  EXPECT_NE(line.find("canary failed: server.spec.eagle3_unsupported: Model does not support EAGLE3"),
-            std::string::npos)
+  EXPECT_NE(
+      line.find("canary failed: server.spec.eagle3_unsupported: Model does not support EAGLE3"),
+      std::string::npos)
       << line;
 }
 
@@ -244,8 +245,8 @@ TEST(ExecutorTest, CancelRecordsThePointInFlightAsInterruptedAndStops) {
   Harness h;
   h.load.cancel_at_conc = 2;
   h.load.cancel_flag = &h.cancel;
-  auto report = h.Run(Sessions({MakePoint("r", 1, 1), MakePoint("r", 1, 2), MakePoint("r", 1, 4),
-                                MakePoint("r", 2, 1)}));
+  auto report = h.Run(Sessions(
+      {MakePoint("r", 1, 1), MakePoint("r", 1, 2), MakePoint("r", 1, 4), MakePoint("r", 2, 1)}));
   EXPECT_TRUE(report.interrupted);
   ASSERT_EQ(h.sink.records.size(), 2u) << "untouched points get no record so --resume runs them";
   EXPECT_EQ(h.sink.records[1].at("failure_class").as_string(), "run.interrupted");

@@ -4,15 +4,14 @@
 // three, as docs/regression.md requires), nights 6-7 a build 1.5x slower: the
 // regression must be flagged on night 7 (confirmed by persistence) with the right
 // series and exit status 1, and night 5 must be quiet.
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
-
 #include <filesystem>
+#include <fstream>
 
 #include "common/testing/shell.h"
-#include <fstream>
 
 namespace {
 
@@ -50,8 +49,8 @@ recipes:
   std::string db = (dir / "sb.db").string();
   for (int night = 1; night <= 7; ++night) {
     bool slow = night >= 6;
-    std::string cmd = bin + " nightly " + recipe + " --out " + (dir / "out").string() +
-                      " --db " + db + " --issue-delay-limit-ms 200 --build-date 2026-11-0" +
+    std::string cmd = bin + " nightly " + recipe + " --out " + (dir / "out").string() + " --db " +
+                      db + " --issue-delay-limit-ms 200 --build-date 2026-11-0" +
                       std::to_string(night) + " --build-commit c" + std::to_string(night) +
                       (slow ? " --sim-build-slowdown 1.5" : "");
     Result r = RunShell(cmd);
@@ -67,7 +66,8 @@ recipes:
   EXPECT_NE(r.output.find("| regression | nightly-llama8b-sim"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("output_tput_per_gpu"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("build-slowdown-1.5"), std::string::npos)
-      << "the report names the build judged\n" << r.output;
+      << "the report names the build judged\n"
+      << r.output;
 
   // The recipes say what is expected: a concurrency never run is missing tonight.
   std::string wider = (dir / "wider.yaml").string();
@@ -80,7 +80,8 @@ recipes:
   Result m = RunShell(bin + " regress --db " + db + " --date 2026-11-07 --expected " + wider);
   EXPECT_EQ(m.exit_code, 1) << m.output;
   EXPECT_NE(m.output.find("1 missing"), std::string::npos) << m.output;
-  EXPECT_NE(m.output.find("expected by the recipes; never reported"), std::string::npos) << m.output;
+  EXPECT_NE(m.output.find("expected by the recipes; never reported"), std::string::npos)
+      << m.output;
   fs::remove_all(dir);
 }
 

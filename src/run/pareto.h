@@ -12,7 +12,7 @@ struct CurvePoint {
   double interactivity = 0;       // tok/s/user = 1000 / median TPOT (ms), metrics.md §5
   double throughput_per_gpu = 0;  // output tok/s per GPU, metrics.md §6
   int concurrency = 0;
-  std::string label;              // which configuration (e.g. "tp2 eagle3")
+  std::string label;  // which configuration (e.g. "tp2 eagle3")
 };
 
 // Frontier points, sorted by ascending interactivity (descending throughput).

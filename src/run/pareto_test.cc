@@ -7,8 +7,8 @@ namespace {
 
 TEST(ParetoTest, DominatedPointsAreDropped) {
   std::vector<CurvePoint> pts = {
-      {100, 50, 1, "a"}, {80, 200, 4, "a"}, {60, 150, 8, "b"},  // (60,150) dominated by (80,200)
-      {40, 400, 16, "a"}, {90, 40, 1, "b"},                       // (90,40) dominated by (100,50)
+      {100, 50, 1, "a"},  {80, 200, 4, "a"}, {60, 150, 8, "b"},  // (60,150) dominated by (80,200)
+      {40, 400, 16, "a"}, {90, 40, 1, "b"},                      // (90,40) dominated by (100,50)
   };
   auto f = ParetoFrontier(pts);
   ASSERT_EQ(f.size(), 3u);

@@ -2,9 +2,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <filesystem>
-
 #include <boost/json.hpp>
+#include <filesystem>
 
 #include "engine/engine.h"
 #include "run/real_backends.h"
@@ -126,8 +125,8 @@ std::unique_ptr<LiveEngine> SupervisedEngineBackend::Start(const recipe::ServeSp
   auto ready = (*supervisor)->WaitUntilReady();
   if (!ready.ok()) {
     const auto& f = (*supervisor)->failure();
-    *failure = f ? Failure{f->failure_class, f->summary}
-                 : Failure{"unknown", ready.status().message()};
+    *failure =
+        f ? Failure{f->failure_class, f->summary} : Failure{"unknown", ready.status().message()};
     (void)(*supervisor)->Stop();
     return nullptr;
   }

@@ -19,15 +19,16 @@ EvalOutcome NativeEvalBackend::Run(const recipe::Point& point, const std::string
   EvalOutcome out;
   eval::EvalSettings es;
   es.base_url = base_url;
-  es.model = point.serve.served_model_name.empty() ? point.serve.model
-                                                   : point.serve.served_model_name;
+  es.model =
+      point.serve.served_model_name.empty() ? point.serve.model : point.serve.served_model_name;
   es.output_dir = out_dir;
   es.data_path = settings_.eval_data_path;
   es.fewshot_data_path = settings_.eval_fewshot_path;
   if (es.data_path.empty()) {
     if (point.serve.engine != "sim") {
-      out.error = "gsm8k needs its data: pass --eval-data TEST.jsonl --eval-fewshot TRAIN.jsonl "
-                  "(docs/eval.md says where to get gsm8k)";
+      out.error =
+          "gsm8k needs its data: pass --eval-data TEST.jsonl --eval-fewshot TRAIN.jsonl "
+          "(docs/eval.md says where to get gsm8k)";
       return out;
     }
     es.data_path = out_dir + "/synthetic-test.jsonl";

@@ -28,11 +28,11 @@ client::BenchSettings ToBenchSettings(const recipe::Point& point, const RunSetti
   // [L·r, L] is what its recipes mean by a non-zero ratio.
   b.range_ratio_semantics = load.random_range_ratio > 0 ? client::RangeRatioSemantics::kInferenceX
                                                         : client::RangeRatioSemantics::kVllm;
-  int64_t prompts = load.num_prompts > 0
-                        ? load.num_prompts
-                        : std::max<int64_t>(int64_t{load.concurrency} *
-                                                settings.default_prompts_per_concurrency,
-                                            settings.min_prompts);
+  int64_t prompts =
+      load.num_prompts > 0
+          ? load.num_prompts
+          : std::max<int64_t>(int64_t{load.concurrency} * settings.default_prompts_per_concurrency,
+                              settings.min_prompts);
   b.num_prompts = prompts;
   b.max_concurrency = load.concurrency;
   b.request_rate_per_s = load.request_rate_per_s;
@@ -59,8 +59,8 @@ LoadOutcome NativeLoadBackend::Run(const recipe::Point& point, const std::string
   std::vector<boost::json::object> runs;
   out.valid = true;
   for (int i = 0; i < repetitions; ++i) {
-    std::string path = repetitions == 1 ? requests_path
-                                        : requests_path + ".run" + std::to_string(i + 1);
+    std::string path =
+        repetitions == 1 ? requests_path : requests_path + ".run" + std::to_string(i + 1);
     client::BenchSettings bench = ToBenchSettings(point, settings_, base_url, path);
     auto result = client::RunBench(bench, cancel);
     if (!result.ok()) {
@@ -83,8 +83,8 @@ LoadOutcome NativeLoadBackend::Run(const recipe::Point& point, const std::string
       break;
     }
   }
-  out.summary = runs.size() == 1 && repetitions == 1 ? std::move(runs.front())
-                                                     : AggregateMedian(runs);
+  out.summary =
+      runs.size() == 1 && repetitions == 1 ? std::move(runs.front()) : AggregateMedian(runs);
   out.requests_path = requests_path;
   return out;
 }

@@ -10,11 +10,16 @@ namespace servebench::run {
 
 std::string_view PointStatusName(PointStatus status) {
   switch (status) {
-    case PointStatus::kOk: return "ok";
-    case PointStatus::kFailed: return "failed";
-    case PointStatus::kInvalid: return "invalid";
-    case PointStatus::kBlocked: return "blocked";
-    case PointStatus::kSkipped: return "skipped";
+    case PointStatus::kOk:
+      return "ok";
+    case PointStatus::kFailed:
+      return "failed";
+    case PointStatus::kInvalid:
+      return "invalid";
+    case PointStatus::kBlocked:
+      return "blocked";
+    case PointStatus::kSkipped:
+      return "skipped";
   }
   return "failed";
 }

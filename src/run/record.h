@@ -3,9 +3,8 @@
 // Pure functions; thread-safe.
 #pragma once
 
-#include <string>
-
 #include <boost/json.hpp>
+#include <string>
 
 #include "recipe/point.h"
 #include "run/backends.h"
@@ -26,9 +25,9 @@ struct Provenance {
 // What happened at one point.
 struct PointResult {
   PointStatus status = PointStatus::kSkipped;
-  Failure failure;                       // empty when ok
-  const LoadOutcome* load = nullptr;     // null when the load never ran
-  const EvalOutcome* eval = nullptr;     // null when no eval ran
+  Failure failure;                    // empty when ok
+  const LoadOutcome* load = nullptr;  // null when the load never ran
+  const EvalOutcome* eval = nullptr;  // null when no eval ran
   std::string engine_log_path;
   bool interrupted = false;
 };

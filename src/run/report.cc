@@ -1,8 +1,8 @@
 #include "run/report.h"
 
-#include <map>
-
 #include <fmt/format.h>
+
+#include <map>
 
 #include "run/pareto.h"
 
@@ -78,8 +78,9 @@ std::string FormatSweepSummaryLine(const SweepReport& r) {
       "for {} session(s), {} fewer than one start per point",
       r.points.size(), r.Count(PointStatus::kOk), r.Count(PointStatus::kFailed),
       r.Count(PointStatus::kInvalid), r.Count(PointStatus::kBlocked),
-      r.Count(PointStatus::kSkipped), resumed > 0 ? fmt::format(", {} already ok (resumed)", resumed) : "",
-      r.server_starts, r.sessions, std::max(0, r.starts_one_per_point - r.server_starts));
+      r.Count(PointStatus::kSkipped),
+      resumed > 0 ? fmt::format(", {} already ok (resumed)", resumed) : "", r.server_starts,
+      r.sessions, std::max(0, r.starts_one_per_point - r.server_starts));
   if (r.canary_failed) {
     line += fmt::format("\ncanary failed: {}: {}", r.canary_failure.failure_class,
                         r.canary_failure.reason);
@@ -117,8 +118,9 @@ std::string FormatSweepReport(const SweepReport& r, ReportStyle style) {
                        first.serve.hardware, ConfigLabel(first), kind);
     std::vector<std::vector<std::string>> rows;
     for (const PointReport* p : pts) {
-      std::vector<std::string> row = {std::to_string(p->point.load.concurrency),
-                                      p->resumed ? "ok (resumed)" : std::string(PointStatusName(p->status))};
+      std::vector<std::string> row = {
+          std::to_string(p->point.load.concurrency),
+          p->resumed ? "ok (resumed)" : std::string(PointStatusName(p->status))};
       const json::object* s = Summary(*p);
       if (s != nullptr) {
         double tpot = Number(*s, "median_tpot_ms");

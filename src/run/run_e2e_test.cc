@@ -1,20 +1,18 @@
 // End-to-end: the real `servebench run` binary against real `servebench sim`
 // engines on loopback, with a real SQLite store. Each test writes a small native
 // recipe into its own temporary folder.
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
-
+#include <boost/json.hpp>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
-
-#include <boost/json.hpp>
 
 #include "common/testing/shell.h"
 

@@ -20,8 +20,8 @@ struct RunSettings {
   std::string out_dir = "out";           // records/, logs/, requests/, report.md
   std::string db_url = "servebench.db";  // SQLite path or postgresql:// URL; "" = no store
   // ---- Control ----
-  bool dry_run = false;        // print every serve session's command; launch nothing
-  bool resume = false;         // skip points already recorded ok in the store
+  bool dry_run = false;  // print every serve session's command; launch nothing
+  bool resume = false;   // skip points already recorded ok in the store
   // The canary is the first session's lowest-concurrency point; when it fails the
   // sweep stops with its failure class unless this is set.
   bool continue_after_canary_failure = false;
@@ -37,7 +37,7 @@ struct RunSettings {
   // point invalid. Raise it only on a machine shared with other work (tests in CI).
   double client_issue_delay_limit_ms = 1.0;
   // ---- Engines ----
-  std::string servebench_binary;  // the `servebench` that runs `sim`; default: ourselves
+  std::string servebench_binary;   // the `servebench` that runs `sim`; default: ourselves
   double readiness_timeout_s = 0;  // 0 = recipe, else the adapter's default
   // Runner profile: run engines whose point has an image inside a container
   // ("docker", "podman", "enroot", "srun"; "" = on the host), with these extra

@@ -1,5 +1,6 @@
 #include "run/slurm.h"
 
+#include <fmt/format.h>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -9,8 +10,6 @@
 #include <map>
 #include <sstream>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "common/atomic_file.h"
 
@@ -95,22 +94,25 @@ std::string RenderSlurmScript(const std::vector<std::string>& session_ids,
 }
 
 StatusOr<SlurmJob> SubmitSlurmArray(const std::vector<std::string>& session_ids,
-                                    const std::vector<std::string>& task_argv, const std::string& out_dir,
-                                    const SlurmSettings& settings) {
+                                    const std::vector<std::string>& task_argv,
+                                    const std::string& out_dir, const SlurmSettings& settings) {
   if (session_ids.empty()) return Status::InvalidArgument("no serve sessions to submit");
   std::error_code ec;
   fs::path out = fs::absolute(out_dir, ec);
   fs::create_directories(out / "slurm", ec);
-  if (ec) return Status::Unavailable(fmt::format("{}/slurm: cannot create: {}", out.string(), ec.message()));
+  if (ec)
+    return Status::Unavailable(
+        fmt::format("{}/slurm: cannot create: {}", out.string(), ec.message()));
   SlurmJob job;
   job.script_path = (out / "slurm" / "job.sbatch").string();
-  std::string script =
-      RenderSlurmScript(session_ids, task_argv, out.string(), fs::current_path().string(), settings);
+  std::string script = RenderSlurmScript(session_ids, task_argv, out.string(),
+                                         fs::current_path().string(), settings);
   SB_RETURN_IF_ERROR(WriteFileAtomically(job.script_path, script));
   CommandResult sub = RunCommandLine("sbatch --parsable " + ShellQuote(job.script_path));
   std::string said = Trimmed(sub.output);
   if (sub.exit_code != 0) {
-    return Status::Unavailable(fmt::format("sbatch {} failed (exit {}): {}", job.script_path, sub.exit_code,
+    return Status::Unavailable(fmt::format("sbatch {} failed (exit {}): {}", job.script_path,
+                                           sub.exit_code,
                                            said.empty() ? "no output; is Slurm installed?" : said));
   }
   // --parsable prints "<jobid>[;<cluster>]" (after any warnings, one per line).
@@ -130,8 +132,8 @@ StatusOr<SlurmJob> SubmitSlurmArray(const std::vector<std::string>& session_ids,
   return job;
 }
 
-Status WaitForSlurmJob(SlurmJob* job, const SlurmSettings& settings, const std::atomic<bool>* cancel,
-                       std::ostream& progress) {
+Status WaitForSlurmJob(SlurmJob* job, const SlurmSettings& settings,
+                       const std::atomic<bool>* cancel, std::ostream& progress) {
   std::string last_counts;
   int squeue_failures = 0;
   while (true) {
@@ -148,8 +150,8 @@ Status WaitForSlurmJob(SlurmJob* job, const SlurmSettings& settings, const std::
       // anything else for long means the controller is gone.
       if (q.output.find("Invalid job id") != std::string::npos) break;
       if (++squeue_failures >= 30) {
-        return Status::Unavailable(fmt::format("squeue keeps failing for job {}: {}", job->job_id,
-                                               Trimmed(q.output)));
+        return Status::Unavailable(
+            fmt::format("squeue keeps failing for job {}: {}", job->job_id, Trimmed(q.output)));
       }
     } else {
       squeue_failures = 0;

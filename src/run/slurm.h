@@ -33,9 +33,9 @@ struct SlurmSettings {
 struct SlurmTask {
   size_t index = 0;
   std::string session_id;
-  std::string dir;       // <out>/tasks/<index>
-  std::string log;       // <out>/slurm/task-<index>.log
-  int exit_code = -1;    // servebench run's exit code; -1: the task left no result (killed?)
+  std::string dir;     // <out>/tasks/<index>
+  std::string log;     // <out>/slurm/task-<index>.log
+  int exit_code = -1;  // servebench run's exit code; -1: the task left no result (killed?)
 };
 
 struct SlurmJob {
@@ -57,15 +57,15 @@ std::string RenderSlurmScript(const std::vector<std::string>& session_ids,
 // Writes the script under `out_dir` and submits it (sbatch --parsable). Unavailable
 // with sbatch's own words when Slurm refuses (no controller, bad partition, ...).
 StatusOr<SlurmJob> SubmitSlurmArray(const std::vector<std::string>& session_ids,
-                                    const std::vector<std::string>& task_argv, const std::string& out_dir,
-                                    const SlurmSettings& settings);
+                                    const std::vector<std::string>& task_argv,
+                                    const std::string& out_dir, const SlurmSettings& settings);
 
 // Waits until no task of the job is queued or running (squeue), then reads each
 // task's exit code. When `cancel` becomes true, the job is cancelled (scancel: each
 // `servebench run` gets SIGTERM and records the point in flight) and the wait goes on
 // until the tasks are gone, so nothing they measured is lost. `progress` gets a line
 // whenever the counts of pending/running tasks change.
-Status WaitForSlurmJob(SlurmJob* job, const SlurmSettings& settings, const std::atomic<bool>* cancel,
-                       std::ostream& progress);
+Status WaitForSlurmJob(SlurmJob* job, const SlurmSettings& settings,
+                       const std::atomic<bool>* cancel, std::ostream& progress);
 
 }  // namespace servebench::run

@@ -51,7 +51,8 @@ std::vector<std::string_view> Sentences(std::string_view text) {
       start = i + 1;
     }
   }
-  if (start < text.size() && !Trim(text.substr(start)).empty()) out.push_back(Trim(text.substr(start)));
+  if (start < text.size() && !Trim(text.substr(start)).empty())
+    out.push_back(Trim(text.substr(start)));
   return out;
 }
 

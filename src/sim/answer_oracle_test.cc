@@ -73,7 +73,8 @@ TEST(AnswerOracleTest, FileModeAnswersFromJsonlAndNamesBadLines) {
   std::string path = ::testing::TempDir() + "/oracle_answers.jsonl";
   {
     std::ofstream out(path);
-    out << R"({"question": "What is 2+2?", "response": "It is 4.\n#### 4"})" << "\n\n";
+    out << R"({"question": "What is 2+2?", "response": "It is 4.\n#### 4"})"
+        << "\n\n";
   }
   auto oracle = Make({.error_rate = 0, .seed = 0, .answers_path = path});
   EXPECT_EQ(oracle->Answer("Question: What is 2+2?\nAnswer:"), "It is 4.\n#### 4");

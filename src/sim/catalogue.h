@@ -13,28 +13,28 @@
 namespace servebench::sim {
 
 struct Hardware {
-  std::string name;              // catalogue key, e.g. "h200"
+  std::string name;  // catalogue key, e.g. "h200"
   std::string description;
-  double hbm_gb = 0;             // device memory, decimal GB
-  double hbm_tb_per_s = 0;       // peak memory bandwidth
+  double hbm_gb = 0;                           // device memory, decimal GB
+  double hbm_tb_per_s = 0;                     // peak memory bandwidth
   std::map<std::string, double> dense_tflops;  // by precision: "bf16", "fp8", "fp4"
-  double scaleup_gb_per_s = 0;   // per GPU, unidirectional
+  double scaleup_gb_per_s = 0;                 // per GPU, unidirectional
   int gpus_per_node = 8;
   // ---- Efficiency factors (fitted or from measured ceilings; sources in the YAML) ----
-  double matmul_efficiency = 0.6;     // achieved / dense peak for prefill GEMMs
-  double hbm_efficiency = 0.75;       // achieved / peak bandwidth for decode reads
+  double matmul_efficiency = 0.6;  // achieved / dense peak for prefill GEMMs
+  double hbm_efficiency = 0.75;    // achieved / peak bandwidth for decode reads
   double allreduce_bus_efficiency = 0.8;
-  double allreduce_latency_us = 8;    // per all-reduce call (small-message floor)
-  double alltoall_latency_us = 30;    // per EP dispatch or combine
-  double step_overhead_us = 1000;     // scheduler + launch per engine step
-  double layer_overhead_us = 15;      // fixed kernel latency per layer per step
-  double moe_layer_overhead_us = 100; // extra fixed latency per MoE layer per step
+  double allreduce_latency_us = 8;     // per all-reduce call (small-message floor)
+  double alltoall_latency_us = 30;     // per EP dispatch or combine
+  double step_overhead_us = 1000;      // scheduler + launch per engine step
+  double layer_overhead_us = 15;       // fixed kernel latency per layer per step
+  double moe_layer_overhead_us = 100;  // extra fixed latency per MoE layer per step
 };
 
 struct Model {
-  std::string name;              // catalogue key, e.g. "llama-3.1-70b"
-  std::string hf_name;           // served name by default
-  double params_total_b = 0;     // billions
+  std::string name;           // catalogue key, e.g. "llama-3.1-70b"
+  std::string hf_name;        // served name by default
+  double params_total_b = 0;  // billions
   double params_active_b = 0;
   int layers = 0;
   int hidden = 0;
@@ -58,7 +58,8 @@ struct Model {
   int expert_ffn = 0;
   int moe_layers = 0;
   bool is_moe() const { return experts > 0; }
-  // Parameters in routed experts (billions), derived: moe_layers × experts × 3 × hidden × expert_ffn.
+  // Parameters in routed experts (billions), derived: moe_layers × experts × 3 × hidden ×
+  // expert_ffn.
   double routed_expert_params_b() const;
 };
 
@@ -71,7 +72,8 @@ struct Catalogue {
   // hardware.yaml and models.yaml from `dir`.
   static StatusOr<Catalogue> FromDir(const std::string& dir);
   // Parses the two documents; errors name the entry and field.
-  static StatusOr<Catalogue> FromYaml(const std::string& hardware_yaml, const std::string& models_yaml);
+  static StatusOr<Catalogue> FromYaml(const std::string& hardware_yaml,
+                                      const std::string& models_yaml);
 
   // Lookups that fail with the list of known names.
   StatusOr<const Hardware*> FindHardware(const std::string& name) const;

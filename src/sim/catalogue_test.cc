@@ -11,7 +11,8 @@ TEST(CatalogueTest, BuiltInHasTheRequiredEntries) {
   for (const char* hw : {"h100", "h200", "b200", "b300", "gb200", "mi300x", "mi325x", "mi355x"}) {
     EXPECT_TRUE(cat->FindHardware(hw).ok()) << hw;
   }
-  for (const char* m : {"llama-3.1-8b", "llama-3.1-70b", "deepseek-r1", "gpt-oss-120b", "minimax-m3"}) {
+  for (const char* m :
+       {"llama-3.1-8b", "llama-3.1-70b", "deepseek-r1", "gpt-oss-120b", "minimax-m3"}) {
     EXPECT_TRUE(cat->FindModel(m).ok()) << m;
   }
   EXPECT_EQ(cat->models.at("deepseek-r1").attention, "mla");
@@ -47,7 +48,8 @@ TEST(CatalogueTest, NumberWithoutSourceIsRejected) {
 )";
   auto c = Catalogue::FromYaml(hw, "models: {}");
   ASSERT_FALSE(c.ok());
-  EXPECT_NE(c.status().message().find("hardware.x1.hbm_tb_per_s: no source given"), std::string::npos)
+  EXPECT_NE(c.status().message().find("hardware.x1.hbm_tb_per_s: no source given"),
+            std::string::npos)
       << c.status().message();
 }
 

@@ -25,27 +25,37 @@ struct Engine::Seq : Sequence {
 
 Engine::Engine(EventLoop* loop, const Clock* clock, PerfModel perf, const SchedulerSettings& s,
                const EngineSettings& e, std::function<size_t()> pending_bytes)
-    : loop_(loop), clock_(clock), perf_(std::move(perf)), scheduler_(s, &perf_), settings_(e),
+    : loop_(loop),
+      clock_(clock),
+      perf_(std::move(perf)),
+      scheduler_(s, &perf_),
+      settings_(e),
       pending_bytes_(std::move(pending_bytes)) {}
 
 Engine::~Engine() = default;
 
-StatusOr<std::unique_ptr<Engine>> Engine::Create(EventLoop* loop, const Clock* clock, PerfModel perf,
-                                                 const SchedulerSettings& s, const EngineSettings& e,
+StatusOr<std::unique_ptr<Engine>> Engine::Create(EventLoop* loop, const Clock* clock,
+                                                 PerfModel perf, const SchedulerSettings& s,
+                                                 const EngineSettings& e,
                                                  std::function<size_t()> pending_bytes) {
-  if (e.time_scale < 0) return Status::InvalidArgument("--time-scale must be >= 0 (0 = as fast as possible)");
-  std::unique_ptr<Engine> engine(new Engine(loop, clock, std::move(perf), s, e, std::move(pending_bytes)));
+  if (e.time_scale < 0)
+    return Status::InvalidArgument("--time-scale must be >= 0 (0 = as fast as possible)");
+  std::unique_ptr<Engine> engine(
+      new Engine(loop, clock, std::move(perf), s, e, std::move(pending_bytes)));
   // Scheduler keeps a pointer to perf_; it was built from the member, so it is valid.
   if (e.num_speculative_tokens > 0) {
-    SB_ASSIGN_OR_RETURN(AcceptanceSampler sampler,
-                        AcceptanceSampler::Create(e.num_speculative_tokens, e.target_acceptance_length, e.seed));
+    SB_ASSIGN_OR_RETURN(
+        AcceptanceSampler sampler,
+        AcceptanceSampler::Create(e.num_speculative_tokens, e.target_acceptance_length, e.seed));
     engine->sampler_ = sampler;
     engine->metrics_.spec_decode_num_accepted_tokens_per_pos.assign(e.num_speculative_tokens, 0);
   }
   if (engine->scheduler_.pool_bytes() <= 0) {
     return Status::FailedPrecondition(
-        "No available memory for the cache blocks: the weights do not leave room for a KV cache on this "
-        "hardware; raise --tensor-parallel-size or --gpu-memory-utilization, or use a lower precision");
+        "No available memory for the cache blocks: the weights do not leave room for a KV cache on "
+        "this "
+        "hardware; raise --tensor-parallel-size or --gpu-memory-utilization, or use a lower "
+        "precision");
   }
   return engine;
 }
@@ -84,11 +94,18 @@ void Engine::Finish(Seq* seq, FinishReason reason, bool notify) {
   scheduler_.Remove(&seq->s);
   int64_t now = clock_->NowNs();
   switch (reason) {
-    case FinishReason::kLength: ++metrics_.request_success_length; break;
-    case FinishReason::kStop: ++metrics_.request_success_stop; break;
-    default: ++metrics_.request_success_abort; break;
+    case FinishReason::kLength:
+      ++metrics_.request_success_length;
+      break;
+    case FinishReason::kStop:
+      ++metrics_.request_success_stop;
+      break;
+    default:
+      ++metrics_.request_success_abort;
+      break;
   }
-  if (reason != FinishReason::kAbort) metrics_.e2e_request_latency.Observe((now - seq->arrival_ns) * 1e-9);
+  if (reason != FinishReason::kAbort)
+    metrics_.e2e_request_latency.Observe((now - seq->arrival_ns) * 1e-9);
   seqs_.erase(seq->s.id);
   UpdateGauges();
 }
@@ -140,7 +157,8 @@ void Engine::MaybeStart() {
   step_active_ = true;
   int64_t now = clock_->NowNs();
   int64_t start = std::max(now, step_deadline_ns_);
-  step_deadline_ns_ = start + static_cast<int64_t>(std::llround(*step_s * settings_.time_scale * 1e9));
+  step_deadline_ns_ =
+      start + static_cast<int64_t>(std::llround(*step_s * settings_.time_scale * 1e9));
   loop_->RunAt(step_deadline_ns_, [this] { FinishStep(); });
 }
 
@@ -199,7 +217,8 @@ void Engine::FinishStep() {
     produced = std::min(produced, limit - s.generated);
     s.generated += produced;
     if (w.prefill_tokens == 0) scheduler_.Commit(&s, produced);
-    if (s.generated >= limit) reason = (eos > 0 && limit == eos) ? FinishReason::kStop : FinishReason::kLength;
+    if (s.generated >= limit)
+      reason = (eos > 0 && limit == eos) ? FinishReason::kStop : FinishReason::kLength;
     metrics_.generation_tokens_total += static_cast<uint64_t>(produced);
     if (produced > 0) {
       if (seq->first_token_ns == 0) {
@@ -221,7 +240,7 @@ void Engine::FinishStep() {
   step_active_ = false;
   for (auto& [seq, reason] : finished) {
     if (seq->aborted) continue;  // the sink aborted it during its last call
-    seq->req.sink = nullptr;  // the sink has had its last call
+    seq->req.sink = nullptr;     // the sink has had its last call
     Finish(seq, reason, false);
   }
   // Sequences aborted while the step ran.

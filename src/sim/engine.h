@@ -52,7 +52,7 @@ struct EngineRequest {
 };
 
 struct EngineSettings {
-  double time_scale = 1.0;       // wall seconds per simulated second; 0 = no waiting
+  double time_scale = 1.0;  // wall seconds per simulated second; 0 = no waiting
   int num_speculative_tokens = 0;
   double target_acceptance_length = 0;  // with num_speculative_tokens > 0
   uint64_t seed = 0;
@@ -64,7 +64,8 @@ class Engine {
  public:
   // `pending_bytes` reports the server's unsent bytes (for time_scale 0 back-pressure).
   // `loop` null selects manual mode. `clock` must outlive the engine.
-  static StatusOr<std::unique_ptr<Engine>> Create(EventLoop* loop, const Clock* clock, PerfModel perf,
+  static StatusOr<std::unique_ptr<Engine>> Create(EventLoop* loop, const Clock* clock,
+                                                  PerfModel perf,
                                                   const SchedulerSettings& scheduler,
                                                   const EngineSettings& settings,
                                                   std::function<size_t()> pending_bytes = nullptr);

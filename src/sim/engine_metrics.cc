@@ -1,26 +1,28 @@
 #include "sim/engine_metrics.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace servebench::sim {
 namespace {
 // vLLM's bucket bounds for TTFT (and, shortened, for the other latency histograms).
 std::vector<double> TtftBuckets() {
-  return {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0,
-          7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0};
+  return {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1,  0.25,  0.5,   0.75,
+          1.0,   2.5,   5.0,  7.5,  10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0};
 }
 std::vector<double> ItlBuckets() {
-  return {0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0};
+  return {0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2,  0.3,  0.4, 0.5,
+          0.75, 1.0,   2.5,  5.0,   7.5, 10.0, 20.0, 40.0, 80.0};
 }
 std::vector<double> E2eBuckets() {
-  return {0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0,
-          120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0};
+  return {0.3,  0.5,  0.8,  1.0,  1.5,   2.0,   2.5,   5.0,   10.0,   15.0,  20.0,
+          30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0};
 }
 }  // namespace
 
-Histogram::Histogram(std::vector<double> bounds) : bounds_(std::move(bounds)), counts_(bounds_.size() + 1, 0) {}
+Histogram::Histogram(std::vector<double> bounds)
+    : bounds_(std::move(bounds)), counts_(bounds_.size() + 1, 0) {}
 
 void Histogram::Observe(double value) {
   size_t i = std::lower_bound(bounds_.begin(), bounds_.end(), value) - bounds_.begin();
@@ -33,11 +35,14 @@ void Histogram::Render(const std::string& name, const std::string& labels, std::
   uint64_t cumulative = 0;
   for (size_t i = 0; i < bounds_.size(); ++i) {
     cumulative += counts_[i];
-    fmt::format_to(std::back_inserter(*out), "{}_bucket{{{},le=\"{}\"}} {}\n", name, labels, bounds_[i], cumulative);
+    fmt::format_to(std::back_inserter(*out), "{}_bucket{{{},le=\"{}\"}} {}\n", name, labels,
+                   bounds_[i], cumulative);
   }
   cumulative += counts_.back();
-  fmt::format_to(std::back_inserter(*out), "{}_bucket{{{},le=\"+Inf\"}} {}\n", name, labels, cumulative);
-  fmt::format_to(std::back_inserter(*out), "{}_sum{{{}}} {}\n{}_count{{{}}} {}\n", name, labels, sum_, name, labels, count_);
+  fmt::format_to(std::back_inserter(*out), "{}_bucket{{{},le=\"+Inf\"}} {}\n", name, labels,
+                 cumulative);
+  fmt::format_to(std::back_inserter(*out), "{}_sum{{{}}} {}\n{}_count{{{}}} {}\n", name, labels,
+                 sum_, name, labels, count_);
 }
 
 EngineMetrics::EngineMetrics()
@@ -51,17 +56,22 @@ std::string EngineMetrics::Render(const std::string& model_name) const {
   out.reserve(16384);
   std::string labels = fmt::format("engine=\"0\",model_name=\"{}\"", model_name);
   auto gauge = [&](const char* name, const char* help, double v) {
-    fmt::format_to(std::back_inserter(out), "# HELP vllm:{} {}\n# TYPE vllm:{} gauge\nvllm:{}{{{}}} {}\n", name, help,
-                   name, name, labels, v);
+    fmt::format_to(std::back_inserter(out),
+                   "# HELP vllm:{} {}\n# TYPE vllm:{} gauge\nvllm:{}{{{}}} {}\n", name, help, name,
+                   name, labels, v);
   };
   auto counter = [&](const char* name, const char* help, uint64_t v) {
-    fmt::format_to(std::back_inserter(out), "# HELP vllm:{} {}\n# TYPE vllm:{} counter\nvllm:{}_total{{{}}} {}\n", name,
+    fmt::format_to(std::back_inserter(out),
+                   "# HELP vllm:{} {}\n# TYPE vllm:{} counter\nvllm:{}_total{{{}}} {}\n", name,
                    help, name, name, labels, v);
   };
-  gauge("num_requests_running", "Number of requests in model execution batches.", num_requests_running);
-  gauge("num_requests_waiting", "Number of requests waiting to be processed.", num_requests_waiting);
+  gauge("num_requests_running", "Number of requests in model execution batches.",
+        num_requests_running);
+  gauge("num_requests_waiting", "Number of requests waiting to be processed.",
+        num_requests_waiting);
   gauge("kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", kv_cache_usage_perc);
-  counter("num_preemptions", "Cumulative number of preemption from the engine.", num_preemptions_total);
+  counter("num_preemptions", "Cumulative number of preemption from the engine.",
+          num_preemptions_total);
   counter("prompt_tokens", "Number of prefill tokens processed.", prompt_tokens_total);
   counter("generation_tokens", "Number of generation tokens processed.", generation_tokens_total);
   fmt::format_to(std::back_inserter(out),
@@ -70,25 +80,35 @@ std::string EngineMetrics::Render(const std::string& model_name) const {
                  "vllm:request_success_total{{{},finished_reason=\"length\"}} {}\n"
                  "vllm:request_success_total{{{},finished_reason=\"stop\"}} {}\n"
                  "vllm:request_success_total{{{},finished_reason=\"abort\"}} {}\n",
-                 labels, request_success_length, labels, request_success_stop, labels, request_success_abort);
+                 labels, request_success_length, labels, request_success_stop, labels,
+                 request_success_abort);
   counter("spec_decode_num_drafts", "Number of spec decoding drafts.", spec_decode_num_drafts);
   counter("spec_decode_num_draft_tokens", "Number of draft tokens.", spec_decode_num_draft_tokens);
-  counter("spec_decode_num_accepted_tokens", "Number of accepted tokens.", spec_decode_num_accepted_tokens);
-  out += "# HELP vllm:spec_decode_num_accepted_tokens_per_pos Accepted tokens per draft position.\n"
-         "# TYPE vllm:spec_decode_num_accepted_tokens_per_pos counter\n";
+  counter("spec_decode_num_accepted_tokens", "Number of accepted tokens.",
+          spec_decode_num_accepted_tokens);
+  out +=
+      "# HELP vllm:spec_decode_num_accepted_tokens_per_pos Accepted tokens per draft position.\n"
+      "# TYPE vllm:spec_decode_num_accepted_tokens_per_pos counter\n";
   for (size_t i = 0; i < spec_decode_num_accepted_tokens_per_pos.size(); ++i) {
-    fmt::format_to(std::back_inserter(out), "vllm:spec_decode_num_accepted_tokens_per_pos_total{{{},position=\"{}\"}} {}\n",
+    fmt::format_to(std::back_inserter(out),
+                   "vllm:spec_decode_num_accepted_tokens_per_pos_total{{{},position=\"{}\"}} {}\n",
                    labels, i, spec_decode_num_accepted_tokens_per_pos[i]);
   }
-  counter("sim_engine_steps", "Engine steps run by the simulated engine (servebench extension).", engine_steps_total);
+  counter("sim_engine_steps", "Engine steps run by the simulated engine (servebench extension).",
+          engine_steps_total);
   auto hist = [&](const char* name, const char* help, const Histogram& h) {
-    fmt::format_to(std::back_inserter(out), "# HELP vllm:{} {}\n# TYPE vllm:{} histogram\n", name, help, name);
+    fmt::format_to(std::back_inserter(out), "# HELP vllm:{} {}\n# TYPE vllm:{} histogram\n", name,
+                   help, name);
     h.Render(std::string("vllm:") + name, labels, &out);
   };
-  hist("time_to_first_token_seconds", "Histogram of time to first token in seconds.", time_to_first_token);
-  hist("inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", inter_token_latency);
-  hist("e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", e2e_request_latency);
-  hist("request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.", request_queue_time);
+  hist("time_to_first_token_seconds", "Histogram of time to first token in seconds.",
+       time_to_first_token);
+  hist("inter_token_latency_seconds", "Histogram of inter-token latency in seconds.",
+       inter_token_latency);
+  hist("e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.",
+       e2e_request_latency);
+  hist("request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.",
+       request_queue_time);
   return out;
 }
 

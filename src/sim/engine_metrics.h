@@ -42,7 +42,7 @@ struct EngineMetrics {
   uint64_t spec_decode_num_draft_tokens = 0;
   uint64_t spec_decode_num_accepted_tokens = 0;
   std::vector<uint64_t> spec_decode_num_accepted_tokens_per_pos;  // size k
-  uint64_t engine_steps_total = 0;  // servebench extension (sim only)
+  uint64_t engine_steps_total = 0;                                // servebench extension (sim only)
   // ---- histograms (seconds, wall clock as a client sees it) ----
   Histogram time_to_first_token;
   Histogram inter_token_latency;

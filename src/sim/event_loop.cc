@@ -58,7 +58,8 @@ Status EventLoop::Add(int fd, uint32_t events, FdHandler* handler) {
   epoll_event ev{};
   ev.events = events;
   ev.data.ptr = handler;
-  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0) return Status::Internal(Errno("epoll_ctl ADD"));
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) != 0)
+    return Status::Internal(Errno("epoll_ctl ADD"));
   return Status::Ok();
 }
 
@@ -66,7 +67,8 @@ Status EventLoop::Modify(int fd, uint32_t events, FdHandler* handler) {
   epoll_event ev{};
   ev.events = events;
   ev.data.ptr = handler;
-  if (epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &ev) != 0) return Status::Internal(Errno("epoll_ctl MOD"));
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd, &ev) != 0)
+    return Status::Internal(Errno("epoll_ctl MOD"));
   return Status::Ok();
 }
 
@@ -84,7 +86,9 @@ void EventLoop::Cancel(uint64_t timer_id) { timer_tasks_.erase(timer_id); }
 
 void EventLoop::Post(std::function<void()> task) { posted_.push_back(std::move(task)); }
 
-void EventLoop::AddBeforeWaitHook(std::function<void()> hook) { before_wait_.push_back(std::move(hook)); }
+void EventLoop::AddBeforeWaitHook(std::function<void()> hook) {
+  before_wait_.push_back(std::move(hook));
+}
 
 void EventLoop::Stop() {
   stop_.store(true);

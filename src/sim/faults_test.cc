@@ -1,7 +1,7 @@
 // Every fault flag of `servebench sim` has its effect, through real HTTP.
-#include <boost/json.hpp>
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
 #include <chrono>
 #include <thread>
 
@@ -28,7 +28,9 @@ TEST(SimFaultsTest, Http500RateIsAFractionAndDeterministic) {
   auto count_failures = [] {
     SimProcess sim({"--time-scale", "0", "--fault-http-500-rate", "0.3", "--seed", "11"});
     std::vector<int> statuses;
-    for (int i = 0; i < 60; ++i) statuses.push_back(Http(sim.port(), "POST", "/v1/completions", R"({"prompt":"a","max_tokens":1})").status);
+    for (int i = 0; i < 60; ++i)
+      statuses.push_back(
+          Http(sim.port(), "POST", "/v1/completions", R"({"prompt":"a","max_tokens":1})").status);
     return statuses;
   };
   std::vector<int> a = count_failures(), b = count_failures();
@@ -51,19 +53,22 @@ TEST(SimFaultsTest, DisconnectAfterTokensDropsTheStream) {
 }
 
 TEST(SimFaultsTest, StallHoldsEventsForTheGivenTime) {
-  SimProcess sim({"--time-scale", "0", "--fault-stall-ms", "300", "--fault-stall-after-tokens", "3"});
+  SimProcess sim(
+      {"--time-scale", "0", "--fault-stall-ms", "300", "--fault-stall-after-tokens", "3"});
   HttpResponse r = Http(sim.port(), "POST", "/v1/completions", kStream);
   ASSERT_TRUE(r.complete);
   ASSERT_GE(r.event_times_ms.size(), 4u);
   double max_gap = 0;
-  for (size_t i = 1; i < r.event_times_ms.size(); ++i) max_gap = std::max(max_gap, r.event_times_ms[i] - r.event_times_ms[i - 1]);
+  for (size_t i = 1; i < r.event_times_ms.size(); ++i)
+    max_gap = std::max(max_gap, r.event_times_ms[i] - r.event_times_ms[i - 1]);
   EXPECT_GE(r.event_times_ms.back(), 290.0);
   EXPECT_GE(max_gap, 250.0);
   EXPECT_EQ(r.data_events.back(), "[DONE]");
 }
 
 TEST(SimFaultsTest, MalformedSseEventAppearsOnce) {
-  SimProcess sim({"--time-scale", "0", "--fault-malformed-sse-rate", "1", "--fault-malformed-after-tokens", "2"});
+  SimProcess sim({"--time-scale", "0", "--fault-malformed-sse-rate", "1",
+                  "--fault-malformed-after-tokens", "2"});
   HttpResponse r = Http(sim.port(), "POST", "/v1/completions", kStream);
   ASSERT_TRUE(r.complete);
   int bad = 0;
@@ -93,7 +98,8 @@ TEST(SimFaultsTest, ReadyOnlyAfterDelay) {
 }
 
 TEST(SimFaultsTest, ExitAtStartupPrintsTheLineAndCode) {
-  const std::string line = "Model does not support EAGLE3 interface but aux_hidden_state_outputs was requested";
+  const std::string line =
+      "Model does not support EAGLE3 interface but aux_hidden_state_outputs was requested";
   SimProcess sim({"--fault-exit-at-startup", line, "--fault-exit-code", "3"}, /*wait_ready=*/false);
   EXPECT_EQ(sim.WaitExit(10), 3);
   EXPECT_NE(sim.output().find(line), std::string::npos);
@@ -101,10 +107,14 @@ TEST(SimFaultsTest, ExitAtStartupPrintsTheLineAndCode) {
 }
 
 TEST(SimFaultsTest, CrashAfterRequests) {
-  SimProcess sim({"--time-scale", "0", "--fault-crash-after-requests", "2", "--fault-exit-code", "7"});
-  EXPECT_EQ(Http(sim.port(), "POST", "/v1/completions", R"({"prompt":"a","max_tokens":2})").status, 200);
-  EXPECT_EQ(Http(sim.port(), "POST", "/v1/completions", R"({"prompt":"a","max_tokens":2})").status, 200);
-  HttpResponse third = Http(sim.port(), "POST", "/v1/completions", R"({"prompt":"a","max_tokens":2})", 5);
+  SimProcess sim(
+      {"--time-scale", "0", "--fault-crash-after-requests", "2", "--fault-exit-code", "7"});
+  EXPECT_EQ(Http(sim.port(), "POST", "/v1/completions", R"({"prompt":"a","max_tokens":2})").status,
+            200);
+  EXPECT_EQ(Http(sim.port(), "POST", "/v1/completions", R"({"prompt":"a","max_tokens":2})").status,
+            200);
+  HttpResponse third =
+      Http(sim.port(), "POST", "/v1/completions", R"({"prompt":"a","max_tokens":2})", 5);
   EXPECT_EQ(third.status, 0);
   EXPECT_EQ(sim.WaitExit(10), 7);
   EXPECT_NE(sim.output().find("simulated crash after 2 requests"), std::string::npos);

@@ -1,9 +1,9 @@
 #include "sim/generation_stream.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <ctime>
-
-#include <fmt/format.h>
 
 #include "common/clock.h"
 
@@ -11,10 +11,14 @@ namespace servebench::sim {
 namespace {
 const char* FinishName(FinishReason r) {
   switch (r) {
-    case FinishReason::kLength: return "length";
-    case FinishReason::kStop: return "stop";
-    case FinishReason::kAbort: return "abort";
-    default: return nullptr;
+    case FinishReason::kLength:
+      return "length";
+    case FinishReason::kStop:
+      return "stop";
+    case FinishReason::kAbort:
+      return "abort";
+    default:
+      return nullptr;
   }
 }
 }  // namespace
@@ -22,8 +26,13 @@ const char* FinishName(FinishReason r) {
 GenerationStream::GenerationStream(const StreamContext& ctx, ConnId conn, GenerationRequest request,
                                    std::string request_id, TextSource text, StreamFaults faults,
                                    std::function<void()> on_done)
-    : ctx_(ctx), conn_(conn), req_(std::move(request)), id_(std::move(request_id)),
-      created_(static_cast<int64_t>(std::time(nullptr))), text_(std::move(text)), faults_(faults),
+    : ctx_(ctx),
+      conn_(conn),
+      req_(std::move(request)),
+      id_(std::move(request_id)),
+      created_(static_cast<int64_t>(std::time(nullptr))),
+      text_(std::move(text)),
+      faults_(faults),
       on_done_(std::move(on_done)) {}
 
 void GenerationStream::Start(uint64_t engine_id) {
@@ -105,7 +114,8 @@ bool GenerationStream::OnTokens(int count, FinishReason finish) {
   }
   if (done_) return false;
   // Disconnect fault: drop the connection mid-stream.
-  if (faults_.disconnect_after_tokens >= 0 && sent_tokens_ >= faults_.disconnect_after_tokens && req_.stream) {
+  if (faults_.disconnect_after_tokens >= 0 && sent_tokens_ >= faults_.disconnect_after_tokens &&
+      req_.stream) {
     ctx_.http->Abort(conn_);  // → ConnectionLost → engine Abort, Done
     return false;
   }
@@ -121,11 +131,13 @@ void GenerationStream::BeginChunk(std::string* out) const {
   AppendJsonString(out, ctx_.model_name);
 }
 
-void GenerationStream::EndChunk(std::string* out, bool with_usage, std::vector<size_t>* stamps) const {
+void GenerationStream::EndChunk(std::string* out, bool with_usage,
+                                std::vector<size_t>* stamps) const {
   if (with_usage) {
-    fmt::format_to(std::back_inserter(*out),
-                   ",\"usage\":{{\"prompt_tokens\":{},\"total_tokens\":{},\"completion_tokens\":{}}}",
-                   req_.prompt_tokens, req_.prompt_tokens + completion_tokens_, completion_tokens_);
+    fmt::format_to(
+        std::back_inserter(*out),
+        ",\"usage\":{{\"prompt_tokens\":{},\"total_tokens\":{},\"completion_tokens\":{}}}",
+        req_.prompt_tokens, req_.prompt_tokens + completion_tokens_, completion_tokens_);
   }
   if (ctx_.send_time_field) {
     // The HTTP server writes the time into the placeholder as the bytes leave.
@@ -144,7 +156,9 @@ void GenerationStream::EmitChunk(std::string_view text, FinishReason finish) {
   if (req_.endpoint == Endpoint::kChat && !role_sent_) {
     role_sent_ = true;
     BeginChunk(&out);
-    out += ",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"logprobs\":null,\"finish_reason\":null}]";
+    out +=
+        ",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},"
+        "\"logprobs\":null,\"finish_reason\":null}]";
     EndChunk(&out, req_.continuous_usage, &stamps);
   }
   if (text.empty() && !fin) {
@@ -260,9 +274,10 @@ void GenerationStream::EmitFinal() {
   } else {
     AppendJsonString(&body, stop_reason_);
   }
-  fmt::format_to(std::back_inserter(body),
-                 "}}],\"usage\":{{\"prompt_tokens\":{},\"total_tokens\":{},\"completion_tokens\":{}}}}}",
-                 req_.prompt_tokens, req_.prompt_tokens + completion_tokens_, completion_tokens_);
+  fmt::format_to(
+      std::back_inserter(body),
+      "}}],\"usage\":{{\"prompt_tokens\":{},\"total_tokens\":{},\"completion_tokens\":{}}}}}",
+      req_.prompt_tokens, req_.prompt_tokens + completion_tokens_, completion_tokens_);
   ctx_.http->Respond(conn_, 200, "application/json", body);
   Done();
 }

@@ -40,8 +40,9 @@ struct StreamFaults {
 
 class GenerationStream final : public TokenSink {
  public:
-  GenerationStream(const StreamContext& ctx, ConnId conn, GenerationRequest request, std::string request_id,
-                   TextSource text, StreamFaults faults, std::function<void()> on_done);
+  GenerationStream(const StreamContext& ctx, ConnId conn, GenerationRequest request,
+                   std::string request_id, TextSource text, StreamFaults faults,
+                   std::function<void()> on_done);
 
   // Sends the response head (streaming) and records the engine id.
   void Start(uint64_t engine_id);
@@ -70,13 +71,13 @@ class GenerationStream final : public TokenSink {
   uint64_t engine_id_ = 0;
   bool done_ = false;
   bool role_sent_ = false;
-  int completion_tokens_ = 0;     // tokens generated (what usage reports)
-  int sent_tokens_ = 0;           // tokens whose text has been written
-  int pending_tokens_ = 0;        // generated, not yet written (stream interval)
+  int completion_tokens_ = 0;  // tokens generated (what usage reports)
+  int sent_tokens_ = 0;        // tokens whose text has been written
+  int pending_tokens_ = 0;     // generated, not yet written (stream interval)
   std::string pending_text_;
-  std::string full_text_;         // non-streaming: the whole output; streaming: tail for stop matching
+  std::string full_text_;  // non-streaming: the whole output; streaming: tail for stop matching
   FinishReason finish_ = FinishReason::kNone;
-  std::string stop_reason_;       // the stop string that ended it
+  std::string stop_reason_;  // the stop string that ended it
   bool malformed_done_ = false;
   // Stall fault: output is held until stall_until_ns_.
   bool stall_done_ = false;

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
@@ -12,8 +13,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "common/clock.h"
 
@@ -36,26 +35,40 @@ bool IEquals(std::string_view a, std::string_view b) {
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 }  // namespace
 
 std::string_view HttpReason(int status) {
   switch (status) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 413: return "Payload Too Large";
-    case 422: return "Unprocessable Entity";
-    case 429: return "Too Many Requests";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 503: return "Service Unavailable";
-    default: return "Unknown";
+    case 200:
+      return "OK";
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 413:
+      return "Payload Too Large";
+    case 422:
+      return "Unprocessable Entity";
+    case 429:
+      return "Too Many Requests";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 500:
+      return "Internal Server Error";
+    case 501:
+      return "Not Implemented";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Unknown";
   }
 }
 
@@ -64,12 +77,12 @@ struct HttpServer::Connection final : EventLoop::FdHandler {
   int fd = -1;
   uint32_t slot = 0;
   uint32_t generation = 0;
-  bool in_response = false;   // a request is being answered
-  bool streaming = false;     // chunked response in progress
+  bool in_response = false;  // a request is being answered
+  bool streaming = false;    // chunked response in progress
   bool keep_alive = true;
   bool close_after_write = false;
   bool dirty = false;
-  bool want_write = false;    // EPOLLOUT registered
+  bool want_write = false;  // EPOLLOUT registered
   std::string rbuf;
   std::string wbuf;
   size_t woff = 0;
@@ -90,7 +103,7 @@ class HttpServer::Listener final : public EventLoop::FdHandler {
 HttpServer::HttpServer(EventLoop* loop, Handler* handler) : loop_(loop), handler_(handler) {}
 
 StatusOr<std::unique_ptr<HttpServer>> HttpServer::Listen(EventLoop* loop, const std::string& host,
-                                                          int port, Handler* handler) {
+                                                         int port, Handler* handler) {
   std::unique_ptr<HttpServer> s(new HttpServer(loop, handler));
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -107,8 +120,8 @@ StatusOr<std::unique_ptr<HttpServer>> HttpServer::Listen(EventLoop* loop, const 
   if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     int e = errno;
     close(fd);
-    return Status::Unavailable(fmt::format("[Errno {}] {}: cannot bind {}:{}", e, std::strerror(e),
-                                           host, port));
+    return Status::Unavailable(
+        fmt::format("[Errno {}] {}: cannot bind {}:{}", e, std::strerror(e), host, port));
   }
   if (listen(fd, 4096) != 0) {
     close(fd);
@@ -221,8 +234,9 @@ void HttpServer::ParseRequests(Connection* c) {
     if (end == std::string::npos) {
       if (c->rbuf.size() > kMaxHeaderBytes) {
         c->keep_alive = false;
-        Respond(c->id(), 431, "application/json",
-                R"({"object":"error","message":"request headers exceed 64 KiB","type":"BadRequestError","param":null,"code":431})");
+        Respond(
+            c->id(), 431, "application/json",
+            R"({"object":"error","message":"request headers exceed 64 KiB","type":"BadRequestError","param":null,"code":431})");
       }
       return;
     }
@@ -234,8 +248,9 @@ void HttpServer::ParseRequests(Connection* c) {
     size_t sp2 = request_line.rfind(' ');
     if (sp1 == std::string_view::npos || sp2 == sp1) {
       c->keep_alive = false;
-      Respond(c->id(), 400, "application/json",
-              R"({"object":"error","message":"malformed HTTP request line","type":"BadRequestError","param":null,"code":400})");
+      Respond(
+          c->id(), 400, "application/json",
+          R"({"object":"error","message":"malformed HTTP request line","type":"BadRequestError","param":null,"code":400})");
       return;
     }
     req.method = std::string(request_line.substr(0, sp1));
@@ -267,14 +282,16 @@ void HttpServer::ParseRequests(Connection* c) {
     }
     if (chunked) {
       c->keep_alive = false;
-      Respond(c->id(), 501, "application/json",
-              R"({"object":"error","message":"chunked request bodies are not supported; send Content-Length","type":"NotImplementedError","param":null,"code":501})");
+      Respond(
+          c->id(), 501, "application/json",
+          R"({"object":"error","message":"chunked request bodies are not supported; send Content-Length","type":"NotImplementedError","param":null,"code":501})");
       return;
     }
     if (content_length > kMaxBodyBytes) {
       c->keep_alive = false;
-      Respond(c->id(), 413, "application/json",
-              R"({"object":"error","message":"request body exceeds 64 MiB","type":"BadRequestError","param":null,"code":413})");
+      Respond(
+          c->id(), 413, "application/json",
+          R"({"object":"error","message":"request body exceeds 64 MiB","type":"BadRequestError","param":null,"code":413})");
       return;
     }
     size_t total = end + 4 + content_length;
@@ -324,7 +341,8 @@ void HttpServer::BeginStream(ConnId conn, int status, std::string_view content_t
   MarkDirty(c);
 }
 
-void HttpServer::WriteChunk(ConnId conn, std::string_view data, std::span<const size_t> send_stamps) {
+void HttpServer::WriteChunk(ConnId conn, std::string_view data,
+                            std::span<const size_t> send_stamps) {
   Connection* c = Find(conn);
   if (!c || !c->streaming || data.empty()) return;
   char hex[24];

@@ -19,8 +19,8 @@
 
 #include <cstdint>
 #include <memory>
-#include <string>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 

@@ -3,16 +3,14 @@
 #include "sim/http_server.h"
 
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
-
+#include <boost/json.hpp>
 #include <string>
 #include <thread>
-
-#include <boost/json.hpp>
 
 #include "common/clock.h"
 
@@ -81,7 +79,8 @@ TEST(HttpServerTest, SendStampIsTakenAtSendNotWhenTheChunkWasBuilt) {
   size_t data = response.find("data: ");
   ASSERT_NE(data, std::string::npos) << response;
   size_t end = response.find("\n\n", data);
-  boost::json::object event = boost::json::parse(response.substr(data + 6, end - data - 6)).as_object();
+  boost::json::object event =
+      boost::json::parse(response.substr(data + 6, end - data - 6)).as_object();
   int64_t stamp = event.at("stamped").as_int64();
   EXPECT_GE(stamp, handler.built_ns + kBusyNs) << "stamped before the bytes left";
   EXPECT_LE(stamp, received_ns);

@@ -1,10 +1,9 @@
 #include "sim/openai_request.h"
 
-#include <boost/json.hpp>
-
-#include <set>
-
 #include <fmt/format.h>
+
+#include <boost/json.hpp>
+#include <set>
 
 namespace servebench::sim {
 namespace json = boost::json;
@@ -14,25 +13,84 @@ namespace {
 // fields (vllm/entrypoints/openai/protocol.py). Accepted; those that change nothing
 // in a simulation are ignored.
 const std::set<std::string_view>& CommonFields() {
-  static const std::set<std::string_view> kFields = {
-      "model", "stream", "stream_options", "max_tokens", "min_tokens", "ignore_eos", "temperature",
-      "top_p", "top_k", "min_p", "stop", "stop_token_ids", "n", "seed", "logprobs", "presence_penalty",
-      "frequency_penalty", "repetition_penalty", "user", "logit_bias", "include_stop_str_in_output",
-      "skip_special_tokens", "spaces_between_special_tokens", "truncate_prompt_tokens",
-      "allowed_token_ids", "priority", "request_id", "return_tokens_as_token_ids", "length_penalty",
-      "use_beam_search", "prompt_logprobs", "response_format", "guided_json", "guided_regex",
-      "guided_choice", "guided_grammar", "guided_decoding_backend", "guided_whitespace_pattern",
-      "structured_outputs", "vllm_xargs", "cache_salt", "kv_transfer_params", "bad_words",
-      "return_token_ids", "add_special_tokens", "metadata", "store", "service_tier", "best_of",
-      "echo", "suffix", "prompt_embeds", "detokenize", "extra_body", "thinking_token_budget"};
+  static const std::set<std::string_view> kFields = {"model",
+                                                     "stream",
+                                                     "stream_options",
+                                                     "max_tokens",
+                                                     "min_tokens",
+                                                     "ignore_eos",
+                                                     "temperature",
+                                                     "top_p",
+                                                     "top_k",
+                                                     "min_p",
+                                                     "stop",
+                                                     "stop_token_ids",
+                                                     "n",
+                                                     "seed",
+                                                     "logprobs",
+                                                     "presence_penalty",
+                                                     "frequency_penalty",
+                                                     "repetition_penalty",
+                                                     "user",
+                                                     "logit_bias",
+                                                     "include_stop_str_in_output",
+                                                     "skip_special_tokens",
+                                                     "spaces_between_special_tokens",
+                                                     "truncate_prompt_tokens",
+                                                     "allowed_token_ids",
+                                                     "priority",
+                                                     "request_id",
+                                                     "return_tokens_as_token_ids",
+                                                     "length_penalty",
+                                                     "use_beam_search",
+                                                     "prompt_logprobs",
+                                                     "response_format",
+                                                     "guided_json",
+                                                     "guided_regex",
+                                                     "guided_choice",
+                                                     "guided_grammar",
+                                                     "guided_decoding_backend",
+                                                     "guided_whitespace_pattern",
+                                                     "structured_outputs",
+                                                     "vllm_xargs",
+                                                     "cache_salt",
+                                                     "kv_transfer_params",
+                                                     "bad_words",
+                                                     "return_token_ids",
+                                                     "add_special_tokens",
+                                                     "metadata",
+                                                     "store",
+                                                     "service_tier",
+                                                     "best_of",
+                                                     "echo",
+                                                     "suffix",
+                                                     "prompt_embeds",
+                                                     "detokenize",
+                                                     "extra_body",
+                                                     "thinking_token_budget"};
   return kFields;
 }
 const std::set<std::string_view>& ChatOnlyFields() {
-  static const std::set<std::string_view> kFields = {
-      "messages", "max_completion_tokens", "tools", "tool_choice", "parallel_tool_calls",
-      "chat_template", "chat_template_kwargs", "add_generation_prompt", "continue_final_message",
-      "documents", "reasoning_effort", "include_reasoning", "modalities", "audio", "prediction",
-      "top_logprobs", "function_call", "functions", "mm_processor_kwargs", "web_search_options"};
+  static const std::set<std::string_view> kFields = {"messages",
+                                                     "max_completion_tokens",
+                                                     "tools",
+                                                     "tool_choice",
+                                                     "parallel_tool_calls",
+                                                     "chat_template",
+                                                     "chat_template_kwargs",
+                                                     "add_generation_prompt",
+                                                     "continue_final_message",
+                                                     "documents",
+                                                     "reasoning_effort",
+                                                     "include_reasoning",
+                                                     "modalities",
+                                                     "audio",
+                                                     "prediction",
+                                                     "top_logprobs",
+                                                     "function_call",
+                                                     "functions",
+                                                     "mm_processor_kwargs",
+                                                     "web_search_options"};
   return kFields;
 }
 
@@ -55,9 +113,11 @@ std::optional<ApiError> ReadInt(const json::object& o, const char* key, int lo, 
   auto it = o.find(key);
   if (it == o.end() || it->value().is_null()) return std::nullopt;
   if (!it->value().is_int64() && !it->value().is_uint64()) {
-    return Bad(fmt::format("'{}' must be an integer, got {}", key, json::serialize(it->value())), key);
+    return Bad(fmt::format("'{}' must be an integer, got {}", key, json::serialize(it->value())),
+               key);
   }
-  int64_t v = it->value().is_int64() ? it->value().as_int64() : static_cast<int64_t>(it->value().as_uint64());
+  int64_t v = it->value().is_int64() ? it->value().as_int64()
+                                     : static_cast<int64_t>(it->value().as_uint64());
   if (v < lo || v > (1 << 30)) return Bad(fmt::format("'{}' = {}: must be >= {}", key, v, lo), key);
   *out = static_cast<int>(v);
   return std::nullopt;
@@ -79,7 +139,8 @@ bool IsTokenList(const json::array& a) {
   return true;
 }
 
-std::optional<ApiError> ReadPrompt(const json::value& p, const Tokenizer& tok, GenerationRequest* out) {
+std::optional<ApiError> ReadPrompt(const json::value& p, const Tokenizer& tok,
+                                   GenerationRequest* out) {
   if (p.is_string()) {
     std::string_view text = p.as_string();
     out->prompt_tokens = static_cast<int>(tok.Count(text));
@@ -95,7 +156,9 @@ std::optional<ApiError> ReadPrompt(const json::value& p, const Tokenizer& tok, G
       for (const auto& v : a) {
         uint64_t id = v.is_uint64() ? v.as_uint64() : static_cast<uint64_t>(v.as_int64());
         if (id >= tok.vocab_size()) {
-          return Bad(fmt::format("token id {} in 'prompt' is out of vocabulary (size {})", id, tok.vocab_size()), "prompt");
+          return Bad(fmt::format("token id {} in 'prompt' is out of vocabulary (size {})", id,
+                                 tok.vocab_size()),
+                     "prompt");
         }
         ids.push_back(static_cast<uint32_t>(id));
       }
@@ -104,22 +167,29 @@ std::optional<ApiError> ReadPrompt(const json::value& p, const Tokenizer& tok, G
       return std::nullopt;
     }
     if (a.size() == 1) return ReadPrompt(a[0], tok, out);  // a batch of one
-    return Bad("'prompt' as a batch of several prompts is not supported (n=1, one prompt per request)", "prompt");
+    return Bad(
+        "'prompt' as a batch of several prompts is not supported (n=1, one prompt per request)",
+        "prompt");
   }
-  return Bad("'prompt' must be a string, a list of token ids, or a list holding one of those", "prompt");
+  return Bad("'prompt' must be a string, a list of token ids, or a list holding one of those",
+             "prompt");
 }
 
 // Chat prompt: each message costs its content tokens plus 4 (role header and end
 // marker), plus 3 for the assistant header the template appends (documented rule).
-std::optional<ApiError> ReadMessages(const json::value& m, const Tokenizer& tok, GenerationRequest* out) {
-  if (!m.is_array() || m.as_array().empty()) return Bad("'messages' must be a non-empty list", "messages");
+std::optional<ApiError> ReadMessages(const json::value& m, const Tokenizer& tok,
+                                     GenerationRequest* out) {
+  if (!m.is_array() || m.as_array().empty())
+    return Bad("'messages' must be a non-empty list", "messages");
   int tokens = 3;
   std::string text;
   for (const auto& v : m.as_array()) {
-    if (!v.is_object()) return Bad("each message must be an object with 'role' and 'content'", "messages");
+    if (!v.is_object())
+      return Bad("each message must be an object with 'role' and 'content'", "messages");
     const json::object& msg = v.as_object();
     auto role = msg.find("role");
-    if (role == msg.end() || !role->value().is_string()) return Bad("a message lacks a string 'role'", "messages");
+    if (role == msg.end() || !role->value().is_string())
+      return Bad("a message lacks a string 'role'", "messages");
     auto content = msg.find("content");
     std::string body;
     if (content != msg.end() && content->value().is_string()) {
@@ -128,7 +198,8 @@ std::optional<ApiError> ReadMessages(const json::value& m, const Tokenizer& tok,
       for (const auto& part : content->value().as_array()) {
         if (part.is_object()) {
           auto t = part.as_object().find("text");
-          if (t != part.as_object().end() && t->value().is_string()) body += std::string(t->value().as_string());
+          if (t != part.as_object().end() && t->value().is_string())
+            body += std::string(t->value().as_string());
         }
       }
     } else if (content != msg.end() && !content->value().is_null()) {
@@ -160,8 +231,8 @@ std::string ErrorBody(const ApiError& e) {
   return out;
 }
 
-std::optional<ApiError> ParseGenerationRequest(std::string_view body, Endpoint endpoint, const Tokenizer& tok,
-                                               GenerationRequest* out) {
+std::optional<ApiError> ParseGenerationRequest(std::string_view body, Endpoint endpoint,
+                                               const Tokenizer& tok, GenerationRequest* out) {
   out->endpoint = endpoint;
   json::value root;
   {
@@ -173,15 +244,20 @@ std::optional<ApiError> ParseGenerationRequest(std::string_view body, Endpoint e
   const json::object& o = root.as_object();
   for (const auto& kv : o) {
     std::string_view k = kv.key();
-    bool known = CommonFields().count(k) || (endpoint == Endpoint::kChat ? ChatOnlyFields().count(k) : k == "prompt");
+    bool known = CommonFields().count(k) ||
+                 (endpoint == Endpoint::kChat ? ChatOnlyFields().count(k) : k == "prompt");
     if (!known) {
-      return Bad(fmt::format("unknown field '{}' (not an OpenAI or vLLM request field for this endpoint)", k),
-                 std::string(k));
+      return Bad(
+          fmt::format("unknown field '{}' (not an OpenAI or vLLM request field for this endpoint)",
+                      k),
+          std::string(k));
     }
   }
   auto model = o.find("model");
-  if (model != o.end() && model->value().is_string()) out->model = std::string(model->value().as_string());
-  else if (model != o.end() && !model->value().is_null()) return Bad("'model' must be a string", "model");
+  if (model != o.end() && model->value().is_string())
+    out->model = std::string(model->value().as_string());
+  else if (model != o.end() && !model->value().is_null())
+    return Bad("'model' must be a string", "model");
 
   if (endpoint == Endpoint::kCompletions) {
     auto p = o.find("prompt");
@@ -197,16 +273,19 @@ std::optional<ApiError> ParseGenerationRequest(std::string_view body, Endpoint e
   if (auto e = ReadBool(o, "stream", &out->stream)) return e;
   auto so = o.find("stream_options");
   if (so != o.end() && !so->value().is_null()) {
-    if (!so->value().is_object()) return Bad("'stream_options' must be an object", "stream_options");
+    if (!so->value().is_object())
+      return Bad("'stream_options' must be an object", "stream_options");
     const json::object& s = so->value().as_object();
     for (const auto& kv : s) {
       if (kv.key() != "include_usage" && kv.key() != "continuous_usage_stats") {
-        return Bad(fmt::format("unknown field 'stream_options.{}'", std::string_view(kv.key())), "stream_options");
+        return Bad(fmt::format("unknown field 'stream_options.{}'", std::string_view(kv.key())),
+                   "stream_options");
       }
     }
     if (auto e = ReadBool(s, "include_usage", &out->include_usage)) return e;
     if (auto e = ReadBool(s, "continuous_usage_stats", &out->continuous_usage)) return e;
-    if (!out->stream) return Bad("'stream_options' is only allowed when 'stream' is true", "stream_options");
+    if (!out->stream)
+      return Bad("'stream_options' is only allowed when 'stream' is true", "stream_options");
   }
   if (auto e = ReadInt(o, "max_tokens", 1, &out->max_tokens)) return e;
   if (endpoint == Endpoint::kChat) {
@@ -219,7 +298,8 @@ std::optional<ApiError> ParseGenerationRequest(std::string_view body, Endpoint e
   if (n != 1) return Bad(fmt::format("'n' = {}: only n = 1 is supported", n), "n");
   int best_of = 1;
   if (auto e = ReadInt(o, "best_of", 1, &best_of)) return e;
-  if (best_of != 1) return Bad(fmt::format("'best_of' = {}: only 1 is supported", best_of), "best_of");
+  if (best_of != 1)
+    return Bad(fmt::format("'best_of' = {}: only 1 is supported", best_of), "best_of");
   auto temp = o.find("temperature");
   if (temp != o.end() && !temp->value().is_null()) {
     if (!temp->value().is_number()) return Bad("'temperature' must be a number", "temperature");
@@ -241,12 +321,17 @@ std::optional<ApiError> ParseGenerationRequest(std::string_view body, Endpoint e
   }
   auto seed = o.find("seed");
   if (seed != o.end() && !seed->value().is_null()) {
-    if (seed->value().is_int64()) out->seed = static_cast<uint64_t>(seed->value().as_int64());
-    else if (seed->value().is_uint64()) out->seed = seed->value().as_uint64();
-    else return Bad("'seed' must be an integer", "seed");
+    if (seed->value().is_int64())
+      out->seed = static_cast<uint64_t>(seed->value().as_int64());
+    else if (seed->value().is_uint64())
+      out->seed = seed->value().as_uint64();
+    else
+      return Bad("'seed' must be an integer", "seed");
   }
   if (out->max_tokens > 0 && out->min_tokens > out->max_tokens) {
-    return Bad(fmt::format("'min_tokens' = {} exceeds 'max_tokens' = {}", out->min_tokens, out->max_tokens), "min_tokens");
+    return Bad(fmt::format("'min_tokens' = {} exceeds 'max_tokens' = {}", out->min_tokens,
+                           out->max_tokens),
+               "min_tokens");
   }
   return std::nullopt;
 }

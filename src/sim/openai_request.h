@@ -32,16 +32,16 @@ struct GenerationRequest {
   Endpoint endpoint = Endpoint::kCompletions;
   std::string model;
   bool stream = false;
-  bool include_usage = false;      // stream_options.include_usage
-  bool continuous_usage = false;   // stream_options.continuous_usage_stats
+  bool include_usage = false;     // stream_options.include_usage
+  bool continuous_usage = false;  // stream_options.continuous_usage_stats
   int prompt_tokens = 0;
-  std::string prompt_text;         // the prompt as text (token ids decoded), for answering mode
-  int max_tokens = -1;             // -1 = not given
+  std::string prompt_text;  // the prompt as text (token ids decoded), for answering mode
+  int max_tokens = -1;      // -1 = not given
   int min_tokens = 0;
   bool ignore_eos = false;
   std::vector<std::string> stop;
-  uint64_t content_hash = 0;       // of the prompt; seeds the generated text
-  std::optional<uint64_t> seed;    // request "seed"
+  uint64_t content_hash = 0;     // of the prompt; seeds the generated text
+  std::optional<uint64_t> seed;  // request "seed"
 };
 
 // Parses `body`. On failure returns the error to send (status 400 and a message

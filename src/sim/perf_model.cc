@@ -1,9 +1,9 @@
 #include "sim/perf_model.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 namespace servebench::sim {
 namespace {
@@ -21,7 +21,8 @@ StatusOr<double> BytesPerParam(const std::string& precision) {
       "precision {}: unknown (use bf16, fp16, fp8, mxfp8, fp4, nvfp4, mxfp4)", precision));
 }
 
-StatusOr<PerfModel> PerfModel::Create(const Model& model, const Hardware& hw, const PerfSettings& s) {
+StatusOr<PerfModel> PerfModel::Create(const Model& model, const Hardware& hw,
+                                      const PerfSettings& s) {
   if (s.tensor_parallel < 1 || s.data_parallel < 1) {
     return Status::InvalidArgument("--tensor-parallel-size and --data-parallel-size must be >= 1");
   }
@@ -36,8 +37,9 @@ StatusOr<PerfModel> PerfModel::Create(const Model& model, const Hardware& hw, co
   } else if (s.kv_cache_dtype.rfind("fp8", 0) == 0) {
     p.kv_bytes_per_element_ = 1;
   } else {
-    return Status::InvalidArgument(fmt::format(
-        "--kv-cache-dtype {}: unknown (use auto, bf16, fp16, fp8, fp8_e4m3, fp8_e5m2)", s.kv_cache_dtype));
+    return Status::InvalidArgument(
+        fmt::format("--kv-cache-dtype {}: unknown (use auto, bf16, fp16, fp8, fp8_e4m3, fp8_e5m2)",
+                    s.kv_cache_dtype));
   }
   // Compute precision: the weight precision when the GPU has tensor cores for it;
   // FP4 weights on a GPU without FP4 run FP8 (or BF16) matmuls.
@@ -49,19 +51,23 @@ StatusOr<PerfModel> PerfModel::Create(const Model& model, const Hardware& hw, co
     compute = fallback;
   }
   if (!hw.dense_tflops.count(compute)) {
-    return Status::InvalidArgument(fmt::format("hardware {}: dense_tflops has no {} or bf16 entry", hw.name, compute));
+    return Status::InvalidArgument(
+        fmt::format("hardware {}: dense_tflops has no {} or bf16 entry", hw.name, compute));
   }
   p.peak_flops_ = hw.dense_tflops.at(compute) * 1e12;
-  std::string attention_precision = p.kv_bytes_per_element_ == 1 && hw.dense_tflops.count("fp8") ? "fp8" : "bf16";
-  p.attention_peak_flops_ = hw.dense_tflops.count(attention_precision) ? hw.dense_tflops.at(attention_precision) * 1e12
-                                                                       : p.peak_flops_;
+  std::string attention_precision =
+      p.kv_bytes_per_element_ == 1 && hw.dense_tflops.count("fp8") ? "fp8" : "bf16";
+  p.attention_peak_flops_ = hw.dense_tflops.count(attention_precision)
+                                ? hw.dense_tflops.at(attention_precision) * 1e12
+                                : p.peak_flops_;
 
   const int tp = s.tensor_parallel, dp = s.data_parallel;
   const double routed_b = model.is_moe() ? model.routed_expert_params_b() : 0;
   const double dense_b = model.params_total_b - routed_b;
   p.dense_bytes_per_gpu_ = dense_b * 1e9 * p.bytes_per_param_ / tp;
   const int expert_shards = s.expert_parallel ? tp * dp : tp;
-  p.weight_bytes_per_gpu_ = p.dense_bytes_per_gpu_ + routed_b * 1e9 * p.bytes_per_param_ / expert_shards;
+  p.weight_bytes_per_gpu_ =
+      p.dense_bytes_per_gpu_ + routed_b * 1e9 * p.bytes_per_param_ / expert_shards;
   if (model.is_moe()) p.expert_bytes_ = routed_b * 1e9 * p.bytes_per_param_ / model.experts;
 
   // KV bytes per token per GPU (simulator-data.md §2): GQA splits KV heads over TP
@@ -76,7 +82,8 @@ StatusOr<PerfModel> PerfModel::Create(const Model& model, const Hardware& hw, co
   int full_layers = model.layers - model.sliding_layers;
   p.full_kv_per_token_ = per_layer * full_layers;
   p.sliding_kv_per_token_ = per_layer * model.sliding_layers;
-  p.kv_budget_bytes_ = hw.hbm_gb * 1e9 * s.gpu_memory_utilization - p.weight_bytes_per_gpu_ - kActivationReserveBytes;
+  p.kv_budget_bytes_ = hw.hbm_gb * 1e9 * s.gpu_memory_utilization - p.weight_bytes_per_gpu_ -
+                       kActivationReserveBytes;
 
   // Attention FLOPs per (query token, attended token) pair over all layers: QK^T and
   // PV, 2 FLOPs per multiply-add, per query head. MLA (absorbed) works in the
@@ -94,7 +101,8 @@ StatusOr<PerfModel> PerfModel::Create(const Model& model, const Hardware& hw, co
   // bookkeeping). A separate draft model is costed the same way (docs/simulator.md).
   if (s.num_speculative_tokens > 0 && s.spec_method != "ngram") {
     double layer_bytes = (dense_b * 1e9 / model.layers) * p.bytes_per_param_ / tp;
-    if (model.is_moe()) layer_bytes += model.experts_active * p.expert_bytes_ / std::max(1, model.moe_layers) / tp;
+    if (model.is_moe())
+      layer_bytes += model.experts_active * p.expert_bytes_ / std::max(1, model.moe_layers) / tp;
     double lm_head_bytes = static_cast<double>(model.vocab) * model.hidden * 2.0 / tp;
     p.draft_step_s_ = (layer_bytes + lm_head_bytes) / (hw.hbm_tb_per_s * 1e12 * hw.hbm_efficiency) +
                       (10 * hw.layer_overhead_us) * 1e-6;
@@ -144,13 +152,16 @@ StepBreakdown PerfModel::Step(const StepShape& shape) const {
   double linear_mem = (dense_bytes_per_gpu_ + expert_bytes_per_gpu) / bw;
   double attention_mem = kv_bytes_per_gpu / bw;
   double linear = 2.0 * model_.params_active_b * 1e9 * tokens;
-  double pairs = static_cast<double>(shape.decode_context_tokens) * (1.0 + k) + shape.prefill_attention_pairs;
+  double pairs =
+      static_cast<double>(shape.decode_context_tokens) * (1.0 + k) + shape.prefill_attention_pairs;
   // Attention runs at the KV precision (FP8 or BF16), never FP4.
   double linear_comp = linear / (tp * dp) / (peak_flops_ * hardware_.matmul_efficiency);
-  double attention_comp = attention_flops_per_pair_ * pairs / (tp * dp) / (attention_peak_flops_ * hardware_.matmul_efficiency);
+  double attention_comp = attention_flops_per_pair_ * pairs / (tp * dp) /
+                          (attention_peak_flops_ * hardware_.matmul_efficiency);
   b.memory_s = linear_mem + attention_mem;
   b.compute_s = linear_comp + attention_comp;
-  const double roofline_s = std::max(linear_mem, linear_comp) + std::max(attention_mem, attention_comp);
+  const double roofline_s =
+      std::max(linear_mem, linear_comp) + std::max(attention_mem, attention_comp);
 
   // ---- communication (per rank, all layers) ----
   double link = hardware_.scaleup_gb_per_s * 1e9 * hardware_.allreduce_bus_efficiency;
@@ -169,11 +180,11 @@ StepBreakdown PerfModel::Step(const StepShape& shape) const {
 
   // ---- fixed latency ----
   b.fixed_s = (hardware_.step_overhead_us + model_.layers * hardware_.layer_overhead_us +
-               (model_.is_moe() ? model_.moe_layers * hardware_.moe_layer_overhead_us : 0)) * 1e-6;
+               (model_.is_moe() ? model_.moe_layers * hardware_.moe_layer_overhead_us : 0)) *
+              1e-6;
   if (k > 0 && shape.decode_seqs > 0) b.draft_s = k * draft_step_s_;
 
-  b.total_s = (roofline_s + b.communication_s + b.fixed_s + b.draft_s) *
-              settings_.build_slowdown;
+  b.total_s = (roofline_s + b.communication_s + b.fixed_s + b.draft_s) * settings_.build_slowdown;
   return b;
 }
 

@@ -28,13 +28,13 @@ namespace servebench::sim {
 struct PerfSettings {
   int tensor_parallel = 1;
   int data_parallel = 1;
-  bool expert_parallel = false;      // EP = TP × DP across the experts
-  std::string precision;             // weights: bf16, fp8, fp4, mxfp4; empty = model default
+  bool expert_parallel = false;         // EP = TP × DP across the experts
+  std::string precision;                // weights: bf16, fp8, fp4, mxfp4; empty = model default
   std::string kv_cache_dtype = "auto";  // auto (= bf16), bf16, fp8
   double gpu_memory_utilization = 0.9;  // vLLM's meaning: fraction of HBM the engine may use
   int num_speculative_tokens = 0;
-  std::string spec_method;           // eagle, eagle3, mtp, draft_model, ngram
-  double build_slowdown = 1.0;       // multiplies every step time
+  std::string spec_method;      // eagle, eagle3, mtp, draft_model, ngram
+  double build_slowdown = 1.0;  // multiplies every step time
 };
 
 // What one step processes; quantities are over all DP ranks.
@@ -76,7 +76,8 @@ class PerfModel {
   double bytes_per_param() const { return bytes_per_param_; }
 
  private:
-  PerfModel(const Model& m, const Hardware& h, const PerfSettings& s) : model_(m), hardware_(h), settings_(s) {}
+  PerfModel(const Model& m, const Hardware& h, const PerfSettings& s)
+      : model_(m), hardware_(h), settings_(s) {}
   double ExpertBytesRead(double tokens) const;
 
   Model model_;
@@ -84,13 +85,13 @@ class PerfModel {
   PerfSettings settings_;
   double bytes_per_param_ = 2;
   double kv_bytes_per_element_ = 2;
-  double peak_flops_ = 0;              // FLOP/s at the compute precision (linear layers)
-  double attention_peak_flops_ = 0;    // FLOP/s at the KV precision (attention)
+  double peak_flops_ = 0;            // FLOP/s at the compute precision (linear layers)
+  double attention_peak_flops_ = 0;  // FLOP/s at the KV precision (attention)
   double weight_bytes_per_gpu_ = 0;
-  double dense_bytes_per_gpu_ = 0;     // non-expert weights, read every step
-  double expert_bytes_ = 0;            // one routed expert, all MoE layers, whole (unsharded)
-  double full_kv_per_token_ = 0;       // per GPU, full-attention layers
-  double sliding_kv_per_token_ = 0;    // per GPU, sliding-window layers
+  double dense_bytes_per_gpu_ = 0;   // non-expert weights, read every step
+  double expert_bytes_ = 0;          // one routed expert, all MoE layers, whole (unsharded)
+  double full_kv_per_token_ = 0;     // per GPU, full-attention layers
+  double sliding_kv_per_token_ = 0;  // per GPU, sliding-window layers
   double kv_budget_bytes_ = 0;
   double attention_flops_per_pair_ = 0;  // all layers
   double draft_step_s_ = 0;

@@ -1,9 +1,9 @@
 #include "sim/predict.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <memory>
-
-#include <fmt/format.h>
 
 namespace servebench::sim {
 namespace {
@@ -48,15 +48,18 @@ double Mean(const std::vector<double>& v) {
 
 }  // namespace
 
-StatusOr<PredictedPoint> PredictClosedLoop(const PerfModel& perf, const SchedulerSettings& scheduler,
-                                           const EngineSettings& engine_settings, const PredictLoad& load) {
+StatusOr<PredictedPoint> PredictClosedLoop(const PerfModel& perf,
+                                           const SchedulerSettings& scheduler,
+                                           const EngineSettings& engine_settings,
+                                           const PredictLoad& load) {
   if (load.concurrency < 1 || load.isl < 1 || load.osl < 1) {
     return Status::InvalidArgument("predict: concurrency, isl and osl must be >= 1");
   }
   FakeClock clock(0);
   EngineSettings es = engine_settings;
   es.time_scale = 1.0;
-  SB_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Create(nullptr, &clock, perf, scheduler, es));
+  SB_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine,
+                      Engine::Create(nullptr, &clock, perf, scheduler, es));
   const int total = load.num_requests > 0 ? load.num_requests : std::max(16, 10 * load.concurrency);
   std::vector<std::unique_ptr<VirtualClient>> clients;
   std::vector<int> finished;
@@ -80,9 +83,10 @@ StatusOr<PredictedPoint> PredictClosedLoop(const PerfModel& perf, const Schedule
   for (int64_t step = 0; done < total && step < max_steps; ++step) {
     std::optional<double> s = engine->BeginStep();
     if (!s) {
-      return Status::FailedPrecondition(fmt::format(
-          "predict: the engine cannot admit a {}-token prompt (KV cache {} tokens); lower --isl or raise TP",
-          load.isl, perf.KvCapacityTokens()));
+      return Status::FailedPrecondition(
+          fmt::format("predict: the engine cannot admit a {}-token prompt (KV cache {} tokens); "
+                      "lower --isl or raise TP",
+                      load.isl, perf.KvCapacityTokens()));
     }
     clock.AdvanceNs(static_cast<int64_t>(*s * 1e9));
     engine->CompleteStep();
@@ -118,7 +122,8 @@ StatusOr<PredictedPoint> PredictClosedLoop(const PerfModel& perf, const Schedule
   p.interactivity = p.median_tpot_ms > 0 ? 1000.0 / p.median_tpot_ms : 0;
   const EngineMetrics& m = engine->metrics();
   if (m.spec_decode_num_drafts > 0) {
-    p.acceptance_length = 1.0 + static_cast<double>(m.spec_decode_num_accepted_tokens) / m.spec_decode_num_drafts;
+    p.acceptance_length =
+        1.0 + static_cast<double>(m.spec_decode_num_accepted_tokens) / m.spec_decode_num_drafts;
   }
   p.preemptions = m.num_preemptions_total;
   return p;
@@ -126,13 +131,15 @@ StatusOr<PredictedPoint> PredictClosedLoop(const PerfModel& perf, const Schedule
 
 std::string PredictTable(const std::vector<PredictedPoint>& points) {
   std::string out =
-      "| conc | median TTFT ms | median TPOT ms | tok/s/user | output tok/s/GPU | total tok/s/GPU | AL | preemptions |\n"
+      "| conc | median TTFT ms | median TPOT ms | tok/s/user | output tok/s/GPU | total tok/s/GPU "
+      "| AL | preemptions |\n"
       "|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& p : points) {
-    fmt::format_to(std::back_inserter(out), "| {} | {:.1f} | {:.2f} | {:.1f} | {:.1f} | {:.1f} | {} | {} |\n",
-                   p.concurrency, p.median_ttft_ms, p.median_tpot_ms, p.interactivity, p.output_tok_s_per_gpu,
-                   p.total_tok_s_per_gpu, p.acceptance_length > 0 ? fmt::format("{:.2f}", p.acceptance_length) : "-",
-                   p.preemptions);
+    fmt::format_to(
+        std::back_inserter(out), "| {} | {:.1f} | {:.2f} | {:.1f} | {:.1f} | {:.1f} | {} | {} |\n",
+        p.concurrency, p.median_ttft_ms, p.median_tpot_ms, p.interactivity, p.output_tok_s_per_gpu,
+        p.total_tok_s_per_gpu,
+        p.acceptance_length > 0 ? fmt::format("{:.2f}", p.acceptance_length) : "-", p.preemptions);
   }
   return out;
 }

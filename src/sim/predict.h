@@ -17,9 +17,9 @@ namespace servebench::sim {
 
 struct PredictLoad {
   int concurrency = 1;
-  int isl = 1024;          // prompt tokens per request
-  int osl = 1024;          // output tokens per request (ignore_eos)
-  int num_requests = 0;    // 0 = 10 × concurrency (InferenceX's default), at least 16
+  int isl = 1024;        // prompt tokens per request
+  int osl = 1024;        // output tokens per request (ignore_eos)
+  int num_requests = 0;  // 0 = 10 × concurrency (InferenceX's default), at least 16
 };
 
 struct PredictedPoint {
@@ -30,12 +30,13 @@ struct PredictedPoint {
   double mean_tpot_ms = 0, median_tpot_ms = 0;
   double output_tok_s = 0, total_tok_s = 0;
   double output_tok_s_per_gpu = 0, total_tok_s_per_gpu = 0;
-  double interactivity = 0;        // 1000 / median TPOT, tok/s/user
-  double acceptance_length = 0;    // 1 + accepted/drafts (spec decoding), else 0
+  double interactivity = 0;      // 1000 / median TPOT, tok/s/user
+  double acceptance_length = 0;  // 1 + accepted/drafts (spec decoding), else 0
   uint64_t preemptions = 0;
 };
 
-StatusOr<PredictedPoint> PredictClosedLoop(const PerfModel& perf, const SchedulerSettings& scheduler,
+StatusOr<PredictedPoint> PredictClosedLoop(const PerfModel& perf,
+                                           const SchedulerSettings& scheduler,
                                            const EngineSettings& engine, const PredictLoad& load);
 
 // A Markdown table of points (one row per concurrency).

@@ -43,8 +43,10 @@ TEST(PredictTest, Llama70bTp8H200CurvesBehaveLikeARealEngine) {
   auto pts = Sweep(Llama70bTp8H200(), conc);
   std::printf("%s", PredictTable(pts).c_str());
   for (size_t i = 1; i < pts.size(); ++i) {
-    EXPECT_GE(pts[i].median_tpot_ms, pts[i - 1].median_tpot_ms * 0.99) << "TPOT rises, conc " << conc[i];
-    EXPECT_GT(pts[i].output_tok_s_per_gpu, pts[i - 1].output_tok_s_per_gpu) << "throughput rises, conc " << conc[i];
+    EXPECT_GE(pts[i].median_tpot_ms, pts[i - 1].median_tpot_ms * 0.99)
+        << "TPOT rises, conc " << conc[i];
+    EXPECT_GT(pts[i].output_tok_s_per_gpu, pts[i - 1].output_tok_s_per_gpu)
+        << "throughput rises, conc " << conc[i];
   }
   // TTFT rises over the sweep (prefill batches grow; queueing at the top).
   EXPECT_GT(pts[3].median_ttft_ms, pts[0].median_ttft_ms);
@@ -68,7 +70,8 @@ TEST(PredictTest, SpecDecodingHelpsMostAtLowConcurrency) {
   const std::vector<int> conc = {1, 16, 256};
   auto a = Sweep(base, conc), b = Sweep(spec, conc);
   std::vector<double> speedup;
-  for (size_t i = 0; i < conc.size(); ++i) speedup.push_back(b[i].interactivity / a[i].interactivity);
+  for (size_t i = 0; i < conc.size(); ++i)
+    speedup.push_back(b[i].interactivity / a[i].interactivity);
   EXPECT_GT(speedup[0], 1.8) << "close to AL at batch 1";
   EXPECT_GT(speedup[0], speedup[1]);
   EXPECT_GT(speedup[1], speedup[2]);

@@ -8,7 +8,8 @@ namespace servebench::sim {
 
 StatusOr<ResolvedConfig> Resolve(const SimSettings& s) {
   ResolvedConfig r;
-  SB_ASSIGN_OR_RETURN(r.catalogue, s.catalogue_dir.empty() ? Catalogue::BuiltIn() : Catalogue::FromDir(s.catalogue_dir));
+  SB_ASSIGN_OR_RETURN(r.catalogue, s.catalogue_dir.empty() ? Catalogue::BuiltIn()
+                                                           : Catalogue::FromDir(s.catalogue_dir));
   SB_ASSIGN_OR_RETURN(const Model* model, r.catalogue.FindModel(s.model));
   SB_ASSIGN_OR_RETURN(const Hardware* hardware, r.catalogue.FindHardware(s.hardware));
   r.model = *model;
@@ -16,8 +17,8 @@ StatusOr<ResolvedConfig> Resolve(const SimSettings& s) {
   r.served_name = s.served_model_name.empty() ? model->hf_name : s.served_model_name;
   r.max_model_len = s.max_model_len > 0 ? s.max_model_len : model->max_context;
   if (r.max_model_len > model->max_context) {
-    return Status::InvalidArgument(fmt::format("--max-model-len {}: above {}'s maximum context {}", r.max_model_len,
-                                               model->name, model->max_context));
+    return Status::InvalidArgument(fmt::format("--max-model-len {}: above {}'s maximum context {}",
+                                               r.max_model_len, model->name, model->max_context));
   }
   PerfSettings perf;
   perf.tensor_parallel = s.tensor_parallel_size;
@@ -32,9 +33,11 @@ StatusOr<ResolvedConfig> Resolve(const SimSettings& s) {
   SB_ASSIGN_OR_RETURN(PerfModel pm, PerfModel::Create(*model, *hardware, perf));
   if (pm.KvBudgetBytesPerGpu() <= 0) {
     return Status::FailedPrecondition(fmt::format(
-        "torch.OutOfMemoryError: CUDA out of memory (simulated): {} weights need {:.1f} GB per GPU, {} has {:.0f} GB "
+        "torch.OutOfMemoryError: CUDA out of memory (simulated): {} weights need {:.1f} GB per "
+        "GPU, {} has {:.0f} GB "
         "x --gpu-memory-utilization {}; raise --tensor-parallel-size or lower the precision",
-        model->name, pm.WeightBytesPerGpu() / 1e9, hardware->name, hardware->hbm_gb, s.gpu_memory_utilization));
+        model->name, pm.WeightBytesPerGpu() / 1e9, hardware->name, hardware->hbm_gb,
+        s.gpu_memory_utilization));
   }
   r.perf = std::move(pm);
   r.scheduler.max_num_seqs = s.max_num_seqs;
@@ -46,7 +49,8 @@ StatusOr<ResolvedConfig> Resolve(const SimSettings& s) {
   if (s.spec.num_speculative_tokens > 0 && r.engine.target_acceptance_length == 0) {
     if (!s.golden_al.table.empty()) {
       std::string key = s.golden_al.model.empty() ? model->name : s.golden_al.model;
-      auto al = recipe::LookupGoldenAl(s.golden_al.table, key, s.golden_al.thinking, s.spec.num_speculative_tokens);
+      auto al = recipe::LookupGoldenAl(s.golden_al.table, key, s.golden_al.thinking,
+                                       s.spec.num_speculative_tokens);
       if (!al.ok()) return al.status().WithContext("--golden-al-table " + s.golden_al.table);
       r.engine.target_acceptance_length = *al;
     } else {

@@ -74,7 +74,8 @@ StepPlan Scheduler::Plan() {
   // 1. Running sequences, oldest first; the newest is the preemption victim.
   for (size_t i = 0; i < running_.size() && budget > 0;) {
     Sequence* seq = running_[i];
-    int tokens = seq->in_prefill() ? std::min(budget, seq->prefill_target - seq->prefilled) : lookahead;
+    int tokens =
+        seq->in_prefill() ? std::min(budget, seq->prefill_target - seq->prefilled) : lookahead;
     if (!seq->in_prefill() && tokens > budget) break;
     bool reserved = Reserve(seq, seq->context + tokens);
     while (!reserved && running_.back() != seq) {
@@ -83,7 +84,7 @@ StepPlan Scheduler::Plan() {
     }
     if (!reserved) {  // nothing left to preempt but itself
       Preempt(seq, &plan);
-      continue;       // running_[i] is now the next sequence
+      continue;  // running_[i] is now the next sequence
     }
     plan.work.push_back({seq, seq->in_prefill() ? tokens : 0});
     budget -= tokens;
@@ -91,7 +92,8 @@ StepPlan Scheduler::Plan() {
   }
 
   // 2. Waiting sequences, FIFO, while there is room.
-  while (!waiting_.empty() && budget > 0 && static_cast<int>(running_.size()) < settings_.max_num_seqs) {
+  while (!waiting_.empty() && budget > 0 &&
+         static_cast<int>(running_.size()) < settings_.max_num_seqs) {
     Sequence* seq = waiting_.front();
     // A sequence preempted in this very step waits for the next one.
     if (std::find(plan.preempted.begin(), plan.preempted.end(), seq) != plan.preempted.end()) break;
@@ -112,7 +114,8 @@ StepPlan Scheduler::Plan() {
       // Each chunk token attends to the context before the chunk plus, on average,
       // half the chunk.
       plan.shape.prefill_attention_pairs +=
-          static_cast<double>(w.prefill_tokens) * (static_cast<double>(s->context) + w.prefill_tokens / 2.0);
+          static_cast<double>(w.prefill_tokens) *
+          (static_cast<double>(s->context) + w.prefill_tokens / 2.0);
     } else {
       ++plan.shape.decode_seqs;
       plan.shape.decode_context_tokens += s->context;

@@ -32,12 +32,13 @@ struct SchedulerSettings {
 struct Sequence {
   uint64_t id = 0;
   int prompt_tokens = 0;
-  int generated = 0;          // output tokens produced so far
+  int generated = 0;  // output tokens produced so far
   // Set by the scheduler:
-  int prefill_target = 0;     // tokens to (re)compute before decoding: prompt (+ generated after a preemption)
-  int prefilled = 0;          // of prefill_target, computed so far
-  int64_t context = 0;        // tokens whose KV is held
-  int64_t kv_bytes = 0;       // KV reserved in the pool (block-rounded)
+  int prefill_target =
+      0;  // tokens to (re)compute before decoding: prompt (+ generated after a preemption)
+  int prefilled = 0;     // of prefill_target, computed so far
+  int64_t context = 0;   // tokens whose KV is held
+  int64_t kv_bytes = 0;  // KV reserved in the pool (block-rounded)
   bool running = false;
   int preemptions = 0;
   bool in_prefill() const { return prefilled < prefill_target; }
@@ -45,7 +46,7 @@ struct Sequence {
 
 struct PlannedWork {
   Sequence* seq;
-  int prefill_tokens;   // > 0: a prefill chunk; 0: a decode step
+  int prefill_tokens;  // > 0: a prefill chunk; 0: a decode step
 };
 
 struct StepPlan {
@@ -71,7 +72,9 @@ class Scheduler {
 
   int running() const { return static_cast<int>(running_.size()); }
   int waiting() const { return static_cast<int>(waiting_.size()); }
-  double kv_usage() const { return pool_bytes_ > 0 ? static_cast<double>(used_bytes_) / pool_bytes_ : 1.0; }
+  double kv_usage() const {
+    return pool_bytes_ > 0 ? static_cast<double>(used_bytes_) / pool_bytes_ : 1.0;
+  }
   int64_t preemptions_total() const { return preemptions_total_; }
   int64_t pool_bytes() const { return pool_bytes_; }
 
@@ -84,7 +87,7 @@ class Scheduler {
   SchedulerSettings settings_;
   const PerfModel* perf_;
   std::deque<Sequence*> waiting_;
-  std::vector<Sequence*> running_;   // admission order
+  std::vector<Sequence*> running_;  // admission order
   int64_t pool_bytes_ = 0;
   int64_t used_bytes_ = 0;
   int64_t preemptions_total_ = 0;

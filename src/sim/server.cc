@@ -1,12 +1,11 @@
 // SimServerImpl: routes HTTP requests to the engine and the admin endpoints, and
 // decides the per-request faults. The one place that knows every part of sim/.
-#include <boost/json.hpp>
+#include <fmt/format.h>
 
+#include <boost/json.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "common/clock.h"
 #include "common/log.h"
@@ -35,7 +34,8 @@ uint64_t Mix(uint64_t x) {
 }
 // A deterministic uniform [0, 1) draw for (seed, stream, index).
 double Draw(uint64_t seed, uint64_t stream, uint64_t index) {
-  return static_cast<double>(Mix(seed ^ Mix(stream * 0x100000001B3ull + index)) >> 11) / 9007199254740992.0;
+  return static_cast<double>(Mix(seed ^ Mix(stream * 0x100000001B3ull + index)) >> 11) /
+         9007199254740992.0;
 }
 
 class SimServerImpl final : public SimServer, public HttpServer::Handler {
@@ -55,10 +55,13 @@ class SimServerImpl final : public SimServer, public HttpServer::Handler {
   void HandleGeneration(ConnId conn, const HttpRequest& request, Endpoint endpoint);
   void HandleTokenize(ConnId conn, const HttpRequest& request);
   void HandleDetokenize(ConnId conn, const HttpRequest& request);
-  void SendError(ConnId conn, const ApiError& e) { http_->Respond(conn, e.status, "application/json", ErrorBody(e)); }
+  void SendError(ConnId conn, const ApiError& e) {
+    http_->Respond(conn, e.status, "application/json", ErrorBody(e));
+  }
   bool Ready() const {
     return settings_.faults.ready_after_s <= 0 ||
-           MonotonicNowNs() - start_ns_ >= static_cast<int64_t>(settings_.faults.ready_after_s * 1e9);
+           MonotonicNowNs() - start_ns_ >=
+               static_cast<int64_t>(settings_.faults.ready_after_s * 1e9);
   }
   std::optional<ApiError> CheckModel(const std::string& model) const;
 
@@ -103,7 +106,8 @@ Status SimServerImpl::Init() {
     oracle.seed = settings_.seed;
     if (settings_.answer_mode == "file") oracle.answers_path = settings_.answer_file;
     auto created = AnswerOracle::Create(oracle);
-    if (!created.ok()) return created.status().WithContext("--answer-mode " + settings_.answer_mode);
+    if (!created.ok())
+      return created.status().WithContext("--answer-mode " + settings_.answer_mode);
     oracle_ = std::move(created).value();
   }
 
@@ -111,8 +115,9 @@ Status SimServerImpl::Init() {
   SB_ASSIGN_OR_RETURN(http_, HttpServer::Listen(loop_.get(), settings_.host, settings_.port, this));
 
   HttpServer* http = http_.get();
-  SB_ASSIGN_OR_RETURN(engine_, Engine::Create(loop_.get(), &clock_, *config_.perf, config_.scheduler, config_.engine,
-                                              [http] { return http->total_pending_bytes(); }));
+  SB_ASSIGN_OR_RETURN(
+      engine_, Engine::Create(loop_.get(), &clock_, *config_.perf, config_.scheduler,
+                              config_.engine, [http] { return http->total_pending_bytes(); }));
 
   stream_ctx_.http = http_.get();
   stream_ctx_.loop = loop_.get();
@@ -129,14 +134,16 @@ Status SimServerImpl::Init() {
 Status SimServerImpl::Run() {
   // The supervisor and tests read these lines (docs/simulator.md, "Startup lines").
   std::printf("servebench sim: %s\n", Describe().c_str());
-  std::printf("servebench sim: listening on http://%s:%d (port %d)\n", settings_.host.c_str(), port(), port());
+  std::printf("servebench sim: listening on http://%s:%d (port %d)\n", settings_.host.c_str(),
+              port(), port());
   std::fflush(stdout);
   auto ready_line = [] {
     std::printf("servebench sim: ready (Application startup complete.)\n");
     std::fflush(stdout);
   };
   if (settings_.faults.ready_after_s > 0) {
-    loop_->RunAt(start_ns_ + static_cast<int64_t>(settings_.faults.ready_after_s * 1e9), ready_line);
+    loop_->RunAt(start_ns_ + static_cast<int64_t>(settings_.faults.ready_after_s * 1e9),
+                 ready_line);
   } else {
     ready_line();
   }
@@ -147,18 +154,21 @@ std::string SimServerImpl::Describe() const {
   const PerfModel& p = engine_->perf();
   std::string spec = "off";
   if (settings_.spec.num_speculative_tokens > 0) {
-    spec = fmt::format("{} k={} target AL {:.2f}", settings_.spec.method, settings_.spec.num_speculative_tokens,
-                       config_.engine.target_acceptance_length);
+    spec =
+        fmt::format("{} k={} target AL {:.2f}", settings_.spec.method,
+                    settings_.spec.num_speculative_tokens, config_.engine.target_acceptance_length);
   }
   return fmt::format(
-      "model {} ({}) served as '{}'; hardware {} x {} (TP {}, DP {}, EP {}); weights {} {:.1f} GB/GPU; "
+      "model {} ({}) served as '{}'; hardware {} x {} (TP {}, DP {}, EP {}); weights {} {:.1f} "
+      "GB/GPU; "
       "KV cache {} tokens ({:.1f} GB/GPU, kv dtype {}); max_model_len {}; max_num_seqs {}; "
       "max_num_batched_tokens {}; speculative decoding {}; time scale {}; build slowdown {}",
-      model_->name, model_->hf_name, served_name_, p.gpus(), hardware_->name, settings_.tensor_parallel_size,
-      settings_.data_parallel_size, settings_.enable_expert_parallel ? "on" : "off", p.settings().precision,
-      p.WeightBytesPerGpu() / 1e9, p.KvCapacityTokens(), p.KvBudgetBytesPerGpu() / 1e9, settings_.kv_cache_dtype,
-      max_model_len_, settings_.max_num_seqs, settings_.max_num_batched_tokens, spec, settings_.time_scale,
-      settings_.build_slowdown);
+      model_->name, model_->hf_name, served_name_, p.gpus(), hardware_->name,
+      settings_.tensor_parallel_size, settings_.data_parallel_size,
+      settings_.enable_expert_parallel ? "on" : "off", p.settings().precision,
+      p.WeightBytesPerGpu() / 1e9, p.KvCapacityTokens(), p.KvBudgetBytesPerGpu() / 1e9,
+      settings_.kv_cache_dtype, max_model_len_, settings_.max_num_seqs,
+      settings_.max_num_batched_tokens, spec, settings_.time_scale, settings_.build_slowdown);
 }
 
 std::optional<ApiError> SimServerImpl::CheckModel(const std::string& model) const {
@@ -184,7 +194,8 @@ void SimServerImpl::OnRequest(ConnId conn, HttpRequest& request) {
   };
   if (!settings_.api_key.empty() && path.starts_with("/v1") &&
       request.authorization != "Bearer " + settings_.api_key) {
-    return http_->Respond(conn, 401, "application/json", R"({"error":"Unauthorized"})");  // vLLM's body
+    return http_->Respond(conn, 401, "application/json",
+                          R"({"error":"Unauthorized"})");  // vLLM's body
   }
   if (path == "/health" || path == "/ping") {
     if (!get) return method_not_allowed();
@@ -200,7 +211,8 @@ void SimServerImpl::OnRequest(ConnId conn, HttpRequest& request) {
   if (path == "/version") {
     if (!get) return method_not_allowed();
     std::string body = fmt::format(
-        "{{\"version\":\"{}\",\"engine\":\"servebench-sim\",\"git_revision\":\"{}\",\"build_id\":\"{}\","
+        "{{\"version\":\"{}\",\"engine\":\"servebench-sim\",\"git_revision\":\"{}\",\"build_id\":"
+        "\"{}\","
         "\"build_slowdown\":{}}}",
         kVersion, kGitRevision, build_id_, settings_.build_slowdown);
     return http_->Respond(conn, 200, "application/json", body);
@@ -215,9 +227,11 @@ void SimServerImpl::OnRequest(ConnId conn, HttpRequest& request) {
     std::string body = "{\"object\":\"list\",\"data\":[{\"id\":";
     AppendJsonString(&body, served_name_);
     fmt::format_to(std::back_inserter(body),
-                   ",\"object\":\"model\",\"created\":{},\"owned_by\":\"servebench-sim\",\"root\":", RealtimeNowNs() / 1000000000);
+                   ",\"object\":\"model\",\"created\":{},\"owned_by\":\"servebench-sim\",\"root\":",
+                   RealtimeNowNs() / 1000000000);
     AppendJsonString(&body, model_->hf_name);
-    fmt::format_to(std::back_inserter(body), ",\"parent\":null,\"max_model_len\":{},\"permission\":[]}}]}}", max_model_len_);
+    fmt::format_to(std::back_inserter(body),
+                   ",\"parent\":null,\"max_model_len\":{},\"permission\":[]}}]}}", max_model_len_);
     return http_->Respond(conn, 200, "application/json", body);
   }
   bool generation = path == "/v1/completions" || path == "/v1/chat/completions";
@@ -232,44 +246,57 @@ void SimServerImpl::OnRequest(ConnId conn, HttpRequest& request) {
     }
     if (path == "/tokenize") return HandleTokenize(conn, request);
     if (path == "/detokenize") return HandleDetokenize(conn, request);
-    return HandleGeneration(conn, request, path == "/v1/completions" ? Endpoint::kCompletions : Endpoint::kChat);
+    return HandleGeneration(conn, request,
+                            path == "/v1/completions" ? Endpoint::kCompletions : Endpoint::kChat);
   }
   ApiError e;
   e.status = 404;
   e.type = "NotFoundError";
-  e.message = fmt::format("no route for {} {} (serves /v1/completions, /v1/chat/completions, /v1/models, /health, "
-                          "/version, /metrics, /tokenize, /detokenize)", request.method, path);
+  e.message = fmt::format(
+      "no route for {} {} (serves /v1/completions, /v1/chat/completions, /v1/models, /health, "
+      "/version, /metrics, /tokenize, /detokenize)",
+      request.method, path);
   SendError(conn, e);
 }
 
 void SimServerImpl::HandleGeneration(ConnId conn, const HttpRequest& request, Endpoint endpoint) {
   const FaultSettings& f = settings_.faults;
   ++generation_requests_;
-  if (f.crash_after_requests >= 0 && generation_requests_ > static_cast<uint64_t>(f.crash_after_requests)) {
-    std::fprintf(stderr, "servebench sim: simulated crash after %d requests (--fault-crash-after-requests)\n",
-                 f.crash_after_requests);
+  if (f.crash_after_requests >= 0 &&
+      generation_requests_ > static_cast<uint64_t>(f.crash_after_requests)) {
+    std::fprintf(
+        stderr,
+        "servebench sim: simulated crash after %d requests (--fault-crash-after-requests)\n",
+        f.crash_after_requests);
     std::fflush(stderr);
     std::_Exit(f.exit_code);
   }
   GenerationRequest req;
-  if (auto e = ParseGenerationRequest(request.body, endpoint, *tokenizer_, &req)) return SendError(conn, *e);
+  if (auto e = ParseGenerationRequest(request.body, endpoint, *tokenizer_, &req))
+    return SendError(conn, *e);
   if (auto e = CheckModel(req.model)) return SendError(conn, *e);
-  if (req.max_tokens < 0) req.max_tokens = endpoint == Endpoint::kCompletions ? 16 : max_model_len_ - req.prompt_tokens;
+  if (req.max_tokens < 0)
+    req.max_tokens = endpoint == Endpoint::kCompletions ? 16 : max_model_len_ - req.prompt_tokens;
   if (req.prompt_tokens + std::max(0, req.max_tokens) > max_model_len_ || req.max_tokens <= 0) {
     ApiError e;
     e.message = fmt::format(
-        "This model's maximum context length is {} tokens. However, you requested {} tokens ({} in the messages, "
+        "This model's maximum context length is {} tokens. However, you requested {} tokens ({} in "
+        "the messages, "
         "{} in the completion). Please reduce the length of the messages or completion.",
-        max_model_len_, req.prompt_tokens + std::max(0, req.max_tokens), req.prompt_tokens, req.max_tokens);
+        max_model_len_, req.prompt_tokens + std::max(0, req.max_tokens), req.prompt_tokens,
+        req.max_tokens);
     e.param = "max_tokens";
     return SendError(conn, e);
   }
-  if (settings_.max_waiting_requests > 0 && engine_->scheduler().waiting() >= settings_.max_waiting_requests) {
+  if (settings_.max_waiting_requests > 0 &&
+      engine_->scheduler().waiting() >= settings_.max_waiting_requests) {
     ApiError e;
     e.status = 429;
     e.type = "TooManyRequests";
-    e.message = fmt::format("the server is overloaded: {} requests are waiting (--max-waiting-requests {}); retry later",
-                            engine_->scheduler().waiting(), settings_.max_waiting_requests);
+    e.message = fmt::format(
+        "the server is overloaded: {} requests are waiting (--max-waiting-requests {}); retry "
+        "later",
+        engine_->scheduler().waiting(), settings_.max_waiting_requests);
     return SendError(conn, e);
   }
   uint64_t n = generation_requests_;
@@ -306,18 +333,20 @@ void SimServerImpl::HandleGeneration(ConnId conn, const HttpRequest& request, En
   if (text.answer_tokens() > 0) {
     er.eos_at = text.answer_tokens();
   } else if (settings_.eos_after_mean_tokens > 0) {
-    er.eos_at = 1 + static_cast<int>(Mix(text_seed) % (2 * static_cast<uint64_t>(settings_.eos_after_mean_tokens)));
+    er.eos_at = 1 + static_cast<int>(Mix(text_seed) %
+                                     (2 * static_cast<uint64_t>(settings_.eos_after_mean_tokens)));
   }
-  std::string id = fmt::format("{}-{:016x}", endpoint == Endpoint::kChat ? "chatcmpl" : "cmpl", Mix(settings_.seed + n));
-  auto stream = std::make_unique<GenerationStream>(stream_ctx_, conn, std::move(req), std::move(id), std::move(text),
-                                                   sf, [this, conn, n] {
-                                                     auto it = stream_of_conn_.find(conn);
-                                                     if (it != stream_of_conn_.end() && it->second == n) {
-                                                       stream_of_conn_.erase(it);
-                                                     }
-                                                     // Delete after the current call returns.
-                                                     loop_->Post([this, n] { streams_.erase(n); });
-                                                   });
+  std::string id = fmt::format("{}-{:016x}", endpoint == Endpoint::kChat ? "chatcmpl" : "cmpl",
+                               Mix(settings_.seed + n));
+  auto stream = std::make_unique<GenerationStream>(
+      stream_ctx_, conn, std::move(req), std::move(id), std::move(text), sf, [this, conn, n] {
+        auto it = stream_of_conn_.find(conn);
+        if (it != stream_of_conn_.end() && it->second == n) {
+          stream_of_conn_.erase(it);
+        }
+        // Delete after the current call returns.
+        loop_->Post([this, n] { streams_.erase(n); });
+      });
   GenerationStream* raw = stream.get();
   streams_[n] = std::move(stream);
   stream_of_conn_[conn] = n;
@@ -343,9 +372,10 @@ void SimServerImpl::HandleTokenize(ConnId conn, const HttpRequest& request) {
   const json::object& o = root.as_object();
   for (const auto& kv : o) {
     std::string_view k = kv.key();
-    if (k != "model" && k != "prompt" && k != "messages" && k != "add_special_tokens" && k != "return_token_strs" &&
-        k != "add_generation_prompt" && k != "continue_final_message" && k != "chat_template" &&
-        k != "chat_template_kwargs" && k != "tools" && k != "mm_processor_kwargs") {
+    if (k != "model" && k != "prompt" && k != "messages" && k != "add_special_tokens" &&
+        k != "return_token_strs" && k != "add_generation_prompt" && k != "continue_final_message" &&
+        k != "chat_template" && k != "chat_template_kwargs" && k != "tools" &&
+        k != "mm_processor_kwargs") {
       e.message = fmt::format("unknown field '{}' for /tokenize", k);
       e.param = std::string(k);
       return SendError(conn, e);
@@ -360,18 +390,22 @@ void SimServerImpl::HandleTokenize(ConnId conn, const HttpRequest& request) {
   } else if (auto m = o.find("messages"); m != o.end()) {
     GenerationRequest req;
     std::string wrapped = "{\"messages\":" + json::serialize(m->value()) + "}";
-    if (auto err = ParseGenerationRequest(wrapped, Endpoint::kChat, *tokenizer_, &req)) return SendError(conn, *err);
+    if (auto err = ParseGenerationRequest(wrapped, Endpoint::kChat, *tokenizer_, &req))
+      return SendError(conn, *err);
     ids = tokenizer_->Encode(req.prompt_text);
     // Template tokens (see ReadMessages): pad with the id of "\n" so count matches usage.
-    while (static_cast<int>(ids.size()) < req.prompt_tokens) ids.push_back(tokenizer_->Encode("\n").front());
+    while (static_cast<int>(ids.size()) < req.prompt_tokens)
+      ids.push_back(tokenizer_->Encode("\n").front());
     ids.resize(static_cast<size_t>(req.prompt_tokens));
   } else {
     e.message = "'prompt' (a string) or 'messages' is required";
     e.param = "prompt";
     return SendError(conn, e);
   }
-  std::string body = fmt::format("{{\"count\":{},\"max_model_len\":{},\"tokens\":[", ids.size(), max_model_len_);
-  for (size_t i = 0; i < ids.size(); ++i) fmt::format_to(std::back_inserter(body), "{}{}", i ? "," : "", ids[i]);
+  std::string body =
+      fmt::format("{{\"count\":{},\"max_model_len\":{},\"tokens\":[", ids.size(), max_model_len_);
+  for (size_t i = 0; i < ids.size(); ++i)
+    fmt::format_to(std::back_inserter(body), "{}{}", i ? "," : "", ids[i]);
   body += "],\"token_strs\":null}";
   http_->Respond(conn, 200, "application/json", body);
 }
@@ -403,8 +437,8 @@ void SimServerImpl::HandleDetokenize(ConnId conn, const HttpRequest& request) {
   std::vector<uint32_t> ids;
   for (const auto& v : t->value().as_array()) {
     if (!v.is_int64() || v.as_int64() < 0 || v.as_int64() >= tokenizer_->vocab_size()) {
-      e.message = fmt::format("'tokens' holds {}: each must be an integer in [0, {})", json::serialize(v),
-                              tokenizer_->vocab_size());
+      e.message = fmt::format("'tokens' holds {}: each must be an integer in [0, {})",
+                              json::serialize(v), tokenizer_->vocab_size());
       e.param = "tokens";
       return SendError(conn, e);
     }

@@ -1,11 +1,11 @@
 // Integration tests of `servebench sim` through real HTTP on loopback: SSE
 // validity, exact usage, request validation, stop strings, stream interval.
-#include <boost/json.hpp>
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <boost/json.hpp>
 
 #include "sim/testing/sim_process.h"
 #include "sim/tokenizer.h"
@@ -47,7 +47,8 @@ TEST(SimServerTest, AdminEndpointsAnswer) {
   EXPECT_EQ(Http(sim.port(), "GET", "/health").status, 200);
   HttpResponse models = Http(sim.port(), "GET", "/v1/models");
   ASSERT_EQ(models.status, 200);
-  EXPECT_EQ(json::parse(models.body).at("data").at(0).at("id").as_string(), "meta-llama/Llama-3.1-8B-Instruct");
+  EXPECT_EQ(json::parse(models.body).at("data").at(0).at("id").as_string(),
+            "meta-llama/Llama-3.1-8B-Instruct");
   HttpResponse version = Http(sim.port(), "GET", "/version");
   ASSERT_EQ(version.status, 200);
   EXPECT_NE(version.body.find("\"build_id\""), std::string::npos);
@@ -62,8 +63,9 @@ TEST(SimServerTest, StreamingCompletionIsValidSseWithExactUsage) {
   Tokenizer tok;
   std::string prompt = "The quick brown fox jumps over the lazy dog, twice.";
   HttpResponse r = Http(sim.port(), "POST", "/v1/completions",
-                        R"({"prompt":")" + prompt + R"(","max_tokens":37,"ignore_eos":true,"stream":true,)"
-                        R"("stream_options":{"include_usage":true}})");
+                        R"({"prompt":")" + prompt +
+                            R"(","max_tokens":37,"ignore_eos":true,"stream":true,)"
+                            R"("stream_options":{"include_usage":true}})");
   ASSERT_EQ(r.status, 200);
   ASSERT_TRUE(r.complete);
   EXPECT_NE(r.headers.find("text/event-stream"), std::string::npos);
@@ -86,9 +88,10 @@ TEST(SimServerTest, StreamingCompletionIsValidSseWithExactUsage) {
 
 TEST(SimServerTest, ChatStreamStartsWithRoleAndCarriesContent) {
   SimProcess sim(kFast);
-  HttpResponse r = Http(sim.port(), "POST", "/v1/chat/completions",
-                        R"({"messages":[{"role":"user","content":"hello there"}],"max_tokens":5,"ignore_eos":true,)"
-                        R"("stream":true,"stream_options":{"include_usage":true,"continuous_usage_stats":true}})");
+  HttpResponse r = Http(
+      sim.port(), "POST", "/v1/chat/completions",
+      R"({"messages":[{"role":"user","content":"hello there"}],"max_tokens":5,"ignore_eos":true,)"
+      R"("stream":true,"stream_options":{"include_usage":true,"continuous_usage_stats":true}})");
   ASSERT_EQ(r.status, 200);
   auto events = Events(r);
   ASSERT_GE(events.size(), 3u);
@@ -110,9 +113,10 @@ TEST(SimServerTest, ChatStreamStartsWithRoleAndCarriesContent) {
 TEST(SimServerTest, IgnoreEosGivesExactlyMaxTokensOnBothEndpoints) {
   SimProcess sim({"--time-scale", "0", "--eos-after-mean-tokens", "3"});
   for (const char* path : {"/v1/completions", "/v1/chat/completions"}) {
-    std::string body = std::string(path) == "/v1/completions"
-                           ? R"({"prompt":"hi","max_tokens":200,"ignore_eos":true})"
-                           : R"({"messages":[{"role":"user","content":"hi"}],"max_tokens":200,"ignore_eos":true})";
+    std::string body =
+        std::string(path) == "/v1/completions"
+            ? R"({"prompt":"hi","max_tokens":200,"ignore_eos":true})"
+            : R"({"messages":[{"role":"user","content":"hi"}],"max_tokens":200,"ignore_eos":true})";
     HttpResponse r = Http(sim.port(), "POST", path, body);
     ASSERT_EQ(r.status, 200) << r.body;
     json::value v = json::parse(r.body);
@@ -120,7 +124,8 @@ TEST(SimServerTest, IgnoreEosGivesExactlyMaxTokensOnBothEndpoints) {
     EXPECT_EQ(v.at("choices").at(0).at("finish_reason").as_string(), "length");
   }
   // Without ignore_eos the same server stops early (EOS within 1..6 tokens).
-  HttpResponse r = Http(sim.port(), "POST", "/v1/completions", R"({"prompt":"hi","max_tokens":200})");
+  HttpResponse r =
+      Http(sim.port(), "POST", "/v1/completions", R"({"prompt":"hi","max_tokens":200})");
   json::value v = json::parse(r.body);
   EXPECT_LE(v.at("usage").at("completion_tokens").as_int64(), 6);
   EXPECT_EQ(v.at("choices").at(0).at("finish_reason").as_string(), "stop");
@@ -130,10 +135,12 @@ TEST(SimServerTest, TokenIdPromptIsAcceptedAndCounted) {
   SimProcess sim(kFast);
   std::string ids;
   for (int i = 0; i < 100; ++i) ids += (i ? "," : "") + std::to_string(1000 + i);
-  HttpResponse r = Http(sim.port(), "POST", "/v1/completions", R"({"prompt":[)" + ids + R"(],"max_tokens":4})");
+  HttpResponse r =
+      Http(sim.port(), "POST", "/v1/completions", R"({"prompt":[)" + ids + R"(],"max_tokens":4})");
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(json::parse(r.body).at("usage").at("prompt_tokens").as_int64(), 100);
-  HttpResponse nested = Http(sim.port(), "POST", "/v1/completions", R"({"prompt":[[1,2,3]],"max_tokens":1})");
+  HttpResponse nested =
+      Http(sim.port(), "POST", "/v1/completions", R"({"prompt":[[1,2,3]],"max_tokens":1})");
   ASSERT_EQ(nested.status, 200) << nested.body;
   EXPECT_EQ(json::parse(nested.body).at("usage").at("prompt_tokens").as_int64(), 3);
 }
@@ -153,8 +160,9 @@ TEST(SimServerTest, SameRequestGivesSameTextAndStopStringCutsIt) {
   for (int i = 0; i < 10; ++i) expected += std::string(pieces[i]);
   if (expected.find(stop) != std::string::npos) GTEST_SKIP() << "stop word occurs earlier";
   for (bool stream : {false, true}) {
-    HttpResponse c = Http(sim.port(), "POST", "/v1/completions",
-                          body + R"(,"stop":[")" + stop + R"("],"stream":)" + (stream ? "true" : "false") + "}");
+    HttpResponse c =
+        Http(sim.port(), "POST", "/v1/completions",
+             body + R"(,"stop":[")" + stop + R"("],"stream":)" + (stream ? "true" : "false") + "}");
     std::string got;
     std::string finish, stop_reason;
     if (stream) {
@@ -211,7 +219,8 @@ TEST(SimServerTest, BadRequestsGet4xxJsonErrorsAndServerKeepsServing) {
       {"POST", "/v1/completions", R"({"max_tokens":3})", 400},
       {"POST", "/v1/completions", R"({"prompt":"a","max_tokens":-3})", 400},
       {"POST", "/v1/chat/completions", R"({"messages":"hi"})", 400},
-      {"POST", "/v1/completions", R"({"prompt":"a","stream":false,"stream_options":{"include_usage":true}})", 400},
+      {"POST", "/v1/completions",
+       R"({"prompt":"a","stream":false,"stream_options":{"include_usage":true}})", 400},
       {"GET", "/v1/completions", "", 405},
       {"GET", "/v2/nothing", "", 404},
   };
@@ -239,10 +248,12 @@ TEST(SimServerTest, OverloadGets429) {
   HttpResponse metrics;
   for (int i = 0; i < 50; ++i) {  // until the second one is waiting
     metrics = Http(sim.port(), "GET", "/metrics");
-    if (metrics.body.find("vllm:num_requests_waiting{engine=\"0\",model_name=\"meta-llama/Llama-3.1-8B-Instruct\"} 1") !=
-        std::string::npos) break;
+    if (metrics.body.find("vllm:num_requests_waiting{engine=\"0\",model_name=\"meta-llama/"
+                          "Llama-3.1-8B-Instruct\"} 1") != std::string::npos)
+      break;
   }
-  HttpResponse third = Http(sim.port(), "POST", "/v1/completions", R"({"prompt":"a","max_tokens":2})");
+  HttpResponse third =
+      Http(sim.port(), "POST", "/v1/completions", R"({"prompt":"a","max_tokens":2})");
   EXPECT_EQ(third.status, 429) << third.body;
   close(a);
   close(b);
@@ -250,11 +261,13 @@ TEST(SimServerTest, OverloadGets429) {
 
 TEST(SimServerTest, TokenizeAndDetokenizeAgreeWithUsage) {
   SimProcess sim(kFast);
-  HttpResponse t = Http(sim.port(), "POST", "/tokenize", R"({"prompt":"Hello, world! 12345 tokens"})");
+  HttpResponse t =
+      Http(sim.port(), "POST", "/tokenize", R"({"prompt":"Hello, world! 12345 tokens"})");
   ASSERT_EQ(t.status, 200) << t.body;
   json::value v = json::parse(t.body);
   Tokenizer tok;
-  EXPECT_EQ(v.at("count").as_int64(), static_cast<int64_t>(tok.Count("Hello, world! 12345 tokens")));
+  EXPECT_EQ(v.at("count").as_int64(),
+            static_cast<int64_t>(tok.Count("Hello, world! 12345 tokens")));
   EXPECT_EQ(v.at("tokens").as_array().size(), static_cast<size_t>(v.at("count").as_int64()));
   HttpResponse d = Http(sim.port(), "POST", "/detokenize", R"({"tokens":[5,6000,70000]})");
   ASSERT_EQ(d.status, 200) << d.body;
@@ -276,7 +289,8 @@ TEST(SimServerTest, SendTimeFieldIsMonotonicNanoseconds) {
   }
   EXPECT_GT(last, 0);
   SimProcess plain(kFast);
-  HttpResponse p = Http(plain.port(), "POST", "/v1/completions", R"({"prompt":"a","max_tokens":2,"stream":true})");
+  HttpResponse p = Http(plain.port(), "POST", "/v1/completions",
+                        R"({"prompt":"a","max_tokens":2,"stream":true})");
   EXPECT_EQ(p.body.find("servebench_send_ns"), std::string::npos) << "off by default";
 }
 
@@ -289,11 +303,12 @@ namespace {
 // Several requests, streaming and not, one after another on one keep-alive connection.
 TEST(SimServerTest, KeepAliveConnectionServesManyRequests) {
   SimProcess sim(kFast);
-  int fd = testing::SendOnly(sim.port(), "POST", "/v1/completions", R"({"prompt":"a","max_tokens":3})");
+  int fd =
+      testing::SendOnly(sim.port(), "POST", "/v1/completions", R"({"prompt":"a","max_tokens":3})");
   ASSERT_GE(fd, 0);
   auto send_more = [fd](const std::string& body) {
-    std::string req = "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(body.size()) +
-                      "\r\n\r\n" + body;
+    std::string req = "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                      std::to_string(body.size()) + "\r\n\r\n" + body;
     ASSERT_EQ(write(fd, req.data(), req.size()), static_cast<ssize_t>(req.size()));
   };
   // Pipelined: three more requests before reading anything.

@@ -13,19 +13,19 @@
 namespace servebench::sim {
 
 struct SpecConfig {
-  std::string method;                   // eagle, eagle3, mtp, draft_model, ngram; empty = off
-  std::string model;                    // draft model name (recorded only)
+  std::string method;  // eagle, eagle3, mtp, draft_model, ngram; empty = off
+  std::string model;   // draft model name (recorded only)
   int num_speculative_tokens = 0;
-  std::string rejection_sample_method;  // "synthetic" or empty/"strict"
+  std::string rejection_sample_method;     // "synthetic" or empty/"strict"
   double synthetic_acceptance_length = 0;  // target AL; 0 = golden table or default (see docs)
 };
 
 // Where the target AL comes from when --speculative-config gives none: a golden
 // table (recipe/golden_al.h), else per-position acceptance 0.7 (docs/simulator.md).
 struct GoldenAlSource {
-  std::string table;          // e.g. "minimaxm3_eagle3_gqa"; empty = none
-  std::string model;          // model key in the table; empty = the catalogue model key
-  bool thinking = true;       // thinking_on / thinking_off column
+  std::string table;     // e.g. "minimaxm3_eagle3_gqa"; empty = none
+  std::string model;     // model key in the table; empty = the catalogue model key
+  bool thinking = true;  // thinking_on / thinking_off column
 };
 
 // Parses vLLM's --speculative-config JSON; unknown keys are kept out with an error
@@ -51,36 +51,36 @@ struct FaultSettings {
 struct SimSettings {
   // ---- Serving ----
   std::string host = "127.0.0.1";
-  int port = 8000;                   // 0 picks a free port (printed at startup)
-  std::string served_model_name;     // vLLM --served-model-name; empty = the model's hub name
+  int port = 8000;                     // 0 picks a free port (printed at startup)
+  std::string served_model_name;       // vLLM --served-model-name; empty = the model's hub name
   std::string model = "llama-3.1-8b";  // catalogue key or hub name
   std::string hardware = "h200";
-  std::string catalogue_dir;         // empty = built-in catalogue
+  std::string catalogue_dir;  // empty = built-in catalogue
   // ---- Parallelism and memory (vLLM names) ----
   int tensor_parallel_size = 1;
   int data_parallel_size = 1;
   bool enable_expert_parallel = false;
-  int max_model_len = 0;             // 0 = the model's max context
+  int max_model_len = 0;  // 0 = the model's max context
   int max_num_seqs = 256;
   int max_num_batched_tokens = 8192;
   std::string kv_cache_dtype = "auto";
-  std::string precision;             // weights (--quantization-like); empty = model default
+  std::string precision;  // weights (--quantization-like); empty = model default
   double gpu_memory_utilization = 0.9;
-  int stream_interval = 1;           // tokens per SSE event at most (vLLM --stream-interval)
+  int stream_interval = 1;  // tokens per SSE event at most (vLLM --stream-interval)
   SpecConfig spec;
   GoldenAlSource golden_al;
   // ---- Simulation ----
-  double time_scale = 1.0;           // wall seconds per simulated second; 0 = no waiting
-  double build_slowdown = 1.0;       // multiplies every step time (a "slower build")
+  double time_scale = 1.0;      // wall seconds per simulated second; 0 = no waiting
+  double build_slowdown = 1.0;  // multiplies every step time (a "slower build")
   uint64_t seed = 0;
-  int eos_after_mean_tokens = 0;     // without ignore_eos: mean natural output length; 0 = never EOS
-  int max_waiting_requests = 0;      // more waiting than this gets 429; 0 = unlimited
-  bool send_time_field = false;      // add "servebench_send_ns" to every SSE chunk
+  int eos_after_mean_tokens = 0;  // without ignore_eos: mean natural output length; 0 = never EOS
+  int max_waiting_requests = 0;   // more waiting than this gets 429; 0 = unlimited
+  bool send_time_field = false;   // add "servebench_send_ns" to every SSE chunk
   // As vLLM's --api-key: /v1/* answers 401 without "Authorization: Bearer <key>";
   // /health, /metrics, /version, /tokenize stay open. Empty = no key.
   std::string api_key;
   // ---- Answering mode (evals) ----
-  std::string answer_mode = "off";   // off | oracle | file
+  std::string answer_mode = "off";  // off | oracle | file
   double answer_error_rate = 0;
   std::string answer_file;
   // ---- Faults ----

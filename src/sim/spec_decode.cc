@@ -1,8 +1,8 @@
 #include "sim/spec_decode.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 namespace servebench::sim {
 
@@ -24,11 +24,13 @@ double SolveAlpha(int k, double target_al) {
 }
 
 StatusOr<AcceptanceSampler> AcceptanceSampler::Create(int k, double target_al, uint64_t seed) {
-  if (k < 1) return Status::InvalidArgument(fmt::format("num_speculative_tokens {}: must be >= 1", k));
+  if (k < 1)
+    return Status::InvalidArgument(fmt::format("num_speculative_tokens {}: must be >= 1", k));
   if (!(target_al >= 1.0 && target_al <= k + 1.0)) {
     return Status::InvalidArgument(fmt::format(
         "synthetic_acceptance_length {}: must be in [1, num_speculative_tokens + 1 = {}] "
-        "(it counts the target's own token)", target_al, k + 1));
+        "(it counts the target's own token)",
+        target_al, k + 1));
   }
   return AcceptanceSampler(k, SolveAlpha(k, target_al), seed);
 }

@@ -18,7 +18,8 @@ namespace servebench::sim {
 class AcceptanceSampler {
  public:
   // Fails unless 1 <= target_al <= k + 1 and k >= 1.
-  static StatusOr<AcceptanceSampler> Create(int num_speculative_tokens, double target_al, uint64_t seed);
+  static StatusOr<AcceptanceSampler> Create(int num_speculative_tokens, double target_al,
+                                            uint64_t seed);
 
   // Accepted drafts for one verify step, in [0, k].
   int Draw();

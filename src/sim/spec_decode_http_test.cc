@@ -2,10 +2,10 @@
 // /metrics counter deltas (metrics.md §7) over ≥ 10,000 drafts is within ±2% of
 // the target, per-position counters are consistent, and accepted tokens arrive
 // together in one SSE event.
-#include <boost/json.hpp>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <boost/json.hpp>
 #include <map>
 #include <regex>
 
@@ -49,9 +49,11 @@ TEST(SimSpecDecodeTest, AcceptanceLengthFromMetricsMatchesTargetOver10000Drafts)
   auto before = Scrape(sim.port());
   // 16 concurrent streams of 2,000 tokens: ≈ 16 × 2000 / 2.8 ≈ 11,400 drafts.
   std::vector<int> fds;
-  const std::string body = R"({"prompt":"spec","max_tokens":2000,"ignore_eos":true,"stream":true,)"
-                           R"("stream_options":{"include_usage":true,"continuous_usage_stats":true}})";
-  for (int i = 0; i < 16; ++i) fds.push_back(testing::SendOnly(sim.port(), "POST", "/v1/completions", body));
+  const std::string body =
+      R"({"prompt":"spec","max_tokens":2000,"ignore_eos":true,"stream":true,)"
+      R"("stream_options":{"include_usage":true,"continuous_usage_stats":true}})";
+  for (int i = 0; i < 16; ++i)
+    fds.push_back(testing::SendOnly(sim.port(), "POST", "/v1/completions", body));
   int multi_token_events = 0, max_k = 0;
   for (int fd : fds) {
     HttpResponse r = testing::ReadResponse(fd, 60);
@@ -68,16 +70,20 @@ TEST(SimSpecDecodeTest, AcceptanceLengthFromMetricsMatchesTargetOver10000Drafts)
     EXPECT_EQ(last, 2000);
   }
   auto after = Scrape(sim.port());
-  double drafts = after["vllm:spec_decode_num_drafts_total"] - before["vllm:spec_decode_num_drafts_total"];
-  double draft_tokens = after["vllm:spec_decode_num_draft_tokens_total"] - before["vllm:spec_decode_num_draft_tokens_total"];
-  double accepted = after["vllm:spec_decode_num_accepted_tokens_total"] - before["vllm:spec_decode_num_accepted_tokens_total"];
+  double drafts =
+      after["vllm:spec_decode_num_drafts_total"] - before["vllm:spec_decode_num_drafts_total"];
+  double draft_tokens = after["vllm:spec_decode_num_draft_tokens_total"] -
+                        before["vllm:spec_decode_num_draft_tokens_total"];
+  double accepted = after["vllm:spec_decode_num_accepted_tokens_total"] -
+                    before["vllm:spec_decode_num_accepted_tokens_total"];
   ASSERT_GE(drafts, 10000);
   EXPECT_DOUBLE_EQ(draft_tokens, 3 * drafts);
   double al = 1 + accepted / drafts;
   EXPECT_NEAR(al, 2.8, 2.8 * 0.02) << "AL " << al << " over " << drafts << " drafts";
   double per_pos_sum = 0, prev = drafts;
   for (int k = 0; k < 3; ++k) {
-    std::string key = "vllm:spec_decode_num_accepted_tokens_per_pos_total[" + std::to_string(k) + "]";
+    std::string key =
+        "vllm:spec_decode_num_accepted_tokens_per_pos_total[" + std::to_string(k) + "]";
     double v = after[key] - before[key];
     EXPECT_LE(v, prev) << "position " << k << " can only be accepted after position " << k - 1;
     prev = v;

@@ -10,16 +10,20 @@ constexpr uint32_t kSyllables = 17 * 5;              // 85
 
 bool IsLetter(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool IsDigit(unsigned char c) { return c >= '0' && c <= '9'; }
-bool IsSpace(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool IsSpace(unsigned char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 
 // Length of the piece body starting at text[i] (i at a non-space character).
 size_t BodyLength(std::string_view text, size_t i) {
   unsigned char c = static_cast<unsigned char>(text[i]);
   size_t j = i + 1;
   if (IsLetter(c)) {
-    while (j < text.size() && j - i < kMaxLetters && IsLetter(static_cast<unsigned char>(text[j]))) ++j;
+    while (j < text.size() && j - i < kMaxLetters && IsLetter(static_cast<unsigned char>(text[j])))
+      ++j;
   } else if (IsDigit(c)) {
-    while (j < text.size() && j - i < kMaxDigits && IsDigit(static_cast<unsigned char>(text[j]))) ++j;
+    while (j < text.size() && j - i < kMaxDigits && IsDigit(static_cast<unsigned char>(text[j])))
+      ++j;
   } else if (c >= 0x80) {
     // One UTF-8 character: the lead byte and its continuation bytes.
     while (j < text.size() && (static_cast<unsigned char>(text[j]) & 0xC0) == 0x80) ++j;
@@ -76,7 +80,8 @@ std::vector<std::string_view> Tokenizer::Pieces(std::string_view text) const {
 
 std::vector<uint32_t> Tokenizer::Encode(std::string_view text) const {
   std::vector<uint32_t> out;
-  ForEachPiece(text, [&](size_t b, size_t len) { out.push_back(Fnv1a(text.substr(b, len)) % vocab_size_); });
+  ForEachPiece(
+      text, [&](size_t b, size_t len) { out.push_back(Fnv1a(text.substr(b, len)) % vocab_size_); });
   return out;
 }
 

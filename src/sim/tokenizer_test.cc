@@ -10,7 +10,8 @@ TEST(TokenizerTest, PiecesFollowTheDocumentedRule) {
   auto p = tok.Pieces("Hello, wonderful world 12345\n\nok");
   std::vector<std::string> got(p.begin(), p.end());
   // "Hello" | "," | " wonder" (6 letters) | "ful" | " world" | " 123" | "45" | "\n\n" | "ok"
-  EXPECT_EQ(got, (std::vector<std::string>{"Hello", ",", " wonder", "ful", " world", " 123", "45", "\n\n", "ok"}));
+  EXPECT_EQ(got, (std::vector<std::string>{"Hello", ",", " wonder", "ful", " world", " 123", "45",
+                                           "\n\n", "ok"}));
   EXPECT_EQ(tok.Count("Hello, wonderful world 12345\n\nok"), 9u);
 }
 

@@ -27,14 +27,21 @@ class Problems {
 
 std::string_view KindName(const boost::json::value& v) {
   switch (v.kind()) {
-    case boost::json::kind::null: return "null";
-    case boost::json::kind::bool_: return "a boolean";
+    case boost::json::kind::null:
+      return "null";
+    case boost::json::kind::bool_:
+      return "a boolean";
     case boost::json::kind::int64:
-    case boost::json::kind::uint64: return "an integer";
-    case boost::json::kind::double_: return "a number";
-    case boost::json::kind::string: return "a string";
-    case boost::json::kind::array: return "an array";
-    case boost::json::kind::object: return "an object";
+    case boost::json::kind::uint64:
+      return "an integer";
+    case boost::json::kind::double_:
+      return "a number";
+    case boost::json::kind::string:
+      return "a string";
+    case boost::json::kind::array:
+      return "an array";
+    case boost::json::kind::object:
+      return "an object";
   }
   return "?";
 }
@@ -54,7 +61,8 @@ bool IsIdChar(char c) {
 // record_id, run_id, point_id name files and URLs: a restricted alphabet.
 void TakeId(const boost::json::object& o, std::string_view key, bool required, std::string* out,
             Problems* problems) {
-  static constexpr std::string_view kRule = "a non-empty string of [A-Za-z0-9._-], at most 256 bytes";
+  static constexpr std::string_view kRule =
+      "a non-empty string of [A-Za-z0-9._-], at most 256 bytes";
   const boost::json::value* v = o.if_contains(key);
   if (v == nullptr || v->is_null()) {
     if (required) problems->Add(key, "missing", kRule);
@@ -117,8 +125,8 @@ bool IsUtcDateOrTime(std::string_view s) {
     return false;
   }
   std::string_view fraction = s.substr(19, s.size() - 20);
-  return fraction.empty() || (fraction.size() >= 2 && fraction[0] == '.' &&
-                              Digits(fraction, 1, fraction.size() - 1));
+  return fraction.empty() ||
+         (fraction.size() >= 2 && fraction[0] == '.' && Digits(fraction, 1, fraction.size() - 1));
 }
 
 // Checks a time field already taken into `value` (empty = absent).
@@ -183,7 +191,8 @@ StatusOr<RecordColumns> ExtractRecordColumns(const boost::json::object& record) 
     c.status = std::string(status->get_string());
   }
 
-  if (const boost::json::value* v = record.if_contains("concurrency"); v != nullptr && !v->is_null()) {
+  if (const boost::json::value* v = record.if_contains("concurrency");
+      v != nullptr && !v->is_null()) {
     if (v->is_int64() && v->get_int64() >= 0) {
       c.concurrency = v->get_int64();
     } else if (v->is_uint64() && v->get_uint64() <= uint64_t{INT64_MAX}) {

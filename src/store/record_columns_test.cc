@@ -51,7 +51,8 @@ TEST(RecordColumnsTest, WrongTypesAndValuesSayWhatIsAllowed) {
   ASSERT_FALSE(columns.ok());
   std::string m = columns.status().message();
   EXPECT_NE(m.find("status: = \"great\"; one of ok, failed, invalid, blocked, skipped"),
-            std::string::npos) << m;
+            std::string::npos)
+      << m;
   EXPECT_NE(m.find("concurrency: = -4"), std::string::npos) << m;
   EXPECT_NE(m.find("engine: is an integer (7)"), std::string::npos) << m;
   EXPECT_NE(m.find("schema_version: = 2"), std::string::npos) << m;
@@ -100,8 +101,10 @@ TEST(RecordColumnsTest, TimesMustBeUtcSoThatTextOrderIsTimeOrder) {
 TEST(RecordColumnsTest, JsonEquivalentComparesNumbersByValueAndKeysUnordered) {
   EXPECT_TRUE(JsonEquivalent(boost::json::parse(R"({"a":2.0,"b":[1,{"c":3}]})"),
                              boost::json::parse(R"({"b":[1,{"c":3.0}],"a":2})")));
-  EXPECT_FALSE(JsonEquivalent(boost::json::parse(R"({"a":2.5})"), boost::json::parse(R"({"a":2})")));
-  EXPECT_FALSE(JsonEquivalent(boost::json::parse(R"({"a":1})"), boost::json::parse(R"({"a":1,"b":1})")));
+  EXPECT_FALSE(
+      JsonEquivalent(boost::json::parse(R"({"a":2.5})"), boost::json::parse(R"({"a":2})")));
+  EXPECT_FALSE(
+      JsonEquivalent(boost::json::parse(R"({"a":1})"), boost::json::parse(R"({"a":1,"b":1})")));
   EXPECT_FALSE(JsonEquivalent(boost::json::parse(R"(["1"])"), boost::json::parse(R"([1])")));
 }
 

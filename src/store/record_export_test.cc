@@ -40,7 +40,9 @@ TEST(RecordExportTest, JsonExportParsesBackToTheRecords) {
 TEST(RecordExportTest, PrettyJsonIndentsAndRoundTrips) {
   boost::json::value v = boost::json::parse(R"({"a":[1,{"b":null}],"c":{},"d":"x"})");
   std::string pretty = PrettyJson(v);
-  EXPECT_EQ(pretty, "{\n  \"a\": [\n    1,\n    {\n      \"b\": null\n    }\n  ],\n  \"c\": {},\n  \"d\": \"x\"\n}\n");
+  EXPECT_EQ(pretty,
+            "{\n  \"a\": [\n    1,\n    {\n      \"b\": null\n    }\n  ],\n  \"c\": {},\n  \"d\": "
+            "\"x\"\n}\n");
   EXPECT_EQ(boost::json::parse(pretty), v);
 }
 

@@ -31,8 +31,8 @@ StatusOr<boost::json::object> LoadRecordFile(const std::string& path) {
   boost::system::error_code ec;
   boost::json::value value = boost::json::parse(*text, ec);
   if (ec) {
-    return Status::InvalidArgument(
-        fmt::format("{}: not valid JSON ({}); a record file is one JSON object", path, ec.message()));
+    return Status::InvalidArgument(fmt::format(
+        "{}: not valid JSON ({}); a record file is one JSON object", path, ec.message()));
   }
   if (!value.is_object()) {
     return Status::InvalidArgument(
@@ -41,10 +41,10 @@ StatusOr<boost::json::object> LoadRecordFile(const std::string& path) {
   const boost::json::value* id = value.get_object().if_contains("record_id");
   std::string stem = fs::path(path).stem().string();
   if (id != nullptr && id->is_string() && id->get_string() != stem) {
-    return Status::InvalidArgument(fmt::format(
-        "{}: record_id is \"{}\" but the file is named {}.json; a record file is named "
-        "<record_id>.json (was it renamed or edited?)",
-        path, std::string_view(id->get_string()), stem));
+    return Status::InvalidArgument(
+        fmt::format("{}: record_id is \"{}\" but the file is named {}.json; a record file is named "
+                    "<record_id>.json (was it renamed or edited?)",
+                    path, std::string_view(id->get_string()), stem));
   }
   return std::move(value.get_object());
 }
@@ -55,8 +55,8 @@ StatusOr<std::vector<std::string>> FindRecordFiles(const std::string& root) {
   std::error_code ec;
   fs::file_status st = fs::status(root, ec);
   if (ec || !fs::exists(st)) {
-    return Status::NotFound(fmt::format("{}: no such folder; give a --out folder of servebench run",
-                                        root));
+    return Status::NotFound(
+        fmt::format("{}: no such folder; give a --out folder of servebench run", root));
   }
   if (!fs::is_directory(st)) {
     return Status::InvalidArgument(

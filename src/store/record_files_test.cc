@@ -35,7 +35,7 @@ TEST(RecordFilesTest, FindsRecordsFoldersAtAnyDepthAndSkipsTemporaries) {
   auto files = FindRecordFiles(dir.path());
   ASSERT_TRUE(files.ok()) << files.status().ToString();
   EXPECT_EQ(*files, (std::vector<std::string>{dir.File("a/records/rec-1.json"),
-                                               dir.File("b/c/records/rec-2.json")}));
+                                              dir.File("b/c/records/rec-2.json")}));
   // The records folder itself works too.
   EXPECT_EQ(FindRecordFiles(dir.File("a/records")).value().size(), 1u);
 }
@@ -70,12 +70,14 @@ TEST(RecordFilesTest, BadFilesAreReportedByNameAndFieldWhileGoodOnesAreIngested)
   EXPECT_EQ(by_name["rec-1.json"]->outcome, IngestOutcome::kInserted);
   EXPECT_EQ(by_name["rec-2.json"]->outcome, IngestOutcome::kInserted);
   const std::string& corrupt = by_name["corrupt.json"]->error.message();
-  EXPECT_NE(corrupt.find(out + "/records/corrupt.json: not valid JSON"), std::string::npos) << corrupt;
+  EXPECT_NE(corrupt.find(out + "/records/corrupt.json: not valid JSON"), std::string::npos)
+      << corrupt;
   const std::string& field = by_name["rec-3.json"]->error.message();
   EXPECT_NE(field.find(out + "/records/rec-3.json: engine: missing"), std::string::npos) << field;
   const std::string& renamed = by_name["renamed.json"]->error.message();
   EXPECT_NE(renamed.find("record_id is \"rec-4\" but the file is named renamed.json"),
-            std::string::npos) << renamed;
+            std::string::npos)
+      << renamed;
 
   // A second pass inserts nothing: the store is unchanged.
   auto again = IngestRecordFiles(**store, *files);

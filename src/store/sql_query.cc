@@ -72,16 +72,15 @@ SqlQuery BuildInsert(const RecordColumns& c, const std::string& record_text,
                      const std::string& ingested_at, Dialect dialect) {
   Builder b(dialect);
   std::vector<std::string> values = {
-      b.Bind(c.record_id),     b.Bind(c.run_id),       b.Bind(c.point_id),
-      b.Bind(c.session_id),    b.Bind(c.series_id),    b.Bind(c.recipe),
-      b.Bind(c.engine),        b.Bind(c.model),        b.Bind(c.hardware),
-      b.Bind(c.precision),     b.Bind(c.status),       b.Bind(c.failure_class),
+      b.Bind(c.record_id), b.Bind(c.run_id), b.Bind(c.point_id), b.Bind(c.session_id),
+      b.Bind(c.series_id), b.Bind(c.recipe), b.Bind(c.engine), b.Bind(c.model), b.Bind(c.hardware),
+      b.Bind(c.precision), b.Bind(c.status), b.Bind(c.failure_class),
       // Text parameters everywhere keeps the binding code one-typed; the cast makes
       // the column an integer (NULL when the record has no concurrency).
       c.concurrency ? fmt::format("CAST({} AS BIGINT)", b.Bind(std::to_string(*c.concurrency)))
                     : std::string("NULL"),
-      b.Bind(c.build_date),    b.Bind(c.build_commit), b.Bind(c.build_image),
-      b.Bind(c.started_at),    b.Bind(c.ended_at),     b.Bind(ingested_at)};
+      b.Bind(c.build_date), b.Bind(c.build_commit), b.Bind(c.build_image), b.Bind(c.started_at),
+      b.Bind(c.ended_at), b.Bind(ingested_at)};
   std::string columns =
       "record_id, run_id, point_id, session_id, series_id, recipe, engine, model, hardware, "
       "\"precision\", status, failure_class, concurrency, build_date, build_commit, "
@@ -93,21 +92,22 @@ SqlQuery BuildInsert(const RecordColumns& c, const std::string& record_text,
   } else {
     values.push_back(b.Bind(record_text));
   }
-  b.query().sql = fmt::format(
-      "INSERT INTO records ({}) VALUES ({}) ON CONFLICT (record_id) DO NOTHING", columns,
-      fmt::join(values, ", "));
+  b.query().sql =
+      fmt::format("INSERT INTO records ({}) VALUES ({}) ON CONFLICT (record_id) DO NOTHING",
+                  columns, fmt::join(values, ", "));
   return std::move(b.query());
 }
 
-SqlQuery BuildSchemaVersionInsert(int version, std::string_view description, const std::string& applied_at,
-                                  Dialect dialect) {
+SqlQuery BuildSchemaVersionInsert(int version, std::string_view description,
+                                  const std::string& applied_at, Dialect dialect) {
   Builder b(dialect);
   std::string v = b.Bind(std::to_string(version));
   std::string d = b.Bind(std::string(description));
   std::string at = b.Bind(applied_at);
   b.query().sql = fmt::format(
-      "INSERT INTO schema_version (version, description, applied_at) VALUES (CAST({} AS INTEGER), {}, {})", v, d,
-      at);
+      "INSERT INTO schema_version (version, description, applied_at) VALUES (CAST({} AS INTEGER), "
+      "{}, {})",
+      v, d, at);
   return std::move(b.query());
 }
 
@@ -117,17 +117,21 @@ const DialectSql& SqlFor(Dialect dialect) {
   // ingest's insert and its lookup of an existing row see one database: a reader's
   // stale snapshot can never make the write fail with BUSY_SNAPSHOT.
   static const DialectSql kSqlite{
-      "record_json", 500,
+      "record_json",
+      500,
       "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'",
-      {"BEGIN IMMEDIATE"}, "BEGIN IMMEDIATE"};
+      {"BEGIN IMMEDIATE"},
+      "BEGIN IMMEDIATE"};
   // PostgreSQL: an advisory lock (any fixed key; 0x5e7eb3c4) serialises migrations; an ingest is
   // one INSERT ... ON CONFLICT DO NOTHING, atomic by itself, and the lookup after a
   // conflict reads the committed row, so it runs outside a transaction (where the
   // connection layer may retry it once after a server restart).
   static const DialectSql kPostgres{
-      "record_text", 1000,
+      "record_text",
+      1000,
       "SELECT CASE WHEN to_regclass('schema_version') IS NULL THEN 0 ELSE 1 END",
-      {"BEGIN", "SELECT pg_advisory_xact_lock(1585361860)"}, ""};
+      {"BEGIN", "SELECT pg_advisory_xact_lock(1585361860)"},
+      ""};
   return dialect == Dialect::kSqlite ? kSqlite : kPostgres;
 }
 

@@ -50,8 +50,8 @@ SqlQuery BuildInsert(const RecordColumns& columns, const std::string& record_tex
                      const std::string& ingested_at, Dialect dialect);
 
 // INSERT INTO schema_version: one applied migration.
-SqlQuery BuildSchemaVersionInsert(int version, std::string_view description, const std::string& applied_at,
-                                  Dialect dialect);
+SqlQuery BuildSchemaVersionInsert(int version, std::string_view description,
+                                  const std::string& applied_at, Dialect dialect);
 
 // The current UTC time as RFC 3339 with seconds ("2026-11-29T20:30:00Z").
 std::string NowRfc3339();

@@ -12,7 +12,8 @@ namespace {
 
 StatusOr<int> ReadVersion(SqlSession& db) {
   std::string exists;
-  SB_RETURN_IF_ERROR(db.Run({SqlFor(db.dialect()).schema_version_exists, {}}, "read the schema version",
+  SB_RETURN_IF_ERROR(db.Run({SqlFor(db.dialect()).schema_version_exists, {}},
+                            "read the schema version",
                             [&](const std::vector<std::string>& row) {
                               exists = row.at(0);
                               return Status::Ok();
@@ -32,10 +33,10 @@ StatusOr<int> ReadVersion(SqlSession& db) {
 
 Status CheckNotNewer(int current, int newest, const std::string& where) {
   if (current <= newest) return Status::Ok();
-  return Status::FailedPrecondition(fmt::format(
-      "{}: schema version {} is newer than this servebench knows ({}); "
-      "use a newer servebench with this database",
-      where, current, newest));
+  return Status::FailedPrecondition(
+      fmt::format("{}: schema version {} is newer than this servebench knows ({}); "
+                  "use a newer servebench with this database",
+                  where, current, newest));
 }
 
 // Every migration newer than the database's version, in order, in one transaction
@@ -53,19 +54,20 @@ Status ApplyMigrations(SqlSession& db, const std::vector<Migration>& migrations)
     for (size_t i = 1; i < sql.begin_migration.size(); ++i) {
       SB_RETURN_IF_ERROR(db.Exec(sql.begin_migration[i], "lock the schema for migration"));
     }
-    SB_RETURN_IF_ERROR(db.Exec(
-        "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY NOT NULL, "
-        "description TEXT NOT NULL, applied_at TEXT NOT NULL)",
-        "create schema_version"));
+    SB_RETURN_IF_ERROR(
+        db.Exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY NOT NULL, "
+                "description TEXT NOT NULL, applied_at TEXT NOT NULL)",
+                "create schema_version"));
     SB_ASSIGN_OR_RETURN(int locked_current, ReadVersion(db));
     SB_RETURN_IF_ERROR(CheckNotNewer(locked_current, newest, db.where()));
     for (const Migration& m : migrations) {
       if (m.version <= locked_current) continue;
       SB_RETURN_IF_ERROR(db.Exec(db.dialect() == Dialect::kSqlite ? m.sqlite_sql : m.postgres_sql,
                                  fmt::format("apply migration {}", m.version)));
-      SB_RETURN_IF_ERROR(db.Run(BuildSchemaVersionInsert(m.version, m.description, NowRfc3339(), db.dialect()),
-                                "record the schema version")
-                             .status());
+      SB_RETURN_IF_ERROR(
+          db.Run(BuildSchemaVersionInsert(m.version, m.description, NowRfc3339(), db.dialect()),
+                 "record the schema version")
+              .status());
     }
     return db.Exec("COMMIT", "commit the schema migration");
   };
@@ -76,7 +78,8 @@ Status ApplyMigrations(SqlSession& db, const std::vector<Migration>& migrations)
 
 class SqlStore final : public Store {
  public:
-  explicit SqlStore(std::unique_ptr<SqlSession> db) : db_(std::move(db)), sql_(SqlFor(db_->dialect())) {}
+  explicit SqlStore(std::unique_ptr<SqlSession> db)
+      : db_(std::move(db)), sql_(SqlFor(db_->dialect())) {}
 
   StatusOr<IngestOutcome> Ingest(const boost::json::object& record) override {
     SB_ASSIGN_OR_RETURN(RecordColumns columns, ExtractRecordColumns(record));
@@ -95,18 +98,20 @@ class SqlStore final : public Store {
   StatusOr<std::vector<boost::json::object>> Query(const RecordFilter& filter) override {
     SqlQuery query = BuildRecordQuery(filter, db_->dialect(), sql_.record_column);
     std::vector<boost::json::object> records;
-    SB_RETURN_IF_ERROR(db_->Run(query, "query records", [&](const std::vector<std::string>& row) {
-                            boost::system::error_code ec;
-                            boost::json::value value = boost::json::parse(row.at(0), ec);
-                            if (ec || !value.is_object()) {
-                              return Status::DataLoss(fmt::format(
-                                  "{}: a stored record is not a JSON object ({}); the database is damaged",
-                                  db_->where(), ec ? ec.message() : "not an object"));
-                            }
-                            records.push_back(std::move(value.get_object()));
-                            return Status::Ok();
-                          })
-                           .status());
+    SB_RETURN_IF_ERROR(
+        db_->Run(query, "query records",
+                 [&](const std::vector<std::string>& row) {
+                   boost::system::error_code ec;
+                   boost::json::value value = boost::json::parse(row.at(0), ec);
+                   if (ec || !value.is_object()) {
+                     return Status::DataLoss(fmt::format(
+                         "{}: a stored record is not a JSON object ({}); the database is damaged",
+                         db_->where(), ec ? ec.message() : "not an object"));
+                   }
+                   records.push_back(std::move(value.get_object()));
+                   return Status::Ok();
+                 })
+            .status());
     return records;
   }
 
@@ -115,7 +120,8 @@ class SqlStore final : public Store {
     for (size_t begin = 0; begin < point_ids.size(); begin += sql_.ids_per_query) {
       size_t end = std::min(point_ids.size(), begin + sql_.ids_per_query);
       std::vector<std::string> chunk(point_ids.begin() + begin, point_ids.begin() + end);
-      SB_RETURN_IF_ERROR(db_->Run(BuildOkPointIdsQuery(chunk, db_->dialect()), "find points already ok",
+      SB_RETURN_IF_ERROR(db_->Run(BuildOkPointIdsQuery(chunk, db_->dialect()),
+                                  "find points already ok",
                                   [&](const std::vector<std::string>& row) {
                                     ok.insert(row.at(0));
                                     return Status::Ok();

@@ -7,9 +7,12 @@ namespace servebench::store {
 
 std::string_view IngestOutcomeName(IngestOutcome outcome) {
   switch (outcome) {
-    case IngestOutcome::kInserted: return "inserted";
-    case IngestOutcome::kAlreadyPresent: return "already-present";
-    case IngestOutcome::kConflict: return "conflict";
+    case IngestOutcome::kInserted:
+      return "inserted";
+    case IngestOutcome::kAlreadyPresent:
+      return "already-present";
+    case IngestOutcome::kConflict:
+      return "conflict";
   }
   return "?";
 }

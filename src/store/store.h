@@ -32,9 +32,9 @@ namespace servebench::store {
 
 // What happened to one record given to Ingest.
 enum class IngestOutcome {
-  kInserted,       // a new row
-  kAlreadyPresent, // the same record was already stored; nothing changed
-  kConflict,       // a different record has this record_id; nothing changed
+  kInserted,        // a new row
+  kAlreadyPresent,  // the same record was already stored; nothing changed
+  kConflict,        // a different record has this record_id; nothing changed
 };
 std::string_view IngestOutcomeName(IngestOutcome outcome);  // "inserted", ...
 

@@ -110,31 +110,46 @@ TEST_P(StoreContractTest, QueryFiltersByEachIndexedField) {
   using V = std::vector<std::string>;
   RecordFilter f;
   EXPECT_EQ(ids(f).size(), 6u);
-  f = {}; f.engine = "vllm";
+  f = {};
+  f.engine = "vllm";
   EXPECT_EQ(ids(f), (V{"rec-0", "rec-2", "rec-4"}));
-  f = {}; f.model = "m-b"; f.engine = "sglang";
+  f = {};
+  f.model = "m-b";
+  f.engine = "sglang";
   EXPECT_EQ(ids(f), (V{"rec-3", "rec-5"}));
-  f = {}; f.hardware = "mi355x";
+  f = {};
+  f.hardware = "mi355x";
   EXPECT_EQ(ids(f), (V{"rec-5"}));
-  f = {}; f.recipe = "other";
+  f = {};
+  f.recipe = "other";
   EXPECT_EQ(ids(f), (V{"rec-4"}));
-  f = {}; f.status = "failed";
+  f = {};
+  f.status = "failed";
   EXPECT_EQ(ids(f), (V{"rec-1"}));
-  f = {}; f.run_id = "run-a";
+  f = {};
+  f.run_id = "run-a";
   EXPECT_EQ(ids(f), (V{"rec-0", "rec-1"}));
-  f = {}; f.point_id = "point-3";
+  f = {};
+  f.point_id = "point-3";
   EXPECT_EQ(ids(f), (V{"rec-3"}));
-  f = {}; f.series_id = "series-2";
+  f = {};
+  f.series_id = "series-2";
   EXPECT_EQ(ids(f), (V{"rec-2"}));
-  f = {}; f.record_id = "rec-4";
+  f = {};
+  f.record_id = "rec-4";
   EXPECT_EQ(ids(f), (V{"rec-4"}));
-  f = {}; f.since = "2026-11-29T20:02:00Z"; f.until = "2026-11-29T20:04:00Z";
+  f = {};
+  f.since = "2026-11-29T20:02:00Z";
+  f.until = "2026-11-29T20:04:00Z";
   EXPECT_EQ(ids(f), (V{"rec-2", "rec-3"}));
-  f = {}; f.since = "2026-11-30";
+  f = {};
+  f.since = "2026-11-30";
   EXPECT_TRUE(ids(f).empty());
-  f = {}; f.limit = 2;
+  f = {};
+  f.limit = 2;
   EXPECT_EQ(ids(f), (V{"rec-0", "rec-1"}));
-  f = {}; f.engine = "nonesuch";
+  f = {};
+  f.engine = "nonesuch";
   EXPECT_TRUE(ids(f).empty());
 }
 
@@ -216,7 +231,8 @@ TEST_P(StoreContractTest, AFailedMigrationLeavesTheDatabaseAtItsOldVersion) {
   EXPECT_EQ((*store)->SchemaVersion().value(), 1);
   // The good half of step 2 was rolled back too: applying a fixed step 2 works.
   std::vector<Migration> fixed = v1;
-  fixed.push_back({2, "test: fixed", "CREATE TABLE half (id INTEGER)", "CREATE TABLE half (id INTEGER)"});
+  fixed.push_back(
+      {2, "test: fixed", "CREATE TABLE half (id INTEGER)", "CREATE TABLE half (id INTEGER)"});
   EXPECT_TRUE(GetParam().open(location_, &fixed).ok());
 }
 

@@ -10,7 +10,8 @@ AccuracyResult Items(double value, size_t n, size_t first_wrong, size_t wrong) {
   a.task = "gsm8k";
   a.n = static_cast<long>(n);
   a.value = value;
-  for (size_t i = 0; i < n; ++i) a.items["doc" + std::to_string(i)] = i < first_wrong || i >= first_wrong + wrong;
+  for (size_t i = 0; i < n; ++i)
+    a.items["doc" + std::to_string(i)] = i < first_wrong || i >= first_wrong + wrong;
   return a;
 }
 
@@ -43,7 +44,8 @@ TEST(AccuracyGateTest, BelowTheFloorIsARegressionEvenWithoutHistory) {
   AccuracyResult tonight{"gsm8k", 0.5, 1319, {}, 0.7};
   EXPECT_EQ(JudgeAccuracy(tonight, nullptr, VerdictSettings{}).outcome, MetricOutcome::kRegression);
   tonight.floor = 0.4;
-  EXPECT_EQ(JudgeAccuracy(tonight, nullptr, VerdictSettings{}).outcome, MetricOutcome::kInsufficient);
+  EXPECT_EQ(JudgeAccuracy(tonight, nullptr, VerdictSettings{}).outcome,
+            MetricOutcome::kInsufficient);
 }
 
 }  // namespace

@@ -65,8 +65,10 @@ void Search(const std::vector<double>& x, const DistanceSums& d, size_t lo, size
   if (hi - lo < 2 * s.change_point_min_segment) return;
   Split split = BestSplit(d, lo, hi, s.change_point_min_segment);
   if (split.q <= 0) return;
-  std::vector<double> a(x.begin() + static_cast<long>(lo), x.begin() + static_cast<long>(split.index));
-  std::vector<double> b(x.begin() + static_cast<long>(split.index), x.begin() + static_cast<long>(hi));
+  std::vector<double> a(x.begin() + static_cast<long>(lo),
+                        x.begin() + static_cast<long>(split.index));
+  std::vector<double> b(x.begin() + static_cast<long>(split.index),
+                        x.begin() + static_cast<long>(hi));
   ChangePoint cp;
   cp.index = split.index;
   cp.mean_before = Mean(a);

@@ -14,10 +14,11 @@ TEST(DetectionTest, FivePercentStepIsCaughtWithinTwoNightsAndNoiseRarelyAlarms) 
   DetectionStudy st = RunDetectionStudy(/*seed=*/20261129, /*series=*/600, spec, VerdictSettings{});
   RecordProperty("detection_rate", std::to_string(st.DetectionRate()));
   RecordProperty("false_alarm_rate", std::to_string(st.FalseAlarmRate()));
-  std::printf("detection within two nights: %.2f %% of %zu series; false alarms: %.2f %% of %zu "
-              "series-nights (false improvements %.2f %%)\n",
-              100 * st.DetectionRate(), st.step_series, 100 * st.FalseAlarmRate(),
-              st.judged_series_nights, 100 * st.FalseImprovementRate());
+  std::printf(
+      "detection within two nights: %.2f %% of %zu series; false alarms: %.2f %% of %zu "
+      "series-nights (false improvements %.2f %%)\n",
+      100 * st.DetectionRate(), st.step_series, 100 * st.FalseAlarmRate(), st.judged_series_nights,
+      100 * st.FalseImprovementRate());
   EXPECT_GE(st.DetectionRate(), 0.95);
   EXPECT_LE(st.FalseAlarmRate(), 0.02);
   EXPECT_GT(st.judged_series_nights, 600u * 20);

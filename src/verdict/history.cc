@@ -4,10 +4,14 @@ namespace servebench::verdict {
 
 std::string_view NightStatusName(NightStatus status) {
   switch (status) {
-    case NightStatus::kOk: return "ok";
-    case NightStatus::kFailed: return "failed";
-    case NightStatus::kInvalid: return "invalid";
-    case NightStatus::kBlocked: return "blocked";
+    case NightStatus::kOk:
+      return "ok";
+    case NightStatus::kFailed:
+      return "failed";
+    case NightStatus::kInvalid:
+      return "invalid";
+    case NightStatus::kBlocked:
+      return "blocked";
   }
   return "?";
 }

@@ -11,7 +11,7 @@ namespace servebench::verdict {
 
 // The build a night ran: the nightly engine image and commit, and the date.
 struct Build {
-  std::string date;    // "YYYY-MM-DD" (UTC): the night
+  std::string date;  // "YYYY-MM-DD" (UTC): the night
   std::string image;
   std::string commit;
 };
@@ -21,9 +21,9 @@ std::string_view NightStatusName(NightStatus status);  // "ok", "failed", ...
 
 // One accuracy task's result on one night.
 struct AccuracyResult {
-  std::string task;     // e.g. "gsm8k"
-  double value = 0;     // fraction correct, 0..1
-  long n = 0;           // items scored
+  std::string task;  // e.g. "gsm8k"
+  double value = 0;  // fraction correct, 0..1
+  long n = 0;        // items scored
   // Per-item correctness by doc id, when the eval kept it: enables the paired
   // (McNemar) test; otherwise a two-proportion test is used.
   std::map<std::string, bool> items;
@@ -47,7 +47,7 @@ struct Observation {
 // nights, oldest first, at most one Observation per date.
 struct SeriesHistory {
   std::string series_id;
-  std::string label;      // human name: recipe, model, hardware, ISL/OSL, concurrency
+  std::string label;  // human name: recipe, model, hardware, ISL/OSL, concurrency
   // Points that differ only in concurrency share a curve (curve_scores.h); empty
   // for series that are not part of a throughput/interactivity curve.
   std::string curve_id;

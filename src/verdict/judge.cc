@@ -16,24 +16,35 @@ namespace servebench::verdict {
 
 std::string_view VerdictName(Verdict verdict) {
   switch (verdict) {
-    case Verdict::kRegression: return "regression";
-    case Verdict::kMissing: return "missing";
-    case Verdict::kInvalid: return "invalid";
-    case Verdict::kBlocked: return "blocked";
-    case Verdict::kImprovement: return "improvement";
-    case Verdict::kUnblocked: return "unblocked";
-    case Verdict::kNew: return "new";
-    case Verdict::kUnchanged: return "unchanged";
+    case Verdict::kRegression:
+      return "regression";
+    case Verdict::kMissing:
+      return "missing";
+    case Verdict::kInvalid:
+      return "invalid";
+    case Verdict::kBlocked:
+      return "blocked";
+    case Verdict::kImprovement:
+      return "improvement";
+    case Verdict::kUnblocked:
+      return "unblocked";
+    case Verdict::kNew:
+      return "new";
+    case Verdict::kUnchanged:
+      return "unchanged";
   }
   return "?";
 }
 
 size_t Report::Count(Verdict verdict) const {
-  return static_cast<size_t>(std::count_if(verdicts.begin(), verdicts.end(),
-                                           [&](const SeriesVerdict& v) { return v.verdict == verdict; }));
+  return static_cast<size_t>(
+      std::count_if(verdicts.begin(), verdicts.end(),
+                    [&](const SeriesVerdict& v) { return v.verdict == verdict; }));
 }
 
-int Report::ExitCode() const { return Count(Verdict::kRegression) > 0 ? kExitInvalidInput : kExitOk; }
+int Report::ExitCode() const {
+  return Count(Verdict::kRegression) > 0 ? kExitInvalidInput : kExitOk;
+}
 
 namespace {
 
@@ -129,22 +140,23 @@ MetricVerdict JudgeOneMetric(const MetricSpec& spec, const std::vector<const Obs
   MetricVerdict mv = GateMetric(spec, seg, s);
   if (mv.outcome == MetricOutcome::kInsufficient && last_cp != nullptr) {
     mv.outcome = MetricOutcome::kUnchanged;
-    mv.rule = fmt::format("baseline re-forming after the {:+.2f} % change at {}", 100 * last_cp->change_rel,
-                          nights[last_cp->index]->build.date);
+    mv.rule = fmt::format("baseline re-forming after the {:+.2f} % change at {}",
+                          100 * last_cp->change_rel, nights[last_cp->index]->build.date);
   }
   if ((mv.outcome == MetricOutcome::kRegression || mv.outcome == MetricOutcome::kImprovement) &&
       mv.first_moved_nights_ago + 1 < n) {
     const Build& first = nights[n - 1 - mv.first_moved_nights_ago]->build;
     const Build& good = nights[n - 2 - mv.first_moved_nights_ago]->build;
-    mv.rule += fmt::format("; first moved with {} {} ({}), last good {} {} ({})", first.image, first.commit,
-                           first.date, good.image, good.commit, good.date);
+    mv.rule += fmt::format("; first moved with {} {} ({}), last good {} {} ({})", first.image,
+                           first.commit, first.date, good.image, good.commit, good.date);
   }
   return mv;
 }
 
 }  // namespace
 
-SeriesVerdict JudgeSeries(const SeriesHistory& h, const std::string& date, const VerdictSettings& s) {
+SeriesVerdict JudgeSeries(const SeriesHistory& h, const std::string& date,
+                          const VerdictSettings& s) {
   SeriesVerdict sv;
   sv.series_id = h.series_id;
   sv.label = h.label;
@@ -177,10 +189,12 @@ SeriesVerdict JudgeSeries(const SeriesHistory& h, const std::string& date, const
       if (last_valid != nullptr) {
         sv.verdict = Verdict::kRegression;
         sv.severity = 1;  // a run that no longer completes is worse than any slowdown
-        sv.note = fmt::format("failed ({}) after passing on {}", tonight->reason, last_valid->build.date);
+        sv.note =
+            fmt::format("failed ({}) after passing on {}", tonight->reason, last_valid->build.date);
       } else {
         sv.verdict = Verdict::kInvalid;
-        sv.note = fmt::format("failed ({}); it never passed, so nothing regressed", tonight->reason);
+        sv.note =
+            fmt::format("failed ({}); it never passed, so nothing regressed", tonight->reason);
       }
       return sv;
     case NightStatus::kInvalid:
@@ -221,7 +235,8 @@ SeriesVerdict JudgeSeries(const SeriesHistory& h, const std::string& date, const
     const AccuracyResult* last_good = nullptr;
     for (size_t i = 0; i < earlier.size() && last_good == nullptr; ++i) {
       const AccuracyResult* before = i + 1 < earlier.size() ? earlier[i + 1] : nullptr;
-      if (JudgeAccuracy(*earlier[i], before, s).outcome != MetricOutcome::kRegression) last_good = earlier[i];
+      if (JudgeAccuracy(*earlier[i], before, s).outcome != MetricOutcome::kRegression)
+        last_good = earlier[i];
     }
     sv.metrics.push_back(JudgeAccuracy(acc, last_good, s));
   }

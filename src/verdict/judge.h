@@ -32,8 +32,8 @@ std::string_view VerdictName(Verdict verdict);  // "regression", ...
 // A Stage 2 change point, attributed to builds.
 struct ChangePointReport {
   std::string metric;
-  Build first_bad;   // the night the new level starts
-  Build last_good;   // the night before it
+  Build first_bad;  // the night the new level starts
+  Build last_good;  // the night before it
   double change_rel = 0;
   double worse_rel = 0;  // signed so negative is worse
   double p = 1;
@@ -44,8 +44,8 @@ struct SeriesVerdict {
   std::string label;
   std::string kind = "point";  // "point" or "curve"
   Verdict verdict = Verdict::kNew;
-  std::string note;            // reason / explanation, one line
-  Build build;                 // tonight's build (empty when missing)
+  std::string note;  // reason / explanation, one line
+  Build build;       // tonight's build (empty when missing)
   std::vector<MetricVerdict> metrics;
   std::vector<ChangePointReport> change_points;
   // Worst counted worsening, as a positive fraction (0 when none): sorts the report.
@@ -53,7 +53,7 @@ struct SeriesVerdict {
 };
 
 struct Report {
-  std::string date;  // the night judged
+  std::string date;                     // the night judged
   std::vector<SeriesVerdict> verdicts;  // worst first
   size_t Count(Verdict verdict) const;
   // 1 on a confirmed regression, else 0 (common/exit_codes.h kExitInvalidInput).

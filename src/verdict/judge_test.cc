@@ -125,7 +125,8 @@ TEST(JudgeTest, ChangePointNamesTheFirstBadBuildAndRebaselines) {
   // Night 21: the gate confirms and names build 20 as the first that moved.
   SeriesVerdict v = JudgeSeries(h, SyntheticDate(21), VerdictSettings{});
   EXPECT_EQ(v.verdict, Verdict::kRegression);
-  EXPECT_NE(v.metrics[0].rule.find("first moved with img-20 c20"), std::string::npos) << v.metrics[0].rule;
+  EXPECT_NE(v.metrics[0].rule.find("first moved with img-20 c20"), std::string::npos)
+      << v.metrics[0].rule;
   EXPECT_TRUE(v.change_points.empty());  // a 2-night level is too short for Stage 2
   // Night 23: Stage 2 names build 20 as first bad, c19 as last good.
   v = JudgeSeries(h, SyntheticDate(23), VerdictSettings{});
@@ -182,7 +183,8 @@ TEST(JudgeTest, CurvesAreJudgedFromTheirPoints) {
   ASSERT_NE(curve, nullptr);
   EXPECT_EQ(curve->verdict, Verdict::kRegression);
   bool auc = false;
-  for (const MetricVerdict& m : curve->metrics) auc |= m.metric == "pareto_auc" && m.outcome == MetricOutcome::kRegression;
+  for (const MetricVerdict& m : curve->metrics)
+    auc |= m.metric == "pareto_auc" && m.outcome == MetricOutcome::kRegression;
   EXPECT_TRUE(auc);
 }
 

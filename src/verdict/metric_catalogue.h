@@ -12,7 +12,7 @@ namespace servebench::verdict {
 enum class Better { kHigher, kLower };
 
 struct MetricSpec {
-  std::string name;        // e.g. "tput_per_gpu", "median_ttft_ms", "pareto_auc"
+  std::string name;  // e.g. "tput_per_gpu", "median_ttft_ms", "pareto_auc"
   Better better = Better::kHigher;
   double delta_min = 0.025;  // minimum relative effect
   double k = 3;              // multiple of the measured noise

@@ -1,8 +1,9 @@
 #include "verdict/nightly_gate.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "verdict/robust_stats.h"
 
@@ -10,10 +11,14 @@ namespace servebench::verdict {
 
 std::string_view MetricOutcomeName(MetricOutcome outcome) {
   switch (outcome) {
-    case MetricOutcome::kRegression: return "regression";
-    case MetricOutcome::kImprovement: return "improvement";
-    case MetricOutcome::kUnchanged: return "unchanged";
-    case MetricOutcome::kInsufficient: return "insufficient";
+    case MetricOutcome::kRegression:
+      return "regression";
+    case MetricOutcome::kImprovement:
+      return "improvement";
+    case MetricOutcome::kUnchanged:
+      return "unchanged";
+    case MetricOutcome::kInsufficient:
+      return "insufficient";
   }
   return "?";
 }
@@ -91,8 +96,8 @@ MetricVerdict GateMetric(const MetricSpec& spec, const MetricSeries& series,
     double thr = v.threshold_rel;
     out.flagged_tonight = bad(t) > thr;
     // (a) Same-night rerun: enough raw runs tonight to test against the baseline's.
-    const std::vector<double>& raw_tonight = series.raw_runs.size() == n ? series.raw_runs[n - 1]
-                                                                         : std::vector<double>{};
+    const std::vector<double>& raw_tonight =
+        series.raw_runs.size() == n ? series.raw_runs[n - 1] : std::vector<double>{};
     if (out.flagged_tonight && raw_tonight.size() >= s.rerun_min_runs) {
       std::vector<double> raw_base;
       for (size_t j = pool_end - std::min<size_t>(3, pool_end); j < pool_end; ++j) {
@@ -125,8 +130,8 @@ MetricVerdict GateMetric(const MetricSpec& spec, const MetricSeries& series,
       double mean2 = (bad(t) + bad(t - 1)) / 2;
       double thr2 = std::max(spec.delta_min, s.two_night_k * v.noise_rel / std::sqrt(2.0));
       if (mean2 > thr2 && bad(t) > s.two_night_tonight_fraction * spec.delta_min) {
-        out.rule = fmt::format("two-night mean {:+.2f} % beyond {:.2f} %", -dir * 100 * mean2,
-                               100 * thr2);
+        out.rule =
+            fmt::format("two-night mean {:+.2f} % beyond {:.2f} %", -dir * 100 * mean2, 100 * thr2);
         return out;
       }
     }

@@ -25,20 +25,20 @@ struct MetricVerdict {
   std::string metric;
   bool counted = true;
   MetricOutcome outcome = MetricOutcome::kInsufficient;
-  bool suspect = false;       // flagged tonight but not (yet) confirmed
-  double value = 0;           // tonight
-  double baseline = 0;        // B
-  double change_rel = 0;      // (value - B) / B, raw sign
-  double worse_rel = 0;       // change signed so that negative is worse
-  double noise_rel = 0;       // sigma_rel
-  double threshold_rel = 0;   // max(delta_min, k * sigma_rel)
+  bool suspect = false;      // flagged tonight but not (yet) confirmed
+  double value = 0;          // tonight
+  double baseline = 0;       // B
+  double change_rel = 0;     // (value - B) / B, raw sign
+  double worse_rel = 0;      // change signed so that negative is worse
+  double noise_rel = 0;      // sigma_rel
+  double threshold_rel = 0;  // max(delta_min, k * sigma_rel)
   size_t baseline_nights = 0;
-  double p_value = -1;        // the confirming test's p, when one ran
+  double p_value = -1;  // the confirming test's p, when one ran
   // For a regression/improvement: how many nights before tonight the move began
   // (0 = tonight): the earliest window night from which every night is beyond half
   // the threshold. judge.cc turns it into the first bad build.
   size_t first_moved_nights_ago = 0;
-  std::string rule;           // which rule decided, for the report
+  std::string rule;  // which rule decided, for the report
 };
 
 // The nights one metric is judged on: the valid nights of the current segment,

@@ -19,7 +19,8 @@ MetricSeries Values(std::vector<double> v) {
 TEST(NightlyGateTest, WorkedExampleFlagsTonightAsSuspect) {
   VerdictSettings s;
   s.baseline_nights = 7;  // the worked example's K
-  MetricVerdict v = GateMetric(Tput(), Values({1000, 1012, 995, 1005, 990, 1008, 1001, 1003, 998, 970}), s);
+  MetricVerdict v =
+      GateMetric(Tput(), Values({1000, 1012, 995, 1005, 990, 1008, 1001, 1003, 998, 970}), s);
   EXPECT_EQ(v.outcome, MetricOutcome::kUnchanged);
   EXPECT_TRUE(v.suspect);
   EXPECT_DOUBLE_EQ(v.baseline, 1001);
@@ -43,8 +44,8 @@ TEST(NightlyGateTest, ImprovementsMirrorRegressions) {
 
 TEST(NightlyGateTest, LowerIsBetterForLatency) {
   const MetricSpec& ttft = *FindMetric("median_ttft_ms");
-  MetricVerdict v = GateMetric(ttft, Values({100, 101, 99, 100, 102, 98, 100, 100, 108, 109}),
-                               VerdictSettings{});
+  MetricVerdict v =
+      GateMetric(ttft, Values({100, 101, 99, 100, 102, 98, 100, 100, 108, 109}), VerdictSettings{});
   EXPECT_EQ(v.outcome, MetricOutcome::kRegression);
   EXPECT_LT(v.worse_rel, 0);
   EXPECT_GT(v.change_rel, 0);

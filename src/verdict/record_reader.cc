@@ -50,7 +50,8 @@ std::map<std::string, double> SummaryMetrics(const json::object& summary, double
       if (auto v = Num(summary, key)) m[key] = *v;
     }
   }
-  if (auto tpot = Num(summary, "median_tpot_ms"); tpot && *tpot > 0) m["median_intvty"] = 1000 / *tpot;
+  if (auto tpot = Num(summary, "median_tpot_ms"); tpot && *tpot > 0)
+    m["median_intvty"] = 1000 / *tpot;
   if (const json::object* sb = Obj(summary, "servebench")) {
     if (auto mem = Num(*sb, "peak_memory_gb")) m["peak_memory_gb"] = *mem;
   }
@@ -72,8 +73,10 @@ std::vector<AccuracyResult> ReadAccuracy(const json::object& evals) {
     a.floor = Num(t, "floor").value_or(-1);
     if (const json::object* items = Obj(t, "items")) {
       for (const auto& kv : *items) {
-        if (kv.value().is_bool()) a.items[std::string(kv.key())] = kv.value().as_bool();
-        else if (kv.value().is_int64()) a.items[std::string(kv.key())] = kv.value().as_int64() != 0;
+        if (kv.value().is_bool())
+          a.items[std::string(kv.key())] = kv.value().as_bool();
+        else if (kv.value().is_int64())
+          a.items[std::string(kv.key())] = kv.value().as_int64() != 0;
       }
     }
     out.push_back(std::move(a));
@@ -90,7 +93,8 @@ std::vector<AccuracyResult> ReadAccuracy(const json::object& evals) {
       if (!kv.value().is_object()) continue;
       const json::object& t = kv.value().as_object();
       std::optional<double> value;
-      for (const char* key : {"exact_match,flexible-extract", "exact_match,strict-match", "acc,none"}) {
+      for (const char* key :
+           {"exact_match,flexible-extract", "exact_match,strict-match", "acc,none"}) {
         if (!value) value = Num(t, key);
       }
       if (!value) continue;
@@ -98,7 +102,8 @@ std::vector<AccuracyResult> ReadAccuracy(const json::object& evals) {
       a.task = std::string(kv.key());
       a.value = *value;
       if (n_samples != nullptr) {
-        if (const json::object* n = Obj(*n_samples, kv.key())) a.n = static_cast<long>(Num(*n, "effective").value_or(0));
+        if (const json::object* n = Obj(*n_samples, kv.key()))
+          a.n = static_cast<long>(Num(*n, "effective").value_or(0));
       }
       out.push_back(std::move(a));
     }
@@ -143,7 +148,8 @@ std::string Label(const json::object& r) {
 std::string CurveId(const json::object& r) {
   if (!Num(r, "concurrency")) return "";
   std::string id;
-  for (const char* k : {"recipe", "engine", "model", "precision", "hardware", "runner", "spec_method"}) {
+  for (const char* k :
+       {"recipe", "engine", "model", "precision", "hardware", "runner", "spec_method"}) {
     id += Str(r, k) + "|";
   }
   for (const char* k : {"isl", "osl", "tp", "ep", "num_gpus"}) {
@@ -171,7 +177,8 @@ Status HistoryBuilder::Add(const json::object& r) {
   }
   if (o.build.image.empty()) o.build.image = Str(r, "image");
   if (o.build.date.empty()) {
-    if (const json::object* p = Obj(r, "provenance")) o.build.date = Str(*p, "started_at").substr(0, 10);
+    if (const json::object* p = Obj(r, "provenance"))
+      o.build.date = Str(*p, "started_at").substr(0, 10);
   }
   if (!IsDate(o.build.date)) {
     return Status::InvalidArgument(fmt::format(
@@ -197,9 +204,9 @@ Status HistoryBuilder::Add(const json::object& r) {
     if (o.reason.empty()) o.reason = Str(r, "failure_class");
     if (o.reason.empty()) o.reason = "invalid run";
   } else if (status != "ok") {
-    return Status::InvalidArgument(fmt::format(
-        "record '{}': status = '{}': must be ok, failed, invalid, blocked or skipped", record_id,
-        status));
+    return Status::InvalidArgument(
+        fmt::format("record '{}': status = '{}': must be ok, failed, invalid, blocked or skipped",
+                    record_id, status));
   }
   double gpus = Num(r, "num_gpus").value_or(0);
   if (gpus <= 0) gpus = Num(r, "tp").value_or(1);
@@ -217,7 +224,8 @@ Status HistoryBuilder::Add(const json::object& r) {
       if (raw != sb->end() && raw->value().is_array()) {
         for (const json::value& run : raw->value().as_array()) {
           if (!run.is_object()) continue;
-          for (const auto& [k, v] : SummaryMetrics(run.as_object(), gpus)) o.raw_runs[k].push_back(v);
+          for (const auto& [k, v] : SummaryMetrics(run.as_object(), gpus))
+            o.raw_runs[k].push_back(v);
         }
       }
     }
@@ -249,7 +257,8 @@ std::vector<SeriesHistory> HistoryBuilder::Finish() const {
       if (ok.empty()) {
         // No passing record: blocked wins (known), then failed, then invalid.
         const Observation* pick = &obs.front();
-        for (NightStatus want : {NightStatus::kInvalid, NightStatus::kFailed, NightStatus::kBlocked}) {
+        for (NightStatus want :
+             {NightStatus::kInvalid, NightStatus::kFailed, NightStatus::kBlocked}) {
           for (const Observation& o : obs) {
             if (o.status == want) pick = &o;
           }
@@ -270,7 +279,8 @@ std::vector<SeriesHistory> HistoryBuilder::Finish() const {
           values[k].push_back(v);
           auto raw = o->raw_runs.find(k);
           if (raw != o->raw_runs.end() && !raw->second.empty()) {
-            merged.raw_runs[k].insert(merged.raw_runs[k].end(), raw->second.begin(), raw->second.end());
+            merged.raw_runs[k].insert(merged.raw_runs[k].end(), raw->second.begin(),
+                                      raw->second.end());
           } else {
             merged.raw_runs[k].push_back(v);
           }
@@ -288,13 +298,16 @@ StatusOr<std::vector<json::object>> ReadRecordDir(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    return Status::NotFound(fmt::format("--records {}: not a folder; give the folder that holds "
-                                        "the record JSON files (e.g. <out>/records)",
-                                        dir));
+    return Status::NotFound(
+        fmt::format("--records {}: not a folder; give the folder that holds "
+                    "the record JSON files (e.g. <out>/records)",
+                    dir));
   }
   std::vector<std::string> files;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it); it.increment(ec)) {
-    if (it->is_regular_file() && it->path().extension() == ".json") files.push_back(it->path().string());
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    if (it->is_regular_file() && it->path().extension() == ".json")
+      files.push_back(it->path().string());
   }
   std::sort(files.begin(), files.end());
   std::vector<json::object> out;
@@ -303,9 +316,10 @@ StatusOr<std::vector<json::object>> ReadRecordDir(const std::string& dir) {
     boost::system::error_code jec;
     json::value v = json::parse(text, jec);
     if (jec) {
-      return Status::InvalidArgument(fmt::format("{}: not valid JSON ({}); a record file must hold "
-                                                 "one JSON object (docs/record.md)",
-                                                 f, jec.message()));
+      return Status::InvalidArgument(
+          fmt::format("{}: not valid JSON ({}); a record file must hold "
+                      "one JSON object (docs/record.md)",
+                      f, jec.message()));
     }
     if (!v.is_object()) continue;
     const json::object& o = v.as_object();

@@ -16,17 +16,24 @@ namespace json = boost::json;
 json::object Record(const std::string& id, const std::string& date, const std::string& status,
                     double total_tput, double tpot_ms) {
   return json::parse(R"({
-    "schema_version": 1, "record_id": ")" + id + R"(", "series_id": "s1", "point_id": "p1",
+    "schema_version": 1, "record_id": ")" +
+                     id + R"(", "series_id": "s1", "point_id": "p1",
     "recipe": "r", "engine": "sim", "model": "m", "hardware": "h200", "precision": "fp8",
     "isl": 1024, "osl": 1024, "concurrency": 4, "tp": 2, "num_gpus": 2,
-    "status": ")" + status + R"(", "failure_class": "engine-died", "failure_reason": "exit 1",
-    "blocked": false, "build": {"image": "img", "commit": "abc", "date": ")" + date + R"("},
-    "provenance": {"started_at": ")" + date + R"(T01:00:00Z"},
-    "summary": {"total_token_throughput": )" + std::to_string(total_tput) + R"(,
-                "output_throughput": 500, "median_tpot_ms": )" + std::to_string(tpot_ms) + R"(,
+    "status": ")" + status +
+                     R"(", "failure_class": "engine-died", "failure_reason": "exit 1",
+    "blocked": false, "build": {"image": "img", "commit": "abc", "date": ")" +
+                     date + R"("},
+    "provenance": {"started_at": ")" +
+                     date + R"(T01:00:00Z"},
+    "summary": {"total_token_throughput": )" +
+                     std::to_string(total_tput) + R"(,
+                "output_throughput": 500, "median_tpot_ms": )" +
+                     std::to_string(tpot_ms) + R"(,
                 "median_ttft_ms": 80, "p99_ttft_ms": 200, "failed": 0},
     "evals": {"tasks": [{"task": "gsm8k", "accuracy": 0.9, "n": 3, "items": {"a": true, "b": true, "c": false}}]}
-  })").as_object();
+  })")
+      .as_object();
 }
 
 TEST(RecordReaderTest, ReadsMetricsPerGpuAndIdentity) {
@@ -57,7 +64,8 @@ TEST(RecordReaderTest, ReadsLmEvalResultsEmbeddedInEvals) {
   ASSERT_TRUE(b.Add(r).ok());
   // As run/ writes it: evals.gsm8k holds the results JSON, beside the gate verdict.
   json::object nested = Record("r2", "2026-11-29", "ok", 2000, 20);
-  nested["evals"] = json::object{{"gsm8k", r["evals"]}, {"floor_gate", json::object{{"verdict", "pass"}}}};
+  nested["evals"] =
+      json::object{{"gsm8k", r["evals"]}, {"floor_gate", json::object{{"verdict", "pass"}}}};
   ASSERT_TRUE(b.Add(nested).ok());
   std::vector<SeriesHistory> hs = b.Finish();
   ASSERT_EQ(hs[0].nights[1].accuracy.size(), 1u);
@@ -86,7 +94,8 @@ TEST(RecordReaderTest, RepetitionsBecomeRawRuns) {
   HistoryBuilder b;
   json::object r = Record("r1", "2026-11-28", "ok", 2000, 20);
   json::array reps;
-  for (double t : {1900.0, 2000.0, 2100.0}) reps.push_back(json::object{{"total_token_throughput", t}});
+  for (double t : {1900.0, 2000.0, 2100.0})
+    reps.push_back(json::object{{"total_token_throughput", t}});
   r["summary"].as_object()["servebench"] = json::object{{"repetitions", reps}};
   ASSERT_TRUE(b.Add(r).ok());
   std::vector<SeriesHistory> hs = b.Finish();
@@ -129,7 +138,8 @@ TEST(RecordReaderTest, ReadsAFolderSkippingOtherJson) {
   std::string dir = ::testing::TempDir() + "/verdict_records_test";
   std::filesystem::remove_all(dir);
   ASSERT_TRUE(WriteFileAtomically(dir + "/records/a.json",
-                                  json::serialize(Record("r1", "2026-11-28", "ok", 2000, 20))).ok());
+                                  json::serialize(Record("r1", "2026-11-28", "ok", 2000, 20)))
+                  .ok());
   ASSERT_TRUE(WriteFileAtomically(dir + "/result.json", R"({"output_throughput": 1})").ok());
   ASSERT_TRUE(WriteFileAtomically(dir + "/notes.txt", "hello").ok());
   StatusOr<std::vector<json::object>> recs = ReadRecordDir(dir);

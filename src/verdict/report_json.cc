@@ -16,8 +16,9 @@ json::object BuildJson(const Build& b) {
 
 std::string RenderJson(const Report& r) {
   json::object counts;
-  for (Verdict v : {Verdict::kRegression, Verdict::kMissing, Verdict::kInvalid, Verdict::kBlocked,
-                    Verdict::kImprovement, Verdict::kUnblocked, Verdict::kNew, Verdict::kUnchanged}) {
+  for (Verdict v :
+       {Verdict::kRegression, Verdict::kMissing, Verdict::kInvalid, Verdict::kBlocked,
+        Verdict::kImprovement, Verdict::kUnblocked, Verdict::kNew, Verdict::kUnchanged}) {
     counts[VerdictName(v)] = r.Count(v);
   }
   json::array verdicts;

@@ -11,9 +11,12 @@ namespace {
 std::string Cell(std::string_view text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -30,18 +33,19 @@ void Rows(const SeriesVerdict& sv, std::string& out) {
                 sv.verdict == Verdict::kUnchanged || sv.verdict == Verdict::kUnblocked;
   if (judged) {
     for (const MetricVerdict& m : sv.metrics) {
-      bool show = m.outcome == MetricOutcome::kRegression || m.outcome == MetricOutcome::kImprovement ||
-                  m.suspect;
+      bool show = m.outcome == MetricOutcome::kRegression ||
+                  m.outcome == MetricOutcome::kImprovement || m.suspect;
       // Derived metrics move with the ones they derive from; JSON keeps them.
       if (!show || !m.counted) continue;
       bool accuracy = m.metric.rfind("accuracy:", 0) == 0;
-      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", status, Cell(sv.label),
-                         m.metric, Num(m.value), Num(m.baseline),
-                         accuracy ? fmt::format("{:+.2f} pts", 100 * m.change_rel) : Pct(m.change_rel),
-                         accuracy ? "-" : fmt::format("{:.2f} %", 100 * m.noise_rel),
-                         accuracy ? fmt::format("{:.2f} pts", 100 * m.threshold_rel)
-                                  : fmt::format("{:.2f} %", 100 * m.threshold_rel),
-                         Cell(m.rule));
+      out +=
+          fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", status, Cell(sv.label),
+                      m.metric, Num(m.value), Num(m.baseline),
+                      accuracy ? fmt::format("{:+.2f} pts", 100 * m.change_rel) : Pct(m.change_rel),
+                      accuracy ? "-" : fmt::format("{:.2f} %", 100 * m.noise_rel),
+                      accuracy ? fmt::format("{:.2f} pts", 100 * m.threshold_rel)
+                               : fmt::format("{:.2f} %", 100 * m.threshold_rel),
+                      Cell(m.rule));
       any = true;
     }
   }
@@ -55,7 +59,8 @@ void Rows(const SeriesVerdict& sv, std::string& out) {
 }  // namespace
 
 std::string RenderMarkdown(const Report& r) {
-  std::string out = fmt::format("## servebench regress: night of {}\n\n", r.date.empty() ? "(no data)" : r.date);
+  std::string out =
+      fmt::format("## servebench regress: night of {}\n\n", r.date.empty() ? "(no data)" : r.date);
   if (r.verdicts.empty()) {
     out += "Nothing to compare: no records for this night and no expected series.\n";
     return out;
@@ -90,18 +95,21 @@ std::string RenderMarkdown(const Report& r) {
     }
     Rows(sv, out);
   }
-  if (unchanged > 0) out += fmt::format("\n{} series unchanged within noise (not listed).\n", unchanged);
+  if (unchanged > 0)
+    out += fmt::format("\n{} series unchanged within noise (not listed).\n", unchanged);
   bool header = false;
   for (const SeriesVerdict& sv : r.verdicts) {
     for (const ChangePointReport& cp : sv.change_points) {
       if (!header) {
         out += "\n### Change points (first bad build)\n\n";
-        out += "| Series | Metric | Last good | First bad | Change | p |\n|---|---|---|---|---|---|\n";
+        out +=
+            "| Series | Metric | Last good | First bad | Change | p |\n|---|---|---|---|---|---|\n";
         header = true;
       }
-      out += fmt::format("| {} | {} | {} {} {} | {} {} {} | {} | {:.2g} |\n", Cell(sv.label), cp.metric,
-                         cp.last_good.date, cp.last_good.image, cp.last_good.commit, cp.first_bad.date,
-                         cp.first_bad.image, cp.first_bad.commit, Pct(cp.change_rel), cp.p);
+      out += fmt::format("| {} | {} | {} {} {} | {} {} {} | {} | {:.2g} |\n", Cell(sv.label),
+                         cp.metric, cp.last_good.date, cp.last_good.image, cp.last_good.commit,
+                         cp.first_bad.date, cp.first_bad.image, cp.first_bad.commit,
+                         Pct(cp.change_rel), cp.p);
     }
   }
   return out;

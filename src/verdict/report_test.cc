@@ -27,8 +27,12 @@ Report Sample() {
   m.rule = "persistence: flagged on 2 of the last 3 nights";
   reg.metrics.push_back(m);
   reg.severity = 31.0 / 1001;
-  reg.change_points.push_back({"tput_per_gpu", {"2026-11-28", "vllm:nightly", "abc122"},
-                               {"2026-11-27", "vllm:nightly", "abc121"}, -0.031, -0.031, 0.0004});
+  reg.change_points.push_back({"tput_per_gpu",
+                               {"2026-11-28", "vllm:nightly", "abc122"},
+                               {"2026-11-27", "vllm:nightly", "abc121"},
+                               -0.031,
+                               -0.031,
+                               0.0004});
   SeriesVerdict blocked;
   blocked.series_id = "bbbbbbbbbbbbbbbb";
   blocked.label = "dsr1 mi355x <mtp>";
@@ -44,21 +48,22 @@ Report Sample() {
 
 TEST(ReportTest, MarkdownListsWorstFirstWithNumbersBaselineAndNoise) {
   std::string md = RenderMarkdown(Sample());
-  EXPECT_EQ(md,
-            "## servebench regress: night of 2026-11-29\n\n"
-            "**1 regression**, 0 missing, 0 invalid, 1 blocked, 0 improvements, 0 unblocked, 0 new, "
-            "1 unchanged (3 series). Exit status 1.\n\n"
-            "Build judged: `vllm:nightly` abc123.\n\n"
-            "| Status | Series | Metric | Tonight | Baseline | Change | Noise | Threshold | Rule |\n"
-            "|---|---|---|---|---|---|---|---|---|\n"
-            "| regression | llama h200 1024/1024 c64 | tput_per_gpu | 970 | 1001 | -3.10 % | 0.80 % | "
-            "2.50 % | persistence: flagged on 2 of the last 3 nights |\n"
-            "| blocked | dsr1 mi355x <mtp> | | | | | | | needs vLLM#1 & a fix |\n"
-            "\n1 series unchanged within noise (not listed).\n"
-            "\n### Change points (first bad build)\n\n"
-            "| Series | Metric | Last good | First bad | Change | p |\n|---|---|---|---|---|---|\n"
-            "| llama h200 1024/1024 c64 | tput_per_gpu | 2026-11-27 vllm:nightly abc121 | "
-            "2026-11-28 vllm:nightly abc122 | -3.10 % | 0.0004 |\n");
+  EXPECT_EQ(
+      md,
+      "## servebench regress: night of 2026-11-29\n\n"
+      "**1 regression**, 0 missing, 0 invalid, 1 blocked, 0 improvements, 0 unblocked, 0 new, "
+      "1 unchanged (3 series). Exit status 1.\n\n"
+      "Build judged: `vllm:nightly` abc123.\n\n"
+      "| Status | Series | Metric | Tonight | Baseline | Change | Noise | Threshold | Rule |\n"
+      "|---|---|---|---|---|---|---|---|---|\n"
+      "| regression | llama h200 1024/1024 c64 | tput_per_gpu | 970 | 1001 | -3.10 % | 0.80 % | "
+      "2.50 % | persistence: flagged on 2 of the last 3 nights |\n"
+      "| blocked | dsr1 mi355x <mtp> | | | | | | | needs vLLM#1 & a fix |\n"
+      "\n1 series unchanged within noise (not listed).\n"
+      "\n### Change points (first bad build)\n\n"
+      "| Series | Metric | Last good | First bad | Change | p |\n|---|---|---|---|---|---|\n"
+      "| llama h200 1024/1024 c64 | tput_per_gpu | 2026-11-27 vllm:nightly abc121 | "
+      "2026-11-28 vllm:nightly abc122 | -3.10 % | 0.0004 |\n");
 }
 
 TEST(ReportTest, MarkdownEscapesPipesInCells) {
@@ -74,14 +79,16 @@ TEST(ReportTest, MarkdownSaysNothingToCompareWhenEmpty) {
 
 TEST(ReportTest, JunitMakesEachSeriesATestCase) {
   std::string xml = RenderJunit(Sample());
-  EXPECT_NE(xml.find("<testsuites name=\"servebench regress\" tests=\"3\" failures=\"1\" errors=\"0\" "
-                     "skipped=\"1\">"),
-            std::string::npos)
+  EXPECT_NE(
+      xml.find("<testsuites name=\"servebench regress\" tests=\"3\" failures=\"1\" errors=\"0\" "
+               "skipped=\"1\">"),
+      std::string::npos)
       << xml;
-  EXPECT_NE(xml.find("    <testcase classname=\"servebench.regress.point\" name=\"llama h200 1024/1024 "
-                     "c64 [aaaaaaaaaaaa]\">\n      <failure type=\"regression\" message=\"tput_per_gpu "
-                     "-3.10 % vs baseline 1001: persistence: flagged on 2 of the last 3 nights\">"),
-            std::string::npos)
+  EXPECT_NE(
+      xml.find("    <testcase classname=\"servebench.regress.point\" name=\"llama h200 1024/1024 "
+               "c64 [aaaaaaaaaaaa]\">\n      <failure type=\"regression\" message=\"tput_per_gpu "
+               "-3.10 % vs baseline 1001: persistence: flagged on 2 of the last 3 nights\">"),
+      std::string::npos)
       << xml;
   EXPECT_NE(xml.find("name=\"dsr1 mi355x &lt;mtp&gt; [bbbbbbbbbbbb]\">\n      <skipped "
                      "message=\"blocked: needs vLLM#1 &amp; a fix\"/>"),
@@ -98,7 +105,8 @@ TEST(ReportTest, JsonCarriesStatusNumbersAndExitCode) {
   const boost::json::object& first = o.at("verdicts").as_array()[0].as_object();
   EXPECT_EQ(first.at("status").as_string(), "regression");
   EXPECT_DOUBLE_EQ(first.at("metrics").as_array()[0].at("baseline").as_double(), 1001);
-  EXPECT_EQ(first.at("change_points").as_array()[0].at("first_bad").at("commit").as_string(), "abc122");
+  EXPECT_EQ(first.at("change_points").as_array()[0].at("first_bad").at("commit").as_string(),
+            "abc122");
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ std::vector<double> RollingMedianResiduals(const std::vector<double>& x, size_t 
 
 double ResidualNoiseScale(const std::vector<double>& r) {
   if (r.empty()) return 0;
-  constexpr double kMadConsistency = 0.765;  // E[1.4826 MAD] / sigma, simulated
+  constexpr double kMadConsistency = 0.765;      // E[1.4826 MAD] / sigma, simulated
   constexpr double kMeanAbsConsistency = 0.832;  // E[mean|r| sqrt(pi/2)] / sigma, simulated
   double sigma_mad = 1.4826 * Mad(r) / kMadConsistency;
   double clip = 3.5 * sigma_mad;
@@ -102,8 +102,8 @@ double BetaContinuedFraction(double a, double b, double x) {
 double RegularizedIncompleteBeta(double a, double b, double x) {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
-  double ln_front = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) +
-                    b * std::log1p(-x);
+  double ln_front =
+      std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
   double front = std::exp(ln_front);
   if (x < (a + 1) / (a + b + 2)) return front * BetaContinuedFraction(a, b, x) / a;
   return 1 - front * BetaContinuedFraction(b, a, 1 - x) / b;
@@ -134,7 +134,10 @@ WelchResult WelchTTest(const std::vector<double>& a, const std::vector<double>& 
 
 double MannWhitneyP(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.empty() || b.empty()) return 1;
-  struct Item { double v; int group; };
+  struct Item {
+    double v;
+    int group;
+  };
   std::vector<Item> all;
   for (double v : a) all.push_back({v, 0});
   for (double v : b) all.push_back({v, 1});

@@ -39,8 +39,8 @@ double NormalCdf(double z);
 double StudentTCdf(double t, double df);
 
 struct WelchResult {
-  double t = 0;       // (mean(a) - mean(b)) / se; 0 when se is 0
-  double df = 0;      // Welch-Satterthwaite degrees of freedom
+  double t = 0;   // (mean(a) - mean(b)) / se; 0 when se is 0
+  double df = 0;  // Welch-Satterthwaite degrees of freedom
   double p_two_sided = 1;
 };
 // Welch's unequal-variance t test of a against b. Needs >= 2 values in each;

@@ -11,9 +11,7 @@ TEST(RobustStatsTest, MedianOfOddAndEvenSizes) {
   EXPECT_DOUBLE_EQ(Median({}), 0);
 }
 
-TEST(RobustStatsTest, MadIgnoresOneOutlier) {
-  EXPECT_DOUBLE_EQ(Mad({1, 2, 3, 4, 100}), 1);
-}
+TEST(RobustStatsTest, MadIgnoresOneOutlier) { EXPECT_DOUBLE_EQ(Mad({1, 2, 3, 4, 100}), 1); }
 
 TEST(RobustStatsTest, RollingResidualsOfAConstantAreZero) {
   for (double r : RollingMedianResiduals({5, 5, 5, 5, 5, 5}, 5)) EXPECT_DOUBLE_EQ(r, 0);

@@ -13,7 +13,8 @@ namespace {
 // The deciding rule's first word ("persistence:", "two-night", ...).
 std::string RuleOf(const SeriesVerdict& v) {
   for (const MetricVerdict& m : v.metrics) {
-    if (m.counted && (m.outcome == MetricOutcome::kRegression || m.outcome == MetricOutcome::kImprovement)) {
+    if (m.counted &&
+        (m.outcome == MetricOutcome::kRegression || m.outcome == MetricOutcome::kImprovement)) {
       std::string rule = m.rule.substr(0, m.rule.find_first_of(" :"));
       return m.metric + " " + rule;
     }
@@ -50,8 +51,8 @@ SeriesHistory MakeSyntheticSeries(const SyntheticSpec& spec, const std::string& 
   SeriesHistory h;
   h.series_id = series_id;
   h.label = series_id;
-  double within = std::sqrt(std::max(0.0, spec.run_cv * spec.run_cv -
-                                              spec.between_night_cv * spec.between_night_cv));
+  double within = std::sqrt(
+      std::max(0.0, spec.run_cv * spec.run_cv - spec.between_night_cv * spec.between_night_cv));
   for (size_t night = 0; night < spec.nights; ++night) {
     double speed = spec.step_night && night >= *spec.step_night ? 1 + spec.step_rel : 1;
     Observation o;
@@ -73,17 +74,18 @@ SeriesHistory MakeSyntheticSeries(const SyntheticSpec& spec, const std::string& 
 }
 
 double DetectionStudy::DetectionRate() const {
-  return step_series ? static_cast<double>(detected_within_two) / static_cast<double>(step_series) : 0;
+  return step_series ? static_cast<double>(detected_within_two) / static_cast<double>(step_series)
+                     : 0;
 }
 double DetectionStudy::FalseAlarmRate() const {
-  return judged_series_nights ? static_cast<double>(false_regressions) /
-                                    static_cast<double>(judged_series_nights)
-                              : 0;
+  return judged_series_nights
+             ? static_cast<double>(false_regressions) / static_cast<double>(judged_series_nights)
+             : 0;
 }
 double DetectionStudy::FalseImprovementRate() const {
-  return judged_series_nights ? static_cast<double>(false_improvements) /
-                                    static_cast<double>(judged_series_nights)
-                              : 0;
+  return judged_series_nights
+             ? static_cast<double>(false_improvements) / static_cast<double>(judged_series_nights)
+             : 0;
 }
 
 DetectionStudy RunDetectionStudy(uint64_t seed, size_t series, const SyntheticSpec& spec,
@@ -106,7 +108,8 @@ DetectionStudy RunDetectionStudy(uint64_t seed, size_t series, const SyntheticSp
       }
     }
   }
-  st.mean_nights_to_detect = st.detected_within_two ? nights_sum / static_cast<double>(st.detected_within_two) : 0;
+  st.mean_nights_to_detect =
+      st.detected_within_two ? nights_sum / static_cast<double>(st.detected_within_two) : 0;
   for (size_t i = 0; i < series; ++i) {
     SyntheticSpec noise = spec;
     noise.step_night.reset();

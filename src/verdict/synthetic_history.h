@@ -7,9 +7,9 @@
 
 #include <cstdint>
 #include <map>
-#include <string>
 #include <optional>
 #include <random>
+#include <string>
 
 #include "verdict/history.h"
 #include "verdict/verdict_settings.h"
@@ -46,14 +46,14 @@ struct DetectionStudy {
   size_t detected_within_two = 0;    // regression on the step night or the next
   double mean_nights_to_detect = 0;  // 1 = the step night itself
   size_t noise_series = 0;
-  size_t judged_series_nights = 0;   // noise-only nights with a judged verdict
+  size_t judged_series_nights = 0;  // noise-only nights with a judged verdict
   size_t false_regressions = 0;
   size_t false_improvements = 0;
   // Which rule raised each false alarm / caught each step (first word of the rule).
   std::map<std::string, size_t> false_alarm_rules;
   std::map<std::string, size_t> detection_rules;
   double DetectionRate() const;
-  double FalseAlarmRate() const;       // false regressions / judged series-nights
+  double FalseAlarmRate() const;  // false regressions / judged series-nights
   double FalseImprovementRate() const;
 };
 

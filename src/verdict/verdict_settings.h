@@ -78,8 +78,8 @@ struct VerdictSettings {
   bool require_build_identity = false;
 
   // ---- Accuracy (evals.md §5) ----
-  double accuracy_max_p = 0.01;       // paired/binomial test, worse and p below: regression
-  double accuracy_min_drop = 0.005;   // ... and a drop of at least half a point
+  double accuracy_max_p = 0.01;      // paired/binomial test, worse and p below: regression
+  double accuracy_min_drop = 0.005;  // ... and a drop of at least half a point
 
   // ---- Curves (regression.md §3) ----
   // Interactivity targets (tok/s/user) for tput_at_intvty.

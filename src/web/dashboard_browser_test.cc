@@ -4,16 +4,14 @@
 // on one series, one failed record carries markup in its reason, then
 // `servebench dashboard` writes the page and Chromium (--headless --dump-dom) runs
 // its script. The test reads the DOM the script built.
+#include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
-
+#include <boost/json.hpp>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
-
-#include <boost/json.hpp>
 
 #include "common/testing/files.h"
 #include "common/testing/shell.h"
@@ -27,10 +25,10 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 using servebench::testing::RunShell;
 
-
 size_t Count(const std::string& text, const std::string& what) {
   size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size()))
+    ++n;
   return n;
 }
 
@@ -68,7 +66,8 @@ class DashboardBrowserTest : public ::testing::Test {
         double f = jitter[night];
         if (night == 5 && r.at("series_id").as_string() == slow_series) f = 0.6;
         json::object& s = r["summary"].as_object();
-        for (const char* k : {"output_throughput", "total_token_throughput", "request_throughput"}) {
+        for (const char* k :
+             {"output_throughput", "total_token_throughput", "request_throughput"}) {
           s[k] = s.at(k).to_number<double>() * f;
         }
         std::ofstream(dir_ / "history" / (id + ".json")) << json::serialize(r);
@@ -103,8 +102,8 @@ TEST_F(DashboardBrowserTest, ChromiumRendersCurvesVerdictsAndRecordsFromRealReco
          "              num_speculative_tokens: 3\n"
          "              acceptance: {mode: synthetic, length: 2.5}\n"
          "            concurrency: [1, 4, 16]\n";
-  auto run = RunShell(std::string(SERVEBENCH_BIN) + " run " + (dir_ / "recipe.yaml").string() + " --out " +
-                      (dir_ / "out").string() + " --db " + (dir_ / "sb.db").string() +
+  auto run = RunShell(std::string(SERVEBENCH_BIN) + " run " + (dir_ / "recipe.yaml").string() +
+                      " --out " + (dir_ / "out").string() + " --db " + (dir_ / "sb.db").string() +
                       " --issue-delay-limit-ms 100000");
   ASSERT_EQ(run.exit_code, 0) << run.output;
 
@@ -117,22 +116,25 @@ TEST_F(DashboardBrowserTest, ChromiumRendersCurvesVerdictsAndRecordsFromRealReco
   WriteHistory(measured, slow);
 
   fs::path page = dir_ / "dashboard.html";
-  auto dash = RunShell(std::string(SERVEBENCH_BIN) + " dashboard --records " + (dir_ / "history").string() +
-                       " --out " + page.string() + " --title 'nightly <sim>'");
+  auto dash =
+      RunShell(std::string(SERVEBENCH_BIN) + " dashboard --records " + (dir_ / "history").string() +
+               " --out " + page.string() + " --title 'nightly <sim>'");
   ASSERT_EQ(dash.exit_code, 0) << dash.output;
   EXPECT_NE(dash.output.find("37 record(s)"), std::string::npos) << dash.output;
 
   fs::path dom_file = dir_ / "dom.html";
-  auto browser = RunShell("timeout 120 " + chromium +
-                          " --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run"
-                          " --user-data-dir=" + (dir_ / "chromium-profile").string() +
-                          " --dump-dom file://" + page.string() + " > " + dom_file.string() + " 2> " +
-                          (dir_ / "chromium.log").string());
+  auto browser =
+      RunShell("timeout 120 " + chromium +
+               " --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run"
+               " --user-data-dir=" +
+               (dir_ / "chromium-profile").string() + " --dump-dom file://" + page.string() +
+               " > " + dom_file.string() + " 2> " + (dir_ / "chromium.log").string());
   std::string dom = ReadFileOrEmpty(dom_file);
   ASSERT_EQ(browser.exit_code, 0) << ReadFileOrEmpty(dir_ / "chromium.log");
-  ASSERT_NE(dom.find("data-rendered=\"yes\""), std::string::npos)
-      << "the script did not finish:\n" << dom.substr(0, 3000);
-  EXPECT_NE(dom.find("<pre id=\"errors\" hidden=\"\"></pre>"), std::string::npos) << "script errors shown";
+  ASSERT_NE(dom.find("data-rendered=\"yes\""), std::string::npos) << "the script did not finish:\n"
+                                                                  << dom.substr(0, 3000);
+  EXPECT_NE(dom.find("<pre id=\"errors\" hidden=\"\"></pre>"), std::string::npos)
+      << "script errors shown";
 
   // Records: every one a table row; the failed one's reason is text, not markup.
   EXPECT_EQ(Count(dom, "<tr data-record="), 37u);
@@ -150,13 +152,16 @@ TEST_F(DashboardBrowserTest, ChromiumRendersCurvesVerdictsAndRecordsFromRealReco
   // Nightly: the newest night judged; the slowed series is a regression, the others not.
   EXPECT_NE(dom.find("Night 2026-11-26"), std::string::npos) << dom.substr(0, 2000);
   std::smatch m;
-  std::regex slow_row("<tr class=\"verdict st-row-([a-z]+)\" data-series=\"" + slow + "\" data-kind=\"point\">");
+  std::regex slow_row("<tr class=\"verdict st-row-([a-z]+)\" data-series=\"" + slow +
+                      "\" data-kind=\"point\">");
   ASSERT_TRUE(std::regex_search(dom, m, slow_row)) << dom.substr(dom.find("verdict-table"), 3000);
   EXPECT_EQ(m[1], "regression");
   // Every point series has its row; of them only the slowed one regressed.
   EXPECT_EQ(Count(dom, "data-kind=\"point\""), 7u);
   std::regex point_regression("st-row-regression\" data-series=\"[^\"]+\" data-kind=\"point\"");
-  EXPECT_EQ(std::distance(std::sregex_iterator(dom.begin(), dom.end(), point_regression), std::sregex_iterator()), 1);
+  EXPECT_EQ(std::distance(std::sregex_iterator(dom.begin(), dom.end(), point_regression),
+                          std::sregex_iterator()),
+            1);
 }
 
 }  // namespace

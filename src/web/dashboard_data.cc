@@ -44,7 +44,9 @@ json::value Num(const json::object& o, std::initializer_list<const char*> keys) 
   return std::isfinite(d) ? json::value(d) : json::value(nullptr);
 }
 
-double NumOr(const json::value& v, double fallback) { return v.is_double() ? v.get_double() : fallback; }
+double NumOr(const json::value& v, double fallback) {
+  return v.is_double() ? v.get_double() : fallback;
+}
 
 // The build date a record belongs to: build.date, else the day it started.
 std::string BuildDate(const json::object& r) {
@@ -63,16 +65,18 @@ std::string Label(const json::object& r) {
 }
 
 std::string Workload(const json::object& r) {
-  std::string w = fmt::format("{} · {} · {}", Str(r, {"recipe"}), Str(r, {"model"}), Str(r, {"hardware"}));
+  std::string w =
+      fmt::format("{} · {} · {}", Str(r, {"recipe"}), Str(r, {"model"}), Str(r, {"hardware"}));
   json::value isl = Num(r, {"isl"}), osl = Num(r, {"osl"});
-  if (isl.is_double() && osl.is_double()) w += fmt::format(" · {:g}/{:g}", isl.get_double(), osl.get_double());
+  if (isl.is_double() && osl.is_double())
+    w += fmt::format(" · {:g}/{:g}", isl.get_double(), osl.get_double());
   return w;
 }
 
 json::object RecordRow(const json::object& r) {
   json::object row;
-  for (const char* k : {"record_id", "series_id", "session_id", "recipe", "engine", "model", "precision",
-                        "hardware", "status", "failure_class", "failure_reason"}) {
+  for (const char* k : {"record_id", "series_id", "session_id", "recipe", "engine", "model",
+                        "precision", "hardware", "status", "failure_class", "failure_reason"}) {
     row[k] = Str(r, {k});
   }
   row["config"] = Label(r);
@@ -89,9 +93,11 @@ json::object RecordRow(const json::object& r) {
   json::value tpot = Num(r, {"summary", "median_tpot_ms"});
   row["request_throughput"] = Num(r, {"summary", "request_throughput"});
   row["output_throughput"] = out;
-  row["tput_per_gpu"] = out.is_double() && gpus > 0 ? json::value(out.get_double() / gpus) : nullptr;
+  row["tput_per_gpu"] =
+      out.is_double() && gpus > 0 ? json::value(out.get_double() / gpus) : nullptr;
   // tok/s/user = 1000 / median TPOT (metrics.md §5).
-  row["intvty"] = tpot.is_double() && tpot.get_double() > 0 ? json::value(1000.0 / tpot.get_double()) : nullptr;
+  row["intvty"] =
+      tpot.is_double() && tpot.get_double() > 0 ? json::value(1000.0 / tpot.get_double()) : nullptr;
   row["median_ttft_ms"] = Num(r, {"summary", "median_ttft_ms"});
   row["p99_ttft_ms"] = Num(r, {"summary", "p99_ttft_ms"});
   row["median_tpot_ms"] = tpot;
@@ -114,7 +120,8 @@ json::array Charts(const json::array& rows) {
         !row.at("tput_per_gpu").is_double() || !row.at("concurrency").is_double()) {
       continue;
     }
-    Curve& c = workloads[std::string(row.at("workload").get_string())][std::string(row.at("config").get_string())];
+    Curve& c = workloads[std::string(row.at("workload").get_string())]
+                        [std::string(row.at("config").get_string())];
     std::string date(row.at("build_date").get_string());
     if (date < c.date) continue;
     if (date > c.date) {
@@ -123,7 +130,8 @@ json::array Charts(const json::array& rows) {
     }
     double conc = row.at("concurrency").get_double();
     auto it = c.by_conc.find(conc);
-    if (it == c.by_conc.end() || it->second.at("started_at").get_string() < row.at("started_at").get_string()) {
+    if (it == c.by_conc.end() ||
+        it->second.at("started_at").get_string() < row.at("started_at").get_string()) {
       c.by_conc[conc] = json::object{{"concurrency", conc},
                                      {"intvty", row.at("intvty")},
                                      {"tput_per_gpu", row.at("tput_per_gpu")},
@@ -140,10 +148,11 @@ json::array Charts(const json::array& rows) {
       json::array points;
       for (const auto& [conc, p] : curve.by_conc) {
         points.push_back(p);
-        all.push_back({p.at("intvty").get_double(), p.at("tput_per_gpu").get_double(), static_cast<int>(conc),
-                       config});
+        all.push_back({p.at("intvty").get_double(), p.at("tput_per_gpu").get_double(),
+                       static_cast<int>(conc), config});
       }
-      curves.push_back(json::object{{"config", config}, {"build_date", curve.date}, {"points", std::move(points)}});
+      curves.push_back(json::object{
+          {"config", config}, {"build_date", curve.date}, {"points", std::move(points)}});
     }
     json::array frontier;
     for (const run::CurvePoint& p : run::ParetoFrontier(all)) {
@@ -152,35 +161,41 @@ json::array Charts(const json::array& rows) {
                                       {"concurrency", p.concurrency},
                                       {"config", p.label}});
     }
-    charts.push_back(json::object{{"workload", workload}, {"curves", std::move(curves)},
-                                  {"frontier", std::move(frontier)}});
+    charts.push_back(json::object{
+        {"workload", workload}, {"curves", std::move(curves)}, {"frontier", std::move(frontier)}});
   }
   return charts;
 }
 
 // The verdict report of the newest night and every series' history, when the
 // records span more than one build date (one night has nothing to compare with).
-StatusOr<json::value> Nightly(const std::vector<json::object>& records, const std::set<std::string>& dates) {
+StatusOr<json::value> Nightly(const std::vector<json::object>& records,
+                              const std::set<std::string>& dates) {
   if (dates.size() < 2) return json::value(nullptr);
   verdict::HistoryBuilder builder;
   for (const json::object& r : records) SB_RETURN_IF_ERROR(builder.Add(r));
   std::vector<verdict::SeriesHistory> histories = builder.Finish();
-  SB_ASSIGN_OR_RETURN(verdict::Report report, verdict::Judge(histories, {}, "", verdict::VerdictSettings{}));
+  SB_ASSIGN_OR_RETURN(verdict::Report report,
+                      verdict::Judge(histories, {}, "", verdict::VerdictSettings{}));
   json::array series;
   for (const verdict::SeriesHistory& h : histories) {
     json::array nights;
     for (const verdict::Observation& o : h.nights) {
-      json::object night{{"date", o.build.date}, {"status", verdict::NightStatusName(o.status)},
+      json::object night{{"date", o.build.date},
+                         {"status", verdict::NightStatusName(o.status)},
                          {"reason", o.reason}};
       for (const char* m : {"output_tput_per_gpu", "median_ttft_ms", "median_tpot_ms"}) {
         auto it = o.metrics.find(m);
-        night[m] = it != o.metrics.end() && std::isfinite(it->second) ? json::value(it->second) : nullptr;
+        night[m] =
+            it != o.metrics.end() && std::isfinite(it->second) ? json::value(it->second) : nullptr;
       }
       nights.push_back(std::move(night));
     }
-    series.push_back(json::object{{"series_id", h.series_id}, {"label", h.label}, {"nights", std::move(nights)}});
+    series.push_back(json::object{
+        {"series_id", h.series_id}, {"label", h.label}, {"nights", std::move(nights)}});
   }
-  return json::value(json::object{{"report", json::parse(verdict::RenderJson(report))}, {"series", std::move(series)}});
+  return json::value(json::object{{"report", json::parse(verdict::RenderJson(report))},
+                                  {"series", std::move(series)}});
 }
 
 json::array BuildDatesNewestFirst(const std::set<std::string>& dates) {
@@ -203,13 +218,16 @@ StatusOr<json::object> BuildDashboardData(const std::vector<json::object>& recor
     if (!id.empty() && !seen.insert(id).second) continue;
     if (id.empty() || Str(r, {"series_id"}).empty()) {
       return Status::InvalidArgument(fmt::format(
-          "a record without record_id or series_id (recipe '{}'): not a servebench record", Str(r, {"recipe"})));
+          "a record without record_id or series_id (recipe '{}'): not a servebench record",
+          Str(r, {"recipe"})));
     }
     if (BuildDate(r).empty()) {
-      return Status::InvalidArgument(fmt::format("record {}: no build.date and no provenance.started_at", id));
+      return Status::InvalidArgument(
+          fmt::format("record {}: no build.date and no provenance.started_at", id));
     }
     json::object row = RecordRow(r);
-    if (row.at("status").get_string() != "skipped") dates.insert(std::string(row.at("build_date").get_string()));
+    if (row.at("status").get_string() != "skipped")
+      dates.insert(std::string(row.at("build_date").get_string()));
     ++status_counts[std::string(row.at("status").get_string())];
     rows.push_back(std::move(row));
     unique.push_back(r);
@@ -217,23 +235,26 @@ StatusOr<json::object> BuildDashboardData(const std::vector<json::object>& recor
   // Newest first, as people read a results table.
   std::sort(rows.begin(), rows.end(), [](const json::value& a, const json::value& b) {
     const json::object &x = a.get_object(), &y = b.get_object();
-    if (x.at("build_date") != y.at("build_date")) return x.at("build_date").get_string() > y.at("build_date").get_string();
-    if (x.at("started_at") != y.at("started_at")) return x.at("started_at").get_string() > y.at("started_at").get_string();
+    if (x.at("build_date") != y.at("build_date"))
+      return x.at("build_date").get_string() > y.at("build_date").get_string();
+    if (x.at("started_at") != y.at("started_at"))
+      return x.at("started_at").get_string() > y.at("started_at").get_string();
     return x.at("record_id").get_string() < y.at("record_id").get_string();
   });
   json::object counts;
   for (const auto& [status, n] : status_counts) counts[status] = n;
   SB_ASSIGN_OR_RETURN(json::value nightly, Nightly(unique, dates));
   json::array charts = Charts(rows);
-  return json::object{{"title", options.title},
-                      {"source", options.source},
-                      {"generated_at", options.generated_at.empty() ? run::Rfc3339Now() : options.generated_at},
-                      {"servebench_version", kVersion},
-                      {"counts", std::move(counts)},
-                      {"build_dates", BuildDatesNewestFirst(dates)},
-                      {"records", std::move(rows)},
-                      {"charts", std::move(charts)},
-                      {"nightly", std::move(nightly)}};
+  return json::object{
+      {"title", options.title},
+      {"source", options.source},
+      {"generated_at", options.generated_at.empty() ? run::Rfc3339Now() : options.generated_at},
+      {"servebench_version", kVersion},
+      {"counts", std::move(counts)},
+      {"build_dates", BuildDatesNewestFirst(dates)},
+      {"records", std::move(rows)},
+      {"charts", std::move(charts)},
+      {"nightly", std::move(nightly)}};
 }
 
 }  // namespace servebench::web

@@ -30,7 +30,8 @@ json::object Record(int tp, int conc, const std::string& date, double out_tput, 
                  {"num_gpus", tp},
                  {"status", status},
                  {"failure_class", status == "ok" ? "" : "server.died_during_run"},
-                 {"failure_reason", status == "ok" ? "" : "engine exited 137 </script><script>alert(1)</script>"},
+                 {"failure_reason",
+                  status == "ok" ? "" : "engine exited 137 </script><script>alert(1)</script>"},
                  {"build", json::object{{"date", date}, {"image", "img"}, {"commit", "c-" + date}}},
                  {"provenance", json::object{{"started_at", date + "T01:00:00Z"}}}};
   if (status == "ok") {
@@ -57,7 +58,8 @@ std::vector<json::object> TwoNights() {
   std::vector<json::object> rs;
   for (const char* date : {"2026-11-28", "2026-11-29"}) {
     for (int tp : {1, 2}) {
-      for (int conc : {1, 8, 64}) rs.push_back(Record(tp, conc, date, 1000.0 * conc * tp, 5.0 + conc / 8.0));
+      for (int conc : {1, 8, 64})
+        rs.push_back(Record(tp, conc, date, 1000.0 * conc * tp, 5.0 + conc / 8.0));
     }
   }
   rs.push_back(Record(2, 128, "2026-11-29", 0, 0, "failed"));
@@ -65,7 +67,8 @@ std::vector<json::object> TwoNights() {
 }
 
 TEST(DashboardDataTest, RowsChartsAndNightlyFromRecords) {
-  auto data = BuildDashboardData(TwoNights(), {.title = "t", .source = "test", .generated_at = "2026-11-30T00:00:00Z"});
+  auto data = BuildDashboardData(
+      TwoNights(), {.title = "t", .source = "test", .generated_at = "2026-11-30T00:00:00Z"});
   ASSERT_TRUE(data.ok()) << data.status().ToString();
   const json::array& rows = data->at("records").as_array();
   ASSERT_EQ(rows.size(), 13u);
@@ -86,8 +89,8 @@ TEST(DashboardDataTest, RowsChartsAndNightlyFromRecords) {
   }
   const json::object& p = curves[1].at("points").as_array()[2].as_object();  // tp2, concurrency 64
   EXPECT_EQ(curves[1].at("config").as_string(), "tp2");
-  EXPECT_DOUBLE_EQ(p.at("tput_per_gpu").as_double(), 64000.0);              // 128,000 tok/s over 2 GPUs
-  EXPECT_DOUBLE_EQ(p.at("intvty").as_double(), 1000.0 / 13.0);              // 1000 / median TPOT
+  EXPECT_DOUBLE_EQ(p.at("tput_per_gpu").as_double(), 64000.0);  // 128,000 tok/s over 2 GPUs
+  EXPECT_DOUBLE_EQ(p.at("intvty").as_double(), 1000.0 / 13.0);  // 1000 / median TPOT
   EXPECT_FALSE(charts[0].at("frontier").as_array().empty());
 
   // Two nights: the newest is judged, every series has its history.
@@ -98,7 +101,8 @@ TEST(DashboardDataTest, RowsChartsAndNightlyFromRecords) {
 }
 
 TEST(DashboardDataTest, OneNightHasNoVerdictsAndDuplicatesCountOnce) {
-  std::vector<json::object> rs = {Record(1, 1, "2026-11-29", 100, 5), Record(1, 1, "2026-11-29", 100, 5)};
+  std::vector<json::object> rs = {Record(1, 1, "2026-11-29", 100, 5),
+                                  Record(1, 1, "2026-11-29", 100, 5)};
   auto data = BuildDashboardData(rs, {});
   ASSERT_TRUE(data.ok()) << data.status().ToString();
   EXPECT_EQ(data->at("records").as_array().size(), 1u);
@@ -111,7 +115,8 @@ TEST(DashboardDataTest, ARecordWithoutIdentityIsRefusedByName) {
   r.erase("series_id");
   auto data = BuildDashboardData({r}, {});
   ASSERT_FALSE(data.ok());
-  EXPECT_NE(data.status().message().find("series_id"), std::string::npos) << data.status().message();
+  EXPECT_NE(data.status().message().find("series_id"), std::string::npos)
+      << data.status().message();
 }
 
 TEST(DashboardPageTest, DataCannotCloseTheScriptElement) {

@@ -11,7 +11,8 @@ namespace {
 // Replaces every `marker`, scanning on after each replacement (so `with` is never
 // searched, whatever it holds).
 void Replace(std::string* text, std::string_view marker, std::string_view with) {
-  for (size_t at = text->find(marker); at != std::string::npos; at = text->find(marker, at + with.size())) {
+  for (size_t at = text->find(marker); at != std::string::npos;
+       at = text->find(marker, at + with.size())) {
     text->replace(at, marker.size(), with);
   }
 }

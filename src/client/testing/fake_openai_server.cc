@@ -1,6 +1,7 @@
 #include "client/testing/fake_openai_server.h"
 
 #include <arpa/inet.h>
+#include <fmt/format.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -10,8 +11,6 @@
 #include <boost/json.hpp>
 #include <chrono>
 #include <cstring>
-
-#include <fmt/format.h>
 
 namespace servebench::client::testing {
 namespace {
@@ -123,10 +122,13 @@ void FakeOpenAiServer::Serve(int fd) {
             "vllm:spec_decode_num_accepted_tokens_total{{engine=\"0\"}} {}\n"
             "vllm:spec_decode_num_accepted_tokens_per_pos_total{{engine=\"0\",position=\"0\"}} {}\n"
             "vllm:spec_decode_num_accepted_tokens_per_pos_total{{engine=\"0\",position=\"1\"}} {}\n"
-            "vllm:spec_decode_num_accepted_tokens_per_pos_total{{engine=\"0\",position=\"2\"}} {}\n",
+            "vllm:spec_decode_num_accepted_tokens_per_pos_total{{engine=\"0\",position=\"2\"}} "
+            "{}\n",
             10 * n, 30 * n, 18 * n, 8 * n, 6 * n, 4 * n);
       }
-      if (!WriteAll(fd, fmt::format("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{}", text.size(), text))) return;
+      if (!WriteAll(fd, fmt::format("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{}", text.size(),
+                                    text)))
+        return;
       continue;
     }
     if (o.garbage) {
@@ -135,22 +137,28 @@ void FakeOpenAiServer::Serve(int fd) {
       return;
     }
     if (o.status != 200) {
-      std::string err = R"({"error":{"message":"injected failure","type":"server_error","code":500}})";
+      std::string err =
+          R"({"error":{"message":"injected failure","type":"server_error","code":500}})";
       if (!WriteAll(fd, fmt::format("HTTP/1.1 {} Error\r\nContent-Type: application/json\r\n"
-                                    "Content-Length: {}\r\n\r\n{}", o.status, err.size(), err))) return;
+                                    "Content-Length: {}\r\n\r\n{}",
+                                    o.status, err.size(), err)))
+        return;
       continue;
     }
     int64_t max_tokens = 16, prompt_tokens = 1;
     boost::json::error_code ec;
     boost::json::value req = boost::json::parse(body, ec);
     if (!ec && req.is_object()) {
-      if (auto* m = req.get_object().if_contains("max_tokens"); m && m->is_int64()) max_tokens = m->get_int64();
+      if (auto* m = req.get_object().if_contains("max_tokens"); m && m->is_int64())
+        max_tokens = m->get_int64();
       if (auto* p = req.get_object().if_contains("prompt"); p && p->is_array()) {
         prompt_tokens = static_cast<int64_t>(p->get_array().size());
       }
     }
-    if (!WriteAll(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
-                      "Transfer-Encoding: chunked\r\n\r\n")) return;
+    if (!WriteAll(fd,
+                  "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                  "Transfer-Encoding: chunked\r\n\r\n"))
+      return;
     SleepUs(o.first_token_delay_us);
     int64_t sent = 0;
     int events = 0;
@@ -166,7 +174,8 @@ void FakeOpenAiServer::Serve(int fd) {
       if (o.malformed_event && events == 1) {
         ev = "data: {this is not json\n\n";
       } else if (o.error_event && events == 1) {
-        ev = R"(data: {"error":{"message":"injected stream error","code":500}})" "\n\n";
+        ev = R"(data: {"error":{"message":"injected stream error","code":500}})"
+             "\n\n";
       } else {
         ev = fmt::format(
             "data: {{\"choices\":[{{\"index\":0,\"text\":\"{}\",\"finish_reason\":{}}}],"
@@ -180,7 +189,8 @@ void FakeOpenAiServer::Serve(int fd) {
     }
     std::string tail = fmt::format(
         "data: {{\"choices\":[],\"usage\":{{\"prompt_tokens\":{},\"completion_tokens\":{}}}}}\n\n"
-        "data: [DONE]\n\n", prompt_tokens, sent);
+        "data: [DONE]\n\n",
+        prompt_tokens, sent);
     if (!WriteAll(fd, Chunk(tail) + "0\r\n\r\n")) return;
   }
 }

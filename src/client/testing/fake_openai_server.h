@@ -19,12 +19,12 @@ struct FakeServerOptions {
   int64_t first_token_delay_us = 0;
   int64_t event_interval_us = 0;
   // Faults.
-  int status = 200;                 // non-200: an OpenAI-shaped error body
-  int disconnect_after_events = -1; // close the socket after this many events
-  bool malformed_event = false;     // one event that is not JSON
-  bool error_event = false;         // an error object after the first token
-  int64_t stall_us = 0;             // stall after the first event
-  bool garbage = false;             // answer with bytes that are not HTTP
+  int status = 200;                  // non-200: an OpenAI-shaped error body
+  int disconnect_after_events = -1;  // close the socket after this many events
+  bool malformed_event = false;      // one event that is not JSON
+  bool error_event = false;          // an error object after the first token
+  int64_t stall_us = 0;              // stall after the first event
+  bool garbage = false;              // answer with bytes that are not HTTP
   std::string metrics_text;
   // Adds vLLM spec-decode counters that grow with the requests served: per request
   // 10 drafts, 30 draft tokens, 18 accepted (8/6/4 by position): AL 2.8.

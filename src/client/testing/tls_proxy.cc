@@ -15,28 +15,32 @@ struct TlsProxy::Session : std::enable_shared_from_this<Session> {
 
   void Start(int backend_port) {
     auto self = shared_from_this();
-    front.async_handshake(asio::ssl::stream_base::server, [self, backend_port](boost::system::error_code ec) {
-      if (ec) return self->Close();
-      tcp::endpoint to(asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(backend_port));
-      self->back.async_connect(to, [self](boost::system::error_code cec) {
-        if (cec) return self->Close();
-        self->back.set_option(tcp::no_delay(true));
-        self->Pump(self->front, self->back, self->up);
-        self->Pump(self->back, self->front, self->down);
-      });
-    });
+    front.async_handshake(asio::ssl::stream_base::server,
+                          [self, backend_port](boost::system::error_code ec) {
+                            if (ec) return self->Close();
+                            tcp::endpoint to(asio::ip::make_address("127.0.0.1"),
+                                             static_cast<unsigned short>(backend_port));
+                            self->back.async_connect(to, [self](boost::system::error_code cec) {
+                              if (cec) return self->Close();
+                              self->back.set_option(tcp::no_delay(true));
+                              self->Pump(self->front, self->back, self->up);
+                              self->Pump(self->back, self->front, self->down);
+                            });
+                          });
   }
   // Copies what `from` reads to `to`, read then write, until either side fails.
   template <typename From, typename To>
   void Pump(From& from, To& to, std::array<char, 64 * 1024>& buf) {
     auto self = shared_from_this();
-    from.async_read_some(asio::buffer(buf), [self, &from, &to, &buf](boost::system::error_code ec, size_t n) {
-      if (ec) return self->Close();
-      asio::async_write(to, asio::buffer(buf.data(), n), [self, &from, &to, &buf](boost::system::error_code wec, size_t) {
-        if (wec) return self->Close();
-        self->Pump(from, to, buf);
-      });
-    });
+    from.async_read_some(
+        asio::buffer(buf), [self, &from, &to, &buf](boost::system::error_code ec, size_t n) {
+          if (ec) return self->Close();
+          asio::async_write(to, asio::buffer(buf.data(), n),
+                            [self, &from, &to, &buf](boost::system::error_code wec, size_t) {
+                              if (wec) return self->Close();
+                              self->Pump(from, to, buf);
+                            });
+        });
   }
   void Close() {
     boost::system::error_code ignored;
@@ -49,7 +53,8 @@ struct TlsProxy::Session : std::enable_shared_from_this<Session> {
   std::array<char, 64 * 1024> up{}, down{};
 };
 
-TlsProxy::TlsProxy(int backend_port, const std::string& cert_pem_path, const std::string& key_pem_path)
+TlsProxy::TlsProxy(int backend_port, const std::string& cert_pem_path,
+                   const std::string& key_pem_path)
     : backend_port_(backend_port) {
   tls_.use_certificate_chain_file(cert_pem_path);
   tls_.use_private_key_file(key_pem_path, asio::ssl::context::pem);

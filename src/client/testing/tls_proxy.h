@@ -5,12 +5,11 @@
 // connection; the destructor stops it. Tests only.
 #pragma once
 
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
 #include <memory>
 #include <string>
 #include <thread>
-
-#include <boost/asio.hpp>
-#include <boost/asio/ssl.hpp>
 
 namespace servebench::client::testing {
 

@@ -91,8 +91,8 @@ FakeOpenAiServer::FakeOpenAiServer(Respond respond) : impl_(std::make_unique<Imp
           if (rec) return;
           ++requests_;
           int status = 200;
-          std::string body = Handle(impl_->respond, std::string(request.target()),
-                                    request.body(), status);
+          std::string body =
+              Handle(impl_->respond, std::string(request.target()), request.body(), status);
           http::response<http::string_body> response{static_cast<http::status>(status), 11};
           response.set(http::field::content_type, "application/json");
           response.keep_alive(request.keep_alive());

@@ -12,8 +12,8 @@
 namespace servebench::eval::testing {
 
 struct FakeReply {
-  int status = 200;   // non-200: body is an OpenAI-shaped error
-  std::string text;   // the generated text for a 200
+  int status = 200;  // non-200: body is an OpenAI-shaped error
+  std::string text;  // the generated text for a 200
 };
 
 class FakeOpenAiServer {

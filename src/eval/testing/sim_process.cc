@@ -1,8 +1,9 @@
 #include "eval/testing/sim_process.h"
 
-#include <csignal>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
 
 namespace servebench::eval::testing {
 

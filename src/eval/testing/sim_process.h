@@ -3,11 +3,11 @@
 // (SIGTERM, then SIGKILL after 2 s). Not thread-safe.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <string>
-#include <sys/types.h>
-
 #include <thread>
 
 namespace servebench::eval::testing {

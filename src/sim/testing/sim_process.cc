@@ -21,7 +21,9 @@
 namespace servebench::sim::testing {
 namespace {
 double NowMs() {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 }  // namespace
 
@@ -102,7 +104,8 @@ SimProcess::~SimProcess() {
   if (out_fd_ >= 0) close(out_fd_);
 }
 
-int SendOnly(int port, const std::string& method, const std::string& path, const std::string& body) {
+int SendOnly(int port, const std::string& method, const std::string& path,
+             const std::string& body) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
@@ -112,7 +115,8 @@ int SendOnly(int port, const std::string& method, const std::string& path, const
     close(fd);
     return -1;
   }
-  std::string req = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n";
+  std::string req =
+      method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n";
   req += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
   size_t off = 0;
   while (off < req.size()) {
@@ -160,7 +164,8 @@ HttpResponse ReadResponse(int fd, double timeout_s) {
       for (auto& c : lower) c = static_cast<char>(std::tolower(c));
       chunked = lower.find("transfer-encoding: chunked") != std::string::npos;
       size_t cl = lower.find("content-length:");
-      if (cl != std::string::npos) content_length = std::strtoul(lower.c_str() + cl + 15, nullptr, 10);
+      if (cl != std::string::npos)
+        content_length = std::strtoul(lower.c_str() + cl + 15, nullptr, 10);
       pos = header_end + 4;
     }
     if (chunked) {
@@ -187,8 +192,8 @@ HttpResponse ReadResponse(int fd, double timeout_s) {
   return r;
 }
 
-HttpResponse Http(int port, const std::string& method, const std::string& path, const std::string& body,
-                  double timeout_s) {
+HttpResponse Http(int port, const std::string& method, const std::string& path,
+                  const std::string& body, double timeout_s) {
   return ReadResponse(SendOnly(port, method, path, body), timeout_s);
 }
 

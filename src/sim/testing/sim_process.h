@@ -37,17 +37,17 @@ class SimProcess {
 };
 
 struct HttpResponse {
-  int status = 0;              // 0 = no response (connection failed or closed early)
+  int status = 0;  // 0 = no response (connection failed or closed early)
   std::string headers;
-  std::string body;            // de-chunked
-  bool complete = false;       // the whole response arrived (Content-Length or last chunk)
+  std::string body;       // de-chunked
+  bool complete = false;  // the whole response arrived (Content-Length or last chunk)
   std::vector<std::string> data_events;  // SSE "data: " payloads, in order
   std::vector<double> event_times_ms;    // arrival time of each data event, ms since send
 };
 
 // One request on a fresh connection; waits ≤ timeout_s for the whole response.
-HttpResponse Http(int port, const std::string& method, const std::string& path, const std::string& body = "",
-                  double timeout_s = 20);
+HttpResponse Http(int port, const std::string& method, const std::string& path,
+                  const std::string& body = "", double timeout_s = 20);
 
 // Opens a connection and sends a request without reading; returns the fd (caller closes).
 int SendOnly(int port, const std::string& method, const std::string& path, const std::string& body);

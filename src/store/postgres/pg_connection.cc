@@ -16,19 +16,20 @@ std::string Trimmed(const char* text) {
 
 // Maps a failed command to a Status by SQLSTATE class (PostgreSQL appendix A).
 Status CommandError(PGconn* conn, PGresult* result, std::string_view what, const std::string& url) {
-  std::string detail = Trimmed(result != nullptr ? PQresultErrorMessage(result) : PQerrorMessage(conn));
+  std::string detail =
+      Trimmed(result != nullptr ? PQresultErrorMessage(result) : PQerrorMessage(conn));
   if (detail.empty()) detail = Trimmed(PQerrorMessage(conn));
   const char* state_c = result != nullptr ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
   std::string_view state = state_c != nullptr ? state_c : "";
   std::string where = fmt::format("PostgreSQL {}: {}", url, what);
   if (PQstatus(conn) == CONNECTION_BAD || state.starts_with("08") || state.starts_with("57P")) {
     return Status::Unavailable(fmt::format(
-        "{}: lost the connection to the server ({}); check that the server is up and retry",
-        where, detail));
+        "{}: lost the connection to the server ({}); check that the server is up and retry", where,
+        detail));
   }
   if (state == "53100") {
-    return Status::DataLoss(
-        fmt::format("{}: the server's disk is full ({}); free space and ingest again", where, detail));
+    return Status::DataLoss(fmt::format(
+        "{}: the server's disk is full ({}); free space and ingest again", where, detail));
   }
   if (state.starts_with("53") || state == "40001" || state == "40P01" || state == "55P03") {
     return Status::Unavailable(fmt::format("{}: the server is busy ({}); retry", where, detail));
@@ -82,7 +83,7 @@ int Result::Changes() const {
 }
 
 StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& url,
-                                                        int connect_timeout_s) {
+                                                       int connect_timeout_s) {
   std::string masked = MaskPassword(url);
   std::string timeout = std::to_string(connect_timeout_s);
   // connect_timeout first: values from the URL (expanded from dbname) override it.
@@ -99,7 +100,8 @@ StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& url,
         masked, detail));
   }
   // Keep server notices (e.g. "relation already exists, skipping") off stderr.
-  PQsetNoticeProcessor(conn, [](void*, const char*) {}, nullptr);
+  PQsetNoticeProcessor(
+      conn, [](void*, const char*) {}, nullptr);
   return std::unique_ptr<Connection>(new Connection(conn, std::move(masked)));
 }
 

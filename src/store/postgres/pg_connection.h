@@ -50,7 +50,8 @@ class Connection {
   const std::string& masked_url() const { return masked_url_; }
 
  private:
-  Connection(PGconn* conn, std::string masked_url) : conn_(conn), masked_url_(std::move(masked_url)) {}
+  Connection(PGconn* conn, std::string masked_url)
+      : conn_(conn), masked_url_(std::move(masked_url)) {}
   PGconn* conn_;
   std::string masked_url_;
 };

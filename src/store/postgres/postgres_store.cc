@@ -20,12 +20,14 @@ class PostgresSession final : public SqlSession {
     return db_->Exec(sql, {}, what).status();
   }
 
-  StatusOr<int64_t> Run(const SqlQuery& query, std::string_view what, const RowHandler& on_row) override {
+  StatusOr<int64_t> Run(const SqlQuery& query, std::string_view what,
+                        const RowHandler& on_row) override {
     SB_ASSIGN_OR_RETURN(Result result, db_->Exec(query.sql, query.params, what));
     if (on_row) {
       std::vector<std::string> columns(static_cast<size_t>(result.columns()));
       for (int row = 0; row < result.rows(); ++row) {
-        for (size_t i = 0; i < columns.size(); ++i) columns[i] = result.Text(row, static_cast<int>(i));
+        for (size_t i = 0; i < columns.size(); ++i)
+          columns[i] = result.Text(row, static_cast<int>(i));
         SB_RETURN_IF_ERROR(on_row(columns));
       }
     }
@@ -41,7 +43,8 @@ class PostgresSession final : public SqlSession {
 
 StatusOr<std::unique_ptr<Store>> OpenPostgresStore(const std::string& url,
                                                    const PostgresOptions& options) {
-  SB_ASSIGN_OR_RETURN(std::unique_ptr<Connection> db, Connection::Open(url, options.connect_timeout_s));
+  SB_ASSIGN_OR_RETURN(std::unique_ptr<Connection> db,
+                      Connection::Open(url, options.connect_timeout_s));
   return OpenSqlStore(std::make_unique<PostgresSession>(std::move(db)), *options.migrations);
 }
 

@@ -97,8 +97,8 @@ TEST(PostgresStoreTest, ManyConnectionsOpeningANewDatabaseMigrateItOnce) {
   for (size_t i = 0; i < results.size(); ++i) {
     threads.emplace_back([&, i] {
       auto store = Open(url);
-      results[i] = store.ok() ? (*store)->Ingest(MakeRecord(static_cast<int>(i))).status()
-                              : store.status();
+      results[i] =
+          store.ok() ? (*store)->Ingest(MakeRecord(static_cast<int>(i))).status() : store.status();
     });
   }
   for (auto& t : threads) t.join();
@@ -161,7 +161,8 @@ TEST(PostgresStoreTest, CliIngestTwiceGivesOneRowEach) {
     std::ofstream(dir.File("out/records/rec-" + std::to_string(i) + ".json"))
         << boost::json::serialize(r);
   }
-  std::string cmd = std::string(SERVEBENCH_BIN) + " ingest --db '" + url + "' " + dir.File("out") + " 2>&1";
+  std::string cmd =
+      std::string(SERVEBENCH_BIN) + " ingest --db '" + url + "' " + dir.File("out") + " 2>&1";
   for (int pass = 0; pass < 2; ++pass) {
     FILE* pipe = popen(cmd.c_str(), "r");
     ASSERT_NE(pipe, nullptr);

@@ -25,12 +25,12 @@ Status SqliteError(int code, std::string_view detail, std::string_view what,
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
       return Status::DataLoss(fmt::format(
-          "{}: the file is damaged or is not an SQLite database ({}); use another --db path",
-          where, detail));
-    case SQLITE_CANTOPEN:
-      return Status::Unavailable(fmt::format(
-          "{}: cannot open the file ({}); check that its folder exists and is writable", where,
+          "{}: the file is damaged or is not an SQLite database ({}); use another --db path", where,
           detail));
+    case SQLITE_CANTOPEN:
+      return Status::Unavailable(
+          fmt::format("{}: cannot open the file ({}); check that its folder exists and is writable",
+                      where, detail));
     case SQLITE_READONLY:
     case SQLITE_PERM:
       return Status::FailedPrecondition(
@@ -41,10 +41,10 @@ Status SqliteError(int code, std::string_view detail, std::string_view what,
 }
 
 StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& path,
-                                                        int busy_timeout_ms) {
+                                                       int busy_timeout_ms) {
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  int rc = sqlite3_open_v2(
+      path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
     std::string detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     sqlite3_close(db);
@@ -59,7 +59,8 @@ StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& path,
   // Switching a new file to WAL needs an exclusive lock and SQLite returns BUSY at
   // once, without the busy handler, when another process is opening the same new
   // file; retry until the busy timeout, as the handler would.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms);
   while (true) {
     Status wal = connection->Exec("PRAGMA journal_mode=WAL", "set WAL journal mode");
     if (wal.ok()) break;

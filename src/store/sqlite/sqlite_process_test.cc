@@ -2,11 +2,10 @@
 // database, and two processes ingesting into one file at once lose nothing.
 // Children are fork()ed from this single-threaded test and open their own
 // connections (a connection must never cross a fork).
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdio>

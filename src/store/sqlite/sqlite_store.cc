@@ -17,9 +17,12 @@ class SqliteSession final : public SqlSession {
   const std::string& where() const override { return where_; }
   std::string Describe() const override { return "sqlite:" + db_->path(); }
 
-  Status Exec(const std::string& sql, std::string_view what) override { return db_->Exec(sql, what); }
+  Status Exec(const std::string& sql, std::string_view what) override {
+    return db_->Exec(sql, what);
+  }
 
-  StatusOr<int64_t> Run(const SqlQuery& query, std::string_view what, const RowHandler& on_row) override {
+  StatusOr<int64_t> Run(const SqlQuery& query, std::string_view what,
+                        const RowHandler& on_row) override {
     SB_ASSIGN_OR_RETURN(Statement statement, db_->Prepare(query.sql, query.params, what));
     std::vector<std::string> columns;
     while (true) {
@@ -27,7 +30,8 @@ class SqliteSession final : public SqlSession {
       if (!row) break;
       if (!on_row) continue;
       columns.resize(static_cast<size_t>(statement.ColumnCount()));
-      for (size_t i = 0; i < columns.size(); ++i) columns[i] = statement.ColumnText(static_cast<int>(i));
+      for (size_t i = 0; i < columns.size(); ++i)
+        columns[i] = statement.ColumnText(static_cast<int>(i));
       SB_RETURN_IF_ERROR(on_row(columns));
     }
     return db_->Changes();
@@ -45,7 +49,8 @@ StatusOr<std::unique_ptr<Store>> OpenSqliteStore(const std::string& path,
   if (path.empty()) {
     return Status::InvalidArgument("--db is empty: give a SQLite file path or a postgresql:// URL");
   }
-  SB_ASSIGN_OR_RETURN(std::unique_ptr<Connection> db, Connection::Open(path, options.busy_timeout_ms));
+  SB_ASSIGN_OR_RETURN(std::unique_ptr<Connection> db,
+                      Connection::Open(path, options.busy_timeout_ms));
   return OpenSqlStore(std::make_unique<SqliteSession>(std::move(db)), *options.migrations);
 }
 

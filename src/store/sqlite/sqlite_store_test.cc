@@ -19,8 +19,7 @@ store::testutil::Backend SqliteBackend() {
   // One folder for the whole binary; each test gets a new file in it.
   static TempDir* dir = new TempDir();
   static std::atomic<int> counter{0};
-  return {"sqlite",
-          [] { return dir->File("t" + std::to_string(counter++) + ".db"); },
+  return {"sqlite", [] { return dir->File("t" + std::to_string(counter++) + ".db"); },
           [](const std::string& path, const std::vector<Migration>* migrations) {
             SqliteOptions options;
             options.migrations = migrations;
@@ -93,7 +92,8 @@ TEST(SqliteStoreTest, AMissingFolderIsUnavailableAndNamesThePath) {
   auto store = OpenSqliteStore("/nonexistent-servebench-dir/sub/x.db");
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.status().code(), StatusCode::kUnavailable);
-  EXPECT_NE(store.status().message().find("/nonexistent-servebench-dir/sub/x.db"), std::string::npos);
+  EXPECT_NE(store.status().message().find("/nonexistent-servebench-dir/sub/x.db"),
+            std::string::npos);
 }
 
 TEST(SqliteStoreTest, OpenDispatchesOnTheUrl) {
