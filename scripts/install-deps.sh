@@ -14,6 +14,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   postgresql                               # a real server for the store tests
   python3
+  clang-format                             # make format-check (run by make test)
 )
 for option in "$@"; do
   case "$option" in
