@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "client/tls_options.h"
 #include "common/status.h"
 #include "metrics/run_summary.h"
+#include "net/tls_options.h"
 
 namespace servebench::client {
 
@@ -38,7 +38,7 @@ struct BenchSettings {
   std::string api_key_env = "OPENAI_API_KEY";
   std::string metrics_url;  // empty = base_url + "/metrics"
   bool scrape_metrics = true;
-  TlsOptions tls;  // https:// verification (--ssl-ca-cert, --insecure)
+  net::TlsOptions tls;  // https:// verification (--ssl-ca-cert, --insecure)
 
   // ---- Event times ----
   // true: each SSE event is stamped with the kernel's receive time of the read that

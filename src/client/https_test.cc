@@ -6,18 +6,18 @@
 
 #include "client/client.h"
 #include "client/testing/sim_process.h"
-#include "client/testing/tls_proxy.h"
 #include "common/exit_codes.h"
+#include "net/testing/tls_proxy.h"
 
 namespace servebench::client {
 namespace {
 
+using net::testing::TlsProxy;
 using testing::ProcessResult;
 using testing::RunProcess;
 using testing::SimProcess;
-using testing::TlsProxy;
 
-const std::string kTlsDir = std::string(SERVEBENCH_SOURCE_DIR) + "/src/client/testdata/tls/";
+const std::string kTlsDir = std::string(SERVEBENCH_SOURCE_DIR) + "/src/net/testdata/tls/";
 
 class HttpsTest : public ::testing::Test {
  protected:

@@ -6,17 +6,20 @@
 #include <chrono>
 #include <optional>
 
-#include "client/http_response_parser.h"
 #include "client/openai_stream.h"
 #include "client/sse_parser.h"
-#include "client/transport.h"
 #include "common/clock.h"
+#include "net/http_response_parser.h"
+#include "net/transport.h"
 
 namespace servebench::client {
 
 namespace asio = boost::asio;
 using metrics::FailureKind;
 using metrics::RequestRecord;
+using net::DescribeConnectError;
+using net::HttpResponseParser;
+using net::Transport;
 
 namespace {
 // Read buffers start small (10,000 idle streams must fit in memory) and double

@@ -22,7 +22,7 @@ bool IsChatEndpoint(const BenchSettings& s) {
   return s.endpoint.find("chat") != std::string::npos || s.backend == "openai-chat";
 }
 
-StatusOr<RequestTemplate> MakeRequestTemplate(const BenchSettings& s, const Url& url,
+StatusOr<RequestTemplate> MakeRequestTemplate(const BenchSettings& s, const net::Url& url,
                                               const std::string& api_key) {
   RequestTemplate t;
   t.chat = IsChatEndpoint(s);

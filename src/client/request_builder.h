@@ -8,8 +8,8 @@
 
 #include "client/client_settings.h"
 #include "client/dataset.h"
-#include "client/url.h"
 #include "common/status.h"
+#include "net/url.h"
 
 namespace servebench::client {
 
@@ -21,7 +21,7 @@ struct RequestTemplate {
 };
 
 // Fails when --extra-body is not a JSON object.
-StatusOr<RequestTemplate> MakeRequestTemplate(const BenchSettings& settings, const Url& url,
+StatusOr<RequestTemplate> MakeRequestTemplate(const BenchSettings& settings, const net::Url& url,
                                               const std::string& api_key);
 
 // The complete request for `prompt`.

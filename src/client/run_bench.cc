@@ -13,17 +13,17 @@
 
 #include "client/client.h"
 #include "client/dataset.h"
-#include "client/http_fetch.h"
 #include "client/load_worker.h"
 #include "client/request_builder.h"
 #include "client/schedule.h"
-#include "client/transport.h"
-#include "client/url.h"
 #include "common/atomic_file.h"
 #include "common/clock.h"
 #include "common/exit_codes.h"
 #include "common/log.h"
 #include "common/version.h"
+#include "net/http_fetch.h"
+#include "net/transport.h"
+#include "net/url.h"
 
 namespace servebench::client {
 namespace {
@@ -31,6 +31,12 @@ namespace {
 namespace asio = boost::asio;
 namespace json = boost::json;
 using metrics::RequestRecord;
+using net::HttpFetch;
+using net::HttpReply;
+using net::MakeTlsContext;
+using net::ParseUrl;
+using net::TlsOptions;
+using net::Url;
 
 // Raises the open-file limit to its hard maximum: each stream is a socket.
 void RaiseFileLimit() {

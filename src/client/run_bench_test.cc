@@ -4,14 +4,14 @@
 #include <thread>
 
 #include "client/client.h"
-#include "client/testing/fake_openai_server.h"
 #include "common/exit_codes.h"
+#include "net/testing/fake_openai_server.h"
 
 namespace servebench::client {
 namespace {
 
-using testing::FakeOpenAiServer;
-using testing::FakeServerOptions;
+using net::testing::FakeOpenAiServer;
+using net::testing::FakeServerOptions;
 
 BenchSettings Settings(const FakeOpenAiServer& server) {
   BenchSettings s;

@@ -1,4 +1,4 @@
-#include "client/testing/fake_openai_server.h"
+#include "net/testing/fake_openai_server.h"
 
 #include <arpa/inet.h>
 #include <fmt/format.h>
@@ -12,7 +12,7 @@
 #include <chrono>
 #include <cstring>
 
-namespace servebench::client::testing {
+namespace servebench::net::testing {
 namespace {
 
 bool WriteAll(int fd, const std::string& s) {
@@ -195,4 +195,4 @@ void FakeOpenAiServer::Serve(int fd) {
   }
 }
 
-}  // namespace servebench::client::testing
+}  // namespace servebench::net::testing

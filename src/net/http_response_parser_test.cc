@@ -1,8 +1,8 @@
-#include "client/http_response_parser.h"
+#include "net/http_response_parser.h"
 
 #include <gtest/gtest.h>
 
-namespace servebench::client {
+namespace servebench::net {
 namespace {
 
 TEST(HttpResponseParserTest, ChunkedBodyIsDecodedAcrossArbitrarySplits) {
@@ -60,4 +60,4 @@ TEST(HttpResponseParserTest, ResetAllowsASecondResponseOnTheConnection) {
 }
 
 }  // namespace
-}  // namespace servebench::client
+}  // namespace servebench::net

@@ -5,11 +5,11 @@
 
 #include <string>
 
-namespace servebench::client {
+namespace servebench::net {
 
 struct TlsOptions {
   std::string ca_cert_file;  // PEM CAs trusted besides the system store; empty = none
   bool insecure = false;     // no certificate or host-name verification
 };
 
-}  // namespace servebench::client
+}  // namespace servebench::net

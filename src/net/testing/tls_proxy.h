@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-namespace servebench::client::testing {
+namespace servebench::net::testing {
 
 class TlsProxy {
  public:
@@ -40,4 +40,4 @@ class TlsProxy {
   std::thread thread_;
 };
 
-}  // namespace servebench::client::testing
+}  // namespace servebench::net::testing

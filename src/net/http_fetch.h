@@ -8,11 +8,11 @@
 #include <utility>
 #include <vector>
 
-#include "client/tls_options.h"
-#include "client/url.h"
 #include "common/status.h"
+#include "net/tls_options.h"
+#include "net/url.h"
 
-namespace servebench::client {
+namespace servebench::net {
 
 struct HttpReply {
   int status = 0;
@@ -26,4 +26,4 @@ StatusOr<HttpReply> HttpFetch(const Url& url, const std::string& path, const std
                               const std::vector<std::pair<std::string, std::string>>& headers = {},
                               const TlsOptions& tls_options = {});
 
-}  // namespace servebench::client
+}  // namespace servebench::net

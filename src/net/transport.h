@@ -21,11 +21,11 @@
 #include <optional>
 #include <string>
 
-#include "client/tls_options.h"
-#include "client/url.h"
 #include "common/status.h"
+#include "net/tls_options.h"
+#include "net/url.h"
 
-namespace servebench::client {
+namespace servebench::net {
 
 // A client TLS context for https:// URLs; InvalidArgument when the CA file cannot be read.
 StatusOr<std::unique_ptr<boost::asio::ssl::context>> MakeTlsContext(const TlsOptions& options);
@@ -120,4 +120,4 @@ class Transport {
   std::optional<boost::asio::ssl::stream<boost::asio::ip::tcp::socket>> tls_;
 };
 
-}  // namespace servebench::client
+}  // namespace servebench::net

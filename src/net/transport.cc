@@ -1,4 +1,4 @@
-#include "client/transport.h"
+#include "net/transport.h"
 
 #include <fmt/format.h>
 #include <openssl/err.h>
@@ -12,7 +12,7 @@
 
 #include "common/clock.h"
 
-namespace servebench::client {
+namespace servebench::net {
 
 namespace asio = boost::asio;
 using asio::ip::tcp;
@@ -151,4 +151,4 @@ void Transport::Close() {
   }
 }
 
-}  // namespace servebench::client
+}  // namespace servebench::net

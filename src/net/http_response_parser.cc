@@ -1,10 +1,10 @@
-#include "client/http_response_parser.h"
+#include "net/http_response_parser.h"
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 
-namespace servebench::client {
+namespace servebench::net {
 namespace {
 
 bool IEquals(std::string_view a, std::string_view b) {
@@ -200,4 +200,4 @@ void HttpResponseParser::OnEof() {
   if (state_ == State::kCloseBody) state_ = State::kDone;
 }
 
-}  // namespace servebench::client
+}  // namespace servebench::net

@@ -12,7 +12,7 @@
 
 #include "common/status.h"
 
-namespace servebench::client {
+namespace servebench::net {
 
 class HttpResponseParser {
  public:
@@ -64,4 +64,4 @@ class HttpResponseParser {
   std::string content_type_;
 };
 
-}  // namespace servebench::client
+}  // namespace servebench::net

@@ -1,5 +1,5 @@
 // FakeOpenAiServer: a tiny streaming /v1/completions server on 127.0.0.1 for
-// client/ tests, one thread per connection (tests use tens of streams). It
+// tests, one thread per connection (tests use tens of streams). It
 // answers every POST with `max_tokens` tokens in events of `tokens_per_event`,
 // with per-chunk usage, then a usage chunk and [DONE]; a Mode injects faults.
 // GET /metrics returns `metrics_text`. Not part of the product.
@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-namespace servebench::client::testing {
+namespace servebench::net::testing {
 
 struct FakeServerOptions {
   int tokens_per_event = 1;
@@ -55,4 +55,4 @@ class FakeOpenAiServer {
   std::thread accept_thread_;
 };
 
-}  // namespace servebench::client::testing
+}  // namespace servebench::net::testing

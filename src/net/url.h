@@ -5,7 +5,7 @@
 
 #include "common/status.h"
 
-namespace servebench::client {
+namespace servebench::net {
 
 struct Url {
   bool tls = false;
@@ -18,4 +18,4 @@ struct Url {
 // Fails on a scheme other than http/https, an empty host or a bad port.
 StatusOr<Url> ParseUrl(const std::string& text);
 
-}  // namespace servebench::client
+}  // namespace servebench::net

@@ -1,13 +1,13 @@
-#include "client/http_fetch.h"
+#include "net/http_fetch.h"
 
 #include <fmt/format.h>
 
 #include <chrono>
 
-#include "client/http_response_parser.h"
-#include "client/transport.h"
+#include "net/http_response_parser.h"
+#include "net/transport.h"
 
-namespace servebench::client {
+namespace servebench::net {
 
 namespace asio = boost::asio;
 using asio::ip::tcp;
@@ -96,4 +96,4 @@ StatusOr<HttpReply> HttpFetch(const Url& url, const std::string& path, const std
   }
 }
 
-}  // namespace servebench::client
+}  // namespace servebench::net

@@ -1,8 +1,8 @@
-#include "client/url.h"
+#include "net/url.h"
 
 #include <gtest/gtest.h>
 
-namespace servebench::client {
+namespace servebench::net {
 namespace {
 
 TEST(UrlTest, ParsesSchemeHostPortAndPrefix) {
@@ -25,4 +25,4 @@ TEST(UrlTest, RejectsOtherSchemesAndBadPorts) {
 }
 
 }  // namespace
-}  // namespace servebench::client
+}  // namespace servebench::net

@@ -1,8 +1,8 @@
-#include "client/url.h"
+#include "net/url.h"
 
 #include <cstdlib>
 
-namespace servebench::client {
+namespace servebench::net {
 
 std::string Url::HostHeader() const {
   bool default_port = (tls && port == "443") || (!tls && port == "80");
@@ -49,4 +49,4 @@ StatusOr<Url> ParseUrl(const std::string& text) {
   return url;
 }
 
-}  // namespace servebench::client
+}  // namespace servebench::net

@@ -1,8 +1,8 @@
-#include "client/testing/tls_proxy.h"
+#include "net/testing/tls_proxy.h"
 
 #include <array>
 
-namespace servebench::client::testing {
+namespace servebench::net::testing {
 
 namespace asio = boost::asio;
 using asio::ip::tcp;
@@ -83,4 +83,4 @@ void TlsProxy::Accept() {
   });
 }
 
-}  // namespace servebench::client::testing
+}  // namespace servebench::net::testing
