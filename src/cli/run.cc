@@ -14,6 +14,7 @@
 #include "cli/run_command.h"
 #include "common/atomic_file.h"
 #include "common/exit_codes.h"
+#include "common/time_format.h"
 #include "engine/engine.h"
 #include "run/executor.h"
 #include "run/real_backends.h"
@@ -45,7 +46,7 @@ void OnSignal(int sig) {
 std::string DefaultRunId() {
   char host[128] = {};
   ::gethostname(host, sizeof host - 1);
-  return run::UtcNow("%Y%m%dT%H%M%SZ") + "-" + host + "-" + std::to_string(::getpid());
+  return FormatNow("%Y%m%dT%H%M%SZ") + "-" + host + "-" + std::to_string(::getpid());
 }
 
 std::string SelfPath() {
@@ -97,7 +98,7 @@ void AddRunFlags(CLI::App& app, run::RunSettings* s) {
 // Runs `plan` with `settings`; prints the report. Returns the exit code.
 int ExecutePlan(const recipe::Plan& plan, run::RunSettings settings, bool dry_run) {
   if (settings.run_id.empty()) settings.run_id = DefaultRunId();
-  if (settings.build.date.empty()) settings.build.date = run::UtcNow("%Y-%m-%d");
+  if (settings.build.date.empty()) settings.build.date = FormatNow("%Y-%m-%d");
   if (settings.servebench_binary.empty()) settings.servebench_binary = SelfPath();
   std::vector<recipe::ServeSession> sessions = recipe::GroupSessions(plan.points);
   if (sessions.empty()) {
@@ -204,7 +205,7 @@ int RunRun(int argc, char** argv) {
   }
   if (executor == "slurm") {
     if (settings.run_id.empty()) settings.run_id = DefaultRunId();
-    if (settings.build.date.empty()) settings.build.date = run::UtcNow("%Y-%m-%d");
+    if (settings.build.date.empty()) settings.build.date = FormatNow("%Y-%m-%d");
     return ExecuteOnSlurm(
         *plan, settings, slurm, !no_wait, dry_run,
         SlurmTaskArgv(SelfPath(), argc, argv, settings.run_id, settings.build.date));

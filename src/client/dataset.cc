@@ -7,6 +7,7 @@
 #include <random>
 
 #include "common/atomic_file.h"
+#include "common/jsonl.h"
 
 namespace servebench::client {
 namespace {
@@ -113,38 +114,28 @@ int64_t EstimateTokens(std::string_view text) {
 }
 
 StatusOr<std::vector<Prompt>> CustomPrompts(const BenchSettings& s, const TokenCounter& count) {
-  SB_ASSIGN_OR_RETURN(std::string data, ReadFile(s.dataset_path));
+  constexpr std::string_view kLine =
+      "each line must be a JSON object with a string \"prompt\" (and optional integer "
+      "\"output_tokens\")";
   std::vector<Prompt> out;
-  size_t pos = 0;
-  int line_no = 0;
-  while (pos < data.size()) {
-    size_t eol = data.find('\n', pos);
-    if (eol == std::string::npos) eol = data.size();
-    std::string_view line(data.data() + pos, eol - pos);
-    pos = eol + 1;
-    ++line_no;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    json::error_code ec;
-    json::value v = json::parse(line, ec);
-    const json::value* prompt =
-        (!ec && v.is_object()) ? v.get_object().if_contains("prompt") : nullptr;
-    if (prompt == nullptr || !prompt->is_string()) {
-      return Status::InvalidArgument(fmt::format(
-          "{}:{}: each line must be a JSON object with a string \"prompt\" (and optional "
-          "integer \"output_tokens\")",
-          s.dataset_path, line_no));
-    }
-    Prompt p;
-    p.text = std::string(prompt->get_string());
-    p.max_tokens = s.custom_output_len;
-    if (const json::value* o = v.get_object().if_contains("output_tokens"); o && o->is_int64()) {
-      p.max_tokens = o->get_int64();
-    }
-    std::optional<int64_t> n = count ? count(p.text) : std::nullopt;
-    p.prompt_tokens = n.value_or(EstimateTokens(p.text));
-    p.prompt_tokens_exact = n.has_value();
-    out.push_back(std::move(p));
-  }
+  SB_RETURN_IF_ERROR(
+      ForEachJsonlObject(s.dataset_path, kLine, [&](size_t, const json::object& line) -> Status {
+        const json::value* prompt = line.if_contains("prompt");
+        if (prompt == nullptr || !prompt->is_string()) {
+          return Status::InvalidArgument(std::string(kLine));
+        }
+        Prompt p;
+        p.text = std::string(prompt->get_string());
+        p.max_tokens = s.custom_output_len;
+        if (const json::value* o = line.if_contains("output_tokens"); o && o->is_int64()) {
+          p.max_tokens = o->get_int64();
+        }
+        std::optional<int64_t> n = count ? count(p.text) : std::nullopt;
+        p.prompt_tokens = n.value_or(EstimateTokens(p.text));
+        p.prompt_tokens_exact = n.has_value();
+        out.push_back(std::move(p));
+        return Status::Ok();
+      }));
   return out;
 }
 

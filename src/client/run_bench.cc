@@ -20,6 +20,7 @@
 #include "common/clock.h"
 #include "common/exit_codes.h"
 #include "common/log.h"
+#include "common/time_format.h"
 #include "common/version.h"
 #include "net/http_fetch.h"
 #include "net/transport.h"
@@ -60,14 +61,8 @@ int64_t MaxRssKb() {
   return u.ru_maxrss;
 }
 
-std::string LocalDate() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y%m%d-%H%M%S", &tm);
-  return buf;
-}
+// vllm bench's result file names carry the local time.
+std::string LocalDate() { return FormatNow("%Y%m%d-%H%M%S", TimeZone::kLocal); }
 
 struct PhasePlan {
   std::vector<Job>* jobs = nullptr;

@@ -4,19 +4,14 @@
 
 #include <boost/json.hpp>
 
-#include "common/atomic_file.h"
+#include "common/jsonl.h"
 
 namespace servebench::eval {
 namespace {
 
 namespace json = boost::json;
 
-StatusOr<GsmDoc> ParseLine(std::string_view line) {
-  boost::system::error_code ec;
-  json::value value = json::parse(line, ec);
-  if (ec) return Status::InvalidArgument(fmt::format("not valid JSON ({})", ec.message()));
-  const json::object* object = value.if_object();
-  if (object == nullptr) return Status::InvalidArgument("expected a JSON object per line");
+StatusOr<GsmDoc> FromObject(const json::object* object) {
   GsmDoc doc;
   for (const char* key : {"question", "answer"}) {
     const json::value* field = object->if_contains(key);
@@ -39,25 +34,13 @@ StatusOr<GsmDoc> ParseLine(std::string_view line) {
 }  // namespace
 
 StatusOr<std::vector<GsmDoc>> LoadGsmJsonl(const std::string& path) {
-  SB_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   std::vector<GsmDoc> docs;
-  size_t line_number = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    std::string_view line(text.data() + pos, end - pos);
-    pos = end + 1;
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
-    auto doc = ParseLine(line);
-    if (!doc.ok()) {
-      return Status::InvalidArgument(
-          fmt::format("{}:{}: {}", path, line_number, doc.status().message()));
-    }
-    docs.push_back(std::move(doc).value());
-  }
+  SB_RETURN_IF_ERROR(ForEachJsonlObject(path, "gsm8k lines hold \"question\" and \"answer\"",
+                                        [&](size_t, const json::object& object) -> Status {
+                                          SB_ASSIGN_OR_RETURN(GsmDoc doc, FromObject(&object));
+                                          docs.push_back(std::move(doc));
+                                          return Status::Ok();
+                                        }));
   if (docs.empty()) {
     return Status::InvalidArgument(
         fmt::format("{}: no questions (expected gsm8k JSONL lines)", path));

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "common/atomic_file.h"
+#include "common/jsonl.h"
 #include "eval/gates.h"
 
 namespace servebench::eval {
@@ -12,29 +12,9 @@ namespace {
 
 namespace json = boost::json;
 
-// Calls `on_line(line_number, object)` for each non-blank line of a JSONL file.
-template <typename OnLine>
-Status ForEachJsonLine(const std::string& path, OnLine on_line) {
-  SB_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
-  size_t pos = 0;
-  size_t line_number = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    std::string_view line(text.data() + pos, end - pos);
-    pos = end + 1;
-    ++line_number;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    boost::system::error_code ec;
-    json::value value = json::parse(line, ec);
-    if (ec || !value.is_object()) {
-      return Status::InvalidArgument(
-          fmt::format("{}:{}: not a JSON object (samples JSONL expected)", path, line_number));
-    }
-    SB_RETURN_IF_ERROR(on_line(line_number, value.as_object())
-                           .WithContext(fmt::format("{}:{}", path, line_number)));
-  }
-  return Status::Ok();
+// Each line of a samples.jsonl (SamplesJsonl) as a JSON object.
+Status ForEachSample(const std::string& path, const JsonlLine& on_line) {
+  return ForEachJsonlObject(path, "samples JSONL expected", on_line);
 }
 
 bool IsFailed(const json::object& o) {
@@ -55,7 +35,7 @@ StatusOr<size_t> DocId(const json::object& o) {
 StatusOr<std::map<size_t, bool>> CorrectnessFromSamples(const std::string& path,
                                                         std::string_view filter) {
   std::map<size_t, bool> correct;
-  SB_RETURN_IF_ERROR(ForEachJsonLine(path, [&](size_t, const json::object& o) -> Status {
+  SB_RETURN_IF_ERROR(ForEachSample(path, [&](size_t, const json::object& o) -> Status {
     const json::value* f = o.if_contains("filter");
     if (f == nullptr || !f->is_string() || f->as_string() != filter || IsFailed(o)) {
       return Status::Ok();
@@ -77,7 +57,7 @@ StatusOr<std::map<size_t, bool>> CorrectnessFromSamples(const std::string& path,
 
 StatusOr<std::map<size_t, std::string>> ResponsesFromSamples(const std::string& path) {
   std::map<size_t, std::string> responses;
-  SB_RETURN_IF_ERROR(ForEachJsonLine(path, [&](size_t, const json::object& o) -> Status {
+  SB_RETURN_IF_ERROR(ForEachSample(path, [&](size_t, const json::object& o) -> Status {
     if (IsFailed(o)) return Status::Ok();
     SB_ASSIGN_OR_RETURN(size_t doc_id, DocId(o));
     // resps is [[text]] (one request, one generation) in lm-eval's samples.

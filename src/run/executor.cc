@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <set>
 
+#include "common/time_format.h"
+
 namespace servebench::run {
 
 struct Executor::SessionState {

@@ -53,15 +53,6 @@ int NumGpus(const recipe::ServeSpec& serve) {
   return std::max(1, serve.tp) * std::max(1, serve.pp) * std::max(1, serve.pcp_size);
 }
 
-std::string UtcNow(const char* format) {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, format, &tm);
-  return buf;
-}
-
 boost::json::object BuildRecord(const recipe::Point& point, const RunSettings& settings,
                                 const Provenance& provenance, const PointResult& result) {
   namespace json = boost::json;

@@ -50,9 +50,4 @@ int NumGpus(const recipe::ServeSpec& serve);
 boost::json::object BuildRecord(const recipe::Point& point, const RunSettings& settings,
                                 const Provenance& provenance, const PointResult& result);
 
-// The current UTC time through strftime(`format`).
-std::string UtcNow(const char* format);
-// UTC time as RFC 3339 ("2026-11-29T20:30:00Z").
-inline std::string Rfc3339Now() { return UtcNow("%Y-%m-%dT%H:%M:%SZ"); }
-
 }  // namespace servebench::run

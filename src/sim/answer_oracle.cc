@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/atomic_file.h"
+#include "common/jsonl.h"
 
 namespace servebench::sim {
 namespace {
@@ -143,30 +143,20 @@ class FileOracle : public AnswerOracle {
 };
 
 StatusOr<std::unordered_map<std::string, std::string>> LoadResponses(const std::string& path) {
-  SB_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  constexpr std::string_view kLine =
+      "expected a JSON object with string fields \"question\" and \"response\"";
   std::unordered_map<std::string, std::string> responses;
-  size_t line_number = 0;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    std::string_view line = Trim(std::string_view(text).substr(pos, end - pos));
-    pos = end + 1;
-    ++line_number;
-    if (line.empty()) continue;
-    boost::system::error_code ec;
-    json::value value = json::parse(line, ec);
-    const json::object* object = ec ? nullptr : value.if_object();
-    const json::value* question = object ? object->if_contains("question") : nullptr;
-    const json::value* response = object ? object->if_contains("response") : nullptr;
-    if (!question || !question->is_string() || !response || !response->is_string()) {
-      return Status::InvalidArgument(fmt::format(
-          "{}:{}: expected a JSON object with string fields \"question\" and \"response\"", path,
-          line_number));
-    }
-    responses[std::string(Trim(std::string_view(question->as_string())))] =
-        std::string(response->as_string());
-  }
+  SB_RETURN_IF_ERROR(
+      ForEachJsonlObject(path, kLine, [&](size_t, const json::object& object) -> Status {
+        const json::value* question = object.if_contains("question");
+        const json::value* response = object.if_contains("response");
+        if (!question || !question->is_string() || !response || !response->is_string()) {
+          return Status::InvalidArgument(std::string(kLine));
+        }
+        responses[std::string(Trim(std::string_view(question->as_string())))] =
+            std::string(response->as_string());
+        return Status::Ok();
+      }));
   return responses;
 }
 

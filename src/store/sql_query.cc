@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <ctime>
-
 namespace servebench::store {
 namespace {
 
@@ -133,15 +131,6 @@ const DialectSql& SqlFor(Dialect dialect) {
       {"BEGIN", "SELECT pg_advisory_xact_lock(1585361860)"},
       ""};
   return dialect == Dialect::kSqlite ? kSqlite : kPostgres;
-}
-
-std::string NowRfc3339() {
-  std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buf;
 }
 
 }  // namespace servebench::store

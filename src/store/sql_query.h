@@ -53,7 +53,4 @@ SqlQuery BuildInsert(const RecordColumns& columns, const std::string& record_tex
 SqlQuery BuildSchemaVersionInsert(int version, std::string_view description,
                                   const std::string& applied_at, Dialect dialect);
 
-// The current UTC time as RFC 3339 with seconds ("2026-11-29T20:30:00Z").
-std::string NowRfc3339();
-
 }  // namespace servebench::store

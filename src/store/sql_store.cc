@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <boost/json.hpp>
 
+#include "common/time_format.h"
 #include "store/record_columns.h"
 
 namespace servebench::store {
@@ -65,7 +66,7 @@ Status ApplyMigrations(SqlSession& db, const std::vector<Migration>& migrations)
       SB_RETURN_IF_ERROR(db.Exec(db.dialect() == Dialect::kSqlite ? m.sqlite_sql : m.postgres_sql,
                                  fmt::format("apply migration {}", m.version)));
       SB_RETURN_IF_ERROR(
-          db.Run(BuildSchemaVersionInsert(m.version, m.description, NowRfc3339(), db.dialect()),
+          db.Run(BuildSchemaVersionInsert(m.version, m.description, Rfc3339Now(), db.dialect()),
                  "record the schema version")
               .status());
     }
@@ -140,7 +141,7 @@ class SqlStore final : public Store {
   // dialect's ingest transaction when it has one.
   StatusOr<IngestOutcome> IngestUnlocked(const RecordColumns& columns, const std::string& text,
                                          const boost::json::object& record) {
-    SqlQuery insert = BuildInsert(columns, text, NowRfc3339(), db_->dialect());
+    SqlQuery insert = BuildInsert(columns, text, Rfc3339Now(), db_->dialect());
     SB_ASSIGN_OR_RETURN(int64_t changed, db_->Run(insert, "insert a record"));
     if (changed == 1) return IngestOutcome::kInserted;
     RecordFilter same;

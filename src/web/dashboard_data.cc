@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "common/time_format.h"
 #include "common/version.h"
 #include "recipe/recipe.h"
 #include "run/pareto.h"
@@ -248,7 +249,7 @@ StatusOr<json::object> BuildDashboardData(const std::vector<json::object>& recor
   return json::object{
       {"title", options.title},
       {"source", options.source},
-      {"generated_at", options.generated_at.empty() ? run::Rfc3339Now() : options.generated_at},
+      {"generated_at", options.generated_at.empty() ? Rfc3339Now() : options.generated_at},
       {"servebench_version", kVersion},
       {"counts", std::move(counts)},
       {"build_dates", BuildDatesNewestFirst(dates)},
