@@ -2,14 +2,16 @@
 
 #include <fmt/format.h>
 #include <unistd.h>
-#include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <set>
 
 #include "common/atomic_file.h"
+#include "config/config_file.h"
+#include "config/field_reader.h"
 
 #ifndef SERVEBENCH_ENGINE_DATA_SOURCE_DIR
 #define SERVEBENCH_ENGINE_DATA_SOURCE_DIR ""
@@ -51,134 +53,129 @@ const std::map<std::string, std::vector<std::string>>& RequiredEnv() {
   return *kRequired;
 }
 
-std::string Where(const std::string& file, const YAML::Node& node) {
-  const YAML::Mark mark = node.Mark();
-  if (mark.line < 0) return file;
-  return fmt::format("{}:{}:{}", file, mark.line + 1, mark.column + 1);
-}
+using config::FieldReader;
+using config::LoadContext;
+using config::YNode;
 
-std::vector<std::string> StringList(const YAML::Node& node) {
-  std::vector<std::string> out;
-  if (!node) return out;
-  if (node.IsScalar()) {
-    out.push_back(node.as<std::string>());
-    return out;
-  }
-  for (const auto& item : node) out.push_back(item.as<std::string>());
-  return out;
-}
-
-std::map<std::string, std::string> StringMap(const YAML::Node& node) {
+std::map<std::string, std::string> ToMap(
+    const std::optional<std::vector<std::pair<std::string, std::string>>>& pairs) {
   std::map<std::string, std::string> out;
-  if (!node) return out;
-  for (const auto& item : node) out[item.first.as<std::string>()] = item.second.as<std::string>();
+  if (pairs) out.insert(pairs->begin(), pairs->end());
   return out;
 }
 
-Status ParseFlags(const YAML::Node& root, const std::string& file, EngineCatalog& catalog) {
-  const YAML::Node engines = root["engines"];
-  if (!engines || !engines.IsMap()) {
-    return Status::InvalidArgument(fmt::format("{}: `engines` is missing or not a map", file));
-  }
-  for (const auto& item : engines) {
-    EngineFlagTable table;
-    table.engine = item.first.as<std::string>();
-    const YAML::Node& node = item.second;
-    const std::string where = Where(file, node);
-    if (RequiredFlags().count(table.engine) == 0) {
-      return Status::InvalidArgument(
-          fmt::format("{}: engines.{}: unknown engine (known: vllm, sglang, trtllm, llamacpp, sim)",
-                      where, table.engine));
-    }
-    table.command = StringList(node["command"]);
-    table.launcher = StringList(node["launcher"]);
-    table.default_port = node["default_port"].as<int>(0);
-    table.readiness_timeout_s = node["readiness_timeout_s"].as<double>(0);
-    table.readiness_poll_ms = node["readiness_poll_ms"].as<int>(1000);
-    table.flags = StringMap(node["flags"]);
-    table.also_owned = StringList(node["also_owned"]);
-    table.env = StringMap(node["env"]);
-    table.synthetic_env = StringMap(node["synthetic_env"]);
-    if (table.command.empty()) {
-      return Status::InvalidArgument(
-          fmt::format("{}: engines.{}.command is empty", where, table.engine));
-    }
-    if (table.readiness_timeout_s <= 0 || table.readiness_poll_ms <= 0) {
-      return Status::InvalidArgument(
-          fmt::format("{}: engines.{}: readiness_timeout_s and readiness_poll_ms must be > 0",
-                      where, table.engine));
-    }
+void ReadFlagTable(const LoadContext& ctx, const std::string& path, const YNode& node,
+                   EngineFlagTable& table) {
+  FieldReader r(ctx, node, path,
+                {"command", "launcher", "default_port", "readiness_timeout_s", "readiness_poll_ms",
+                 "flags", "also_owned", "env", "synthetic_env"});
+  table.command = r.StringList("command", /*required=*/true).value_or(table.command);
+  table.launcher = r.StringList("launcher").value_or(table.launcher);
+  table.default_port = static_cast<int>(r.Int("default_port").value_or(table.default_port));
+  table.readiness_timeout_s = r.Double("readiness_timeout_s", true).value_or(1);
+  table.readiness_poll_ms = static_cast<int>(r.Int("readiness_poll_ms").value_or(1000));
+  table.flags = ToMap(r.StringMap("flags", true));
+  table.also_owned = r.StringList("also_owned").value_or(table.also_owned);
+  table.env = ToMap(r.StringMap("env"));
+  table.synthetic_env = ToMap(r.StringMap("synthetic_env"));
+  if (!r.valid()) return;
+  if (r.Has("command") && table.command.empty()) r.ErrorAt("command", "is empty; name the argv");
+  if (table.readiness_timeout_s <= 0) r.ErrorAt("readiness_timeout_s", "must be > 0 (seconds)");
+  if (table.readiness_poll_ms <= 0) r.ErrorAt("readiness_poll_ms", "must be > 0 (milliseconds)");
+  if (r.Has("flags")) {
     for (const auto& key : RequiredFlags().at(table.engine)) {
       if (table.flags.count(key) == 0) {
-        return Status::InvalidArgument(
-            fmt::format("{}: engines.{}.flags: `{}` is missing; the {} adapter renders it (add "
-                        "`{}: --flag-name`)",
-                        where, table.engine, key, table.engine, key));
+        r.ErrorAt("flags", fmt::format("`{}` is missing; the {} adapter renders it (add "
+                                       "`{}: --flag-name`)",
+                                       key, table.engine, key));
       }
-    }
-    auto env_required = RequiredEnv().find(table.engine);
-    if (env_required != RequiredEnv().end()) {
-      for (const auto& key : env_required->second) {
-        if (table.env.count(key) == 0) {
-          return Status::InvalidArgument(
-              fmt::format("{}: engines.{}.env: `{}` is missing", where, table.engine, key));
-        }
-      }
-    }
-    for (const auto& flag : table.OwnedFlags()) {
-      if (flag.size() < 2 || flag[0] != '-') {
-        return Status::InvalidArgument(fmt::format(
-            "{}: engines.{}: flag \"{}\" must start with '-'", where, table.engine, flag));
-      }
-    }
-    catalog.engines[table.engine] = std::move(table);
-  }
-  for (const auto& [name, unused] : RequiredFlags()) {
-    if (catalog.engines.count(name) == 0) {
-      return Status::InvalidArgument(fmt::format("{}: engines.{} is missing", file, name));
     }
   }
-  return Status::Ok();
+  if (auto env_required = RequiredEnv().find(table.engine); env_required != RequiredEnv().end()) {
+    for (const auto& key : env_required->second) {
+      if (table.env.count(key) == 0) {
+        r.ErrorAt("env", fmt::format("`{}` is missing; the {} adapter sets it (add `{}: VARIABLE`)",
+                                     key, table.engine, key));
+      }
+    }
+  }
+  for (const auto& flag : table.OwnedFlags()) {
+    if (flag.size() < 2 || flag[0] != '-') {
+      r.ErrorAt("flags", fmt::format("flag \"{}\" must start with '-'", flag));
+    }
+  }
 }
 
-Status ParseSignatures(const YAML::Node& root, const std::string& file, EngineCatalog& catalog) {
-  const YAML::Node list = root["signatures"];
-  if (!list || !list.IsSequence() || list.size() == 0) {
-    return Status::InvalidArgument(fmt::format("{}: `signatures` is missing or empty", file));
+void ReadFlags(const LoadContext& ctx, const YNode& root, EngineCatalog& catalog) {
+  FieldReader file(ctx, root, "", {"version", "engines"}, "top-level key");
+  file.Int("version");
+  const YNode* engines = file.Get("engines");
+  if (engines == nullptr) return file.Missing("engines");
+  if (!engines->IsMap()) return file.ErrorAt("engines", "is not a map of engine: flag table");
+  std::vector<std::string> known;
+  for (const auto& [name, unused] : RequiredFlags()) known.push_back(name);
+  for (const auto& [name, node] : engines->entries) {
+    const std::string path = "engines." + name.scalar;
+    if (RequiredFlags().count(name.scalar) == 0) {
+      ctx.Error(name, path,
+                fmt::format("unknown engine; known: {}{}", config::JoinAllowed(known),
+                            config::DidYouMean(name.scalar, known)));
+      continue;
+    }
+    EngineFlagTable table;
+    table.engine = name.scalar;
+    ReadFlagTable(ctx, path, node, table);
+    catalog.engines[table.engine] = std::move(table);
   }
-  for (const auto& node : list) {
-    FailureSignature sig;
-    sig.failure_class = node["class"].as<std::string>("");
-    sig.match = StringList(node["match"]);
-    sig.near = StringList(node["near"]);
-    sig.near_lines = node["near_lines"].as<int>(30);
-    sig.secondary = node["secondary"].as<bool>(false);
-    sig.meaning = node["meaning"].as<std::string>("");
-    const std::string where = Where(file, node);
-    if (sig.failure_class.empty()) {
-      return Status::InvalidArgument(fmt::format("{}: signature without `class`", where));
+  for (const auto& name : known) {
+    if (catalog.engines.count(name) == 0) {
+      ctx.Error(*engines, "engines." + name, "is missing; every adapter needs its flag table");
     }
-    if (sig.match.empty()) {
-      return Status::InvalidArgument(
-          fmt::format("{}: signature {} has no `match` substrings", where, sig.failure_class));
-    }
-    for (const auto& m : sig.match) {
-      if (m.empty()) {
-        return Status::InvalidArgument(
-            fmt::format("{}: signature {} has an empty `match` string", where, sig.failure_class));
+  }
+}
+
+void ReadSignatures(const LoadContext& ctx, const YNode& root, EngineCatalog& catalog) {
+  FieldReader file(ctx, root, "", {"version", "signatures", "situations"}, "top-level key");
+  file.Int("version");
+  const YNode* list = file.Get("signatures");
+  if (list == nullptr) {
+    file.Missing("signatures");
+  } else if (!list->IsSequence() || list->items.empty()) {
+    file.ErrorAt("signatures", "must be a non-empty list of signatures");
+  } else {
+    for (size_t i = 0; i < list->items.size(); ++i) {
+      FieldReader r(ctx, list->items[i], config::IndexPath("signatures", i),
+                    {"class", "match", "near", "near_lines", "secondary", "meaning"});
+      FailureSignature sig;
+      sig.failure_class = r.String("class", /*required=*/true, /*non_empty=*/true).value_or("");
+      sig.match = r.StringList("match").value_or(sig.match);
+      sig.near = r.StringList("near").value_or(sig.near);
+      sig.near_lines = static_cast<int>(r.PositiveInt("near_lines").value_or(30));
+      sig.secondary = r.Bool("secondary").value_or(false);
+      sig.meaning = r.String("meaning").value_or("");
+      if (!r.valid()) continue;
+      if (sig.match.empty()) {
+        ctx.Error(list->items[i], r.path(),
+                  fmt::format("signature {} has no `match` substrings", sig.failure_class));
       }
+      for (const auto& m : sig.match) {
+        if (m.empty()) {
+          r.ErrorAt("match",
+                    fmt::format("signature {} has an empty `match` string", sig.failure_class));
+        }
+      }
+      catalog.signatures.signatures.push_back(std::move(sig));
     }
-    catalog.signatures.signatures.push_back(std::move(sig));
   }
-  catalog.signatures.situations = StringMap(root["situations"]);
+  catalog.signatures.situations = ToMap(file.StringMap("situations", true));
+  if (!file.Has("situations")) return;
   for (const char* name :
        {"died_before_ready", "readiness_timeout", "died_during_run", "start_failed"}) {
     if (catalog.signatures.situations.count(name) == 0) {
-      return Status::InvalidArgument(
-          fmt::format("{}: situations.{} is missing (the class for that situation)", file, name));
+      file.ErrorAt("situations",
+                   fmt::format("`{}` is missing (the class for that situation)", name));
     }
   }
-  return Status::Ok();
 }
 
 std::string ExecutableDir() {
@@ -220,19 +217,12 @@ StatusOr<EngineCatalog> ParseEngineCatalog(std::string_view flags_yaml,
                                            const std::string& origin) {
   EngineCatalog catalog;
   catalog.origin = origin;
-  const std::string flags_file = origin + "/flags.yaml";
-  const std::string sig_file = origin + "/failure_signatures.yaml";
-  try {
-    SB_RETURN_IF_ERROR(ParseFlags(YAML::Load(std::string(flags_yaml)), flags_file, catalog));
-  } catch (const YAML::Exception& e) {
-    return Status::InvalidArgument(fmt::format("{}: {}", flags_file, e.what()));
-  }
-  try {
-    SB_RETURN_IF_ERROR(
-        ParseSignatures(YAML::Load(std::string(signatures_yaml)), sig_file, catalog));
-  } catch (const YAML::Exception& e) {
-    return Status::InvalidArgument(fmt::format("{}: {}", sig_file, e.what()));
-  }
+  SB_RETURN_IF_ERROR(config::ReadConfigText(
+      flags_yaml, origin + "/flags.yaml",
+      [&](const LoadContext& ctx, const YNode& root) { ReadFlags(ctx, root, catalog); }));
+  SB_RETURN_IF_ERROR(config::ReadConfigText(
+      signatures_yaml, origin + "/failure_signatures.yaml",
+      [&](const LoadContext& ctx, const YNode& root) { ReadSignatures(ctx, root, catalog); }));
   return catalog;
 }
 

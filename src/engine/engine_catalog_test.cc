@@ -60,6 +60,17 @@ TEST(EngineCatalogTest, SignatureWithoutMatchIsRejectedWithItsLine) {
   EXPECT_THAT(catalog.status().message(), HasSubstr("x.y has no `match`"));
 }
 
+TEST(EngineCatalogTest, MisspelledKeyIsLocatedWithASuggestion) {
+  std::string flags = Shipped("flags.yaml");
+  flags.replace(flags.find("    readiness_poll_ms:"), 22, "    readiness_pol_ms:");
+  auto catalog = ParseEngineCatalog(flags, Shipped("failure_signatures.yaml"), "dir");
+  ASSERT_FALSE(catalog.ok());
+  EXPECT_THAT(catalog.status().message(),
+              HasSubstr(":5: engines.vllm.readiness_pol_ms: unknown field"));
+  EXPECT_THAT(catalog.status().message(), HasSubstr("did you mean 'readiness_poll_ms'?"));
+  EXPECT_THAT(catalog.status().message(), HasSubstr("dir/flags.yaml:"));
+}
+
 TEST(EngineCatalogTest, MalformedYamlIsAnErrorNotAnException) {
   auto catalog = ParseEngineCatalog("engines: [", Shipped("failure_signatures.yaml"), "dir");
   ASSERT_FALSE(catalog.ok());

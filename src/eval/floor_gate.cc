@@ -2,12 +2,13 @@
 // semantics, validate_scores.py rules): every exact_match,<filter> metric (stderr
 // excluded) must reach the floor; a run where no metric was checked fails.
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
 
 #include "common/atomic_file.h"
+#include "config/config_file.h"
+#include "config/field_reader.h"
 #include "eval/gates.h"
 
 namespace servebench::eval {
@@ -15,26 +16,29 @@ namespace {
 
 namespace json = boost::json;
 
-StatusOr<std::map<std::string, double>> ParseTaskFloors(const YAML::Node& node,
-                                                        std::string_view where) {
+using config::LoadContext;
+using config::YNode;
+
+// `task: floor` pairs, each floor a number in [0, 1].
+std::map<std::string, double> ReadTaskFloors(const LoadContext& ctx, const YNode& node,
+                                             const std::string& path) {
   std::map<std::string, double> floors;
   if (!node.IsMap()) {
-    return Status::InvalidArgument(fmt::format("{}: expected a map of task: floor", where));
+    ctx.Error(node, path, "is " + node.TypeName() + "; expected a map of task: floor");
+    return floors;
   }
-  for (const auto& entry : node) {
-    std::string task = entry.first.as<std::string>();
-    double floor = 0;
-    try {
-      floor = entry.second.as<double>();
-    } catch (const YAML::Exception&) {
-      return Status::InvalidArgument(
-          fmt::format("{}.{}: '{}' is not a number", where, task, entry.second.Scalar()));
+  for (const auto& [task, value] : node.entries) {
+    const std::string where = config::JoinPath(path, task.scalar);
+    auto floor = value.AsDouble();
+    if (!floor) {
+      ctx.Error(
+          value, where,
+          fmt::format("is '{}' ({}); expected a number in [0, 1]", value.scalar, value.TypeName()));
+    } else if (!(*floor >= 0 && *floor <= 1)) {
+      ctx.Error(value, where, fmt::format("is {}; a floor must be in [0, 1]", *floor));
+    } else if (!floors.emplace(task.scalar, *floor).second) {
+      ctx.Error(task, where, "duplicate task; each task may appear once");
     }
-    if (!(floor >= 0 && floor <= 1)) {
-      return Status::InvalidArgument(
-          fmt::format("{}.{} = {}: a floor must be in [0, 1]", where, task, floor));
-    }
-    floors[task] = floor;
   }
   return floors;
 }
@@ -57,36 +61,20 @@ std::string_view VerdictName(Verdict verdict) {
 
 StatusOr<Thresholds> ParseThresholds(std::string_view yaml_text, std::string_view source_name) {
   Thresholds thresholds;
-  try {
-    YAML::Node root = YAML::Load(std::string(yaml_text));
-    if (!root.IsMap()) {
-      return Status::InvalidArgument(
-          fmt::format("{}: expected a map with 'default' and 'models'", source_name));
-    }
-    for (const auto& entry : root) {
-      std::string key = entry.first.as<std::string>();
-      if (key == "default") {
-        SB_ASSIGN_OR_RETURN(thresholds.defaults,
-                            ParseTaskFloors(entry.second, fmt::format("{}: default", source_name)));
-      } else if (key == "models") {
-        if (!entry.second.IsMap()) {
-          return Status::InvalidArgument(fmt::format("{}: models must be a map", source_name));
+  SB_RETURN_IF_ERROR(config::ReadConfigText(
+      yaml_text, std::string(source_name), [&](const LoadContext& ctx, const YNode& root) {
+        config::FieldReader file(ctx, root, "", {"default", "models"}, "top-level key");
+        if (const YNode* defaults = file.Get("default")) {
+          thresholds.defaults = ReadTaskFloors(ctx, *defaults, "default");
         }
-        for (const auto& model : entry.second) {
-          std::string prefix = model.first.as<std::string>();
-          SB_ASSIGN_OR_RETURN(
-              thresholds.models[prefix],
-              ParseTaskFloors(model.second, fmt::format("{}: models.{}", source_name, prefix)));
+        const YNode* models = file.Get("models");
+        if (models == nullptr) return;
+        if (!models->IsMap()) return file.ErrorAt("models", "is not a map of model prefix: floors");
+        for (const auto& [prefix, floors] : models->entries) {
+          thresholds.models[prefix.scalar] =
+              ReadTaskFloors(ctx, floors, config::JoinPath("models", prefix.scalar));
         }
-      } else {
-        return Status::InvalidArgument(
-            fmt::format("{}: unknown key '{}' (allowed: default, models)", source_name, key));
-      }
-    }
-  } catch (const YAML::Exception& e) {
-    return Status::InvalidArgument(
-        fmt::format("{}:{}:{}: {}", source_name, e.mark.line + 1, e.mark.column + 1, e.msg));
-  }
+      }));
   return thresholds;
 }
 

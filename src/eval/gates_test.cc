@@ -162,6 +162,18 @@ TEST(FloorGateTest, BadThresholdsFileIsExplained) {
   EXPECT_NE(bad.status().message().find("t.yaml:"), std::string::npos);
 }
 
+TEST(FloorGateTest, ThresholdProblemsAreLocatedAndReportedAtOnce) {
+  auto bad = ParseThresholds("default: {gsm8k: 1.5}\nmodels:\n  dsr1: {gsm8k: high}\n", "t.yaml");
+  ASSERT_FALSE(bad.ok());
+  const std::string m = bad.status().message();
+  EXPECT_NE(m.find("t.yaml:1:18: default.gsm8k: is 1.5; a floor must be in [0, 1]"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("t.yaml:3:17: models.dsr1.gsm8k: is 'high' (string); expected a number"),
+            std::string::npos)
+      << m;
+}
+
 TEST(FloorGateTest, ModelPrefixIsFirstDashComponent) {
   EXPECT_EQ(ModelPrefixOf("dsr1-fp8-b200"), "dsr1");
   EXPECT_EQ(ModelPrefixOf("org/GLM5.1-FP8"), "glm5.1");

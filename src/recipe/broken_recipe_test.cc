@@ -378,7 +378,7 @@ TEST(BrokenRecipeTest, HundredMegabyteFileIsRefusedWithoutReadingIt) {
   Diagnostics d;
   LoadRecipes({path}, &d);
   EXPECT_FALSE(d.ok());
-  EXPECT_NE(d.ToString().find("file is 104857600 bytes; a recipe may be at most"),
+  EXPECT_NE(d.ToString().find("file is 104857600 bytes; a YAML file may be at most"),
             std::string::npos)
       << d.ToString();
 }

@@ -8,11 +8,25 @@
 #include <string>
 #include <vector>
 
-#include "recipe/field_reader.h"
+#include "config/field_reader.h"
+#include "config/yaml_tree.h"
 #include "recipe/recipe_model.h"
-#include "recipe/yaml_tree.h"
 
 namespace servebench::recipe {
+
+// The strict YAML reading every format shares (config/).
+using config::DidYouMean;
+using config::EditDistance;
+using config::FieldReader;
+using config::IndexPath;
+using config::JoinAllowed;
+using config::JoinPath;
+using config::LoadContext;
+using config::LoadYamlFile;
+using config::ParseYamlText;
+using config::YamlLimits;
+using config::YEntry;
+using config::YNode;
 
 enum class FileFormat { kEmpty, kNative, kInferenceX, kRunners, kNightly, kUnknown };
 

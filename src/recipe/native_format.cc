@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "config/golden_al.h"
 #include "recipe/formats.h"
-#include "recipe/golden_al.h"
 
 namespace servebench::recipe {
 namespace {
@@ -148,8 +148,8 @@ std::optional<SpecDecoding> ReadSpec(const LoadContext& ctx, const YNode& n,
         spec.golden_thinking = ar.Bool("thinking").value_or(true);
         if (ar.Has("length")) ar.ErrorAt("length", "is only for mode: synthetic"), ok = false;
         if (table && model && spec.num_speculative_tokens > 0) {
-          auto al =
-              LookupGoldenAl(*table, *model, spec.golden_thinking, spec.num_speculative_tokens);
+          auto al = config::LookupGoldenAl(*table, *model, spec.golden_thinking,
+                                           spec.num_speculative_tokens);
           if (!al.ok()) {
             ar.ErrorAt("table", al.status().message());
             ok = false;

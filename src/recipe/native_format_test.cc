@@ -5,7 +5,6 @@
 #include <set>
 #include <tuple>
 
-#include "recipe/golden_al.h"
 #include "recipe/recipe.h"
 
 namespace servebench::recipe {
@@ -117,15 +116,6 @@ TEST(NativeFormatTest, NativeNightlyExampleServesTheSameServer) {
   EXPECT_EQ(a.spec.draft_model, b.spec.draft_model);
   EXPECT_EQ(a.readiness_timeout_s, b.readiness_timeout_s);
   EXPECT_EQ(native.points[0].evals[0].num_fewshot, 5);
-}
-
-TEST(NativeFormatTest, GoldenTablesShipWithTheBinary) {
-  auto names = GoldenTableNames();
-  EXPECT_EQ(names.size(), 9u);
-  auto al = LookupGoldenAl("qwen3.5_mtp", "qwen3.5-397b-a17b-nvfp4", false, 1);
-  ASSERT_TRUE(al.ok());
-  EXPECT_DOUBLE_EQ(*al, 1.92);
-  EXPECT_FALSE(LookupGoldenAl("minimaxm3_eagle3", "minimax-m3", true, 9).ok());
 }
 
 TEST(NativeFormatTest, EveryPointFieldCanBeWritten) {

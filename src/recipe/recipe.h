@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "recipe/diagnostics.h"
+#include "config/diagnostics.h"
 #include "recipe/point.h"
 #include "recipe/recipe_model.h"
 

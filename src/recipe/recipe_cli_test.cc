@@ -1,33 +1,19 @@
 // `servebench validate` and `servebench matrix` end to end: the real binary, real
 // files, exit codes and located messages.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
+#include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
+#include "common/testing/shell.h"
+
 namespace {
 
+using Result = servebench::testing::ShellResult;
+using servebench::testing::RunServebench;
+
 const std::string kRoot = std::string(SERVEBENCH_SOURCE_DIR) + "/";
-
-struct Result {
-  int exit_code = -1;
-  std::string output;
-};
-
-Result RunServebench(const std::string& args) {
-  std::string cmd = std::string(SERVEBENCH_BIN) + " " + args + " 2>&1";
-  Result r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return r;
-  std::array<char, 4096> buf{};
-  for (size_t n; (n = fread(buf.data(), 1, buf.size(), pipe)) > 0;) r.output.append(buf.data(), n);
-  int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 std::string TempFile(const std::string& name, const std::string& text) {
   auto path = std::filesystem::temp_directory_path() /

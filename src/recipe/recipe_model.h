@@ -14,10 +14,16 @@
 #include <utility>
 #include <vector>
 
-#include "recipe/diagnostics.h"
+#include "config/diagnostics.h"
 #include "recipe/point.h"
 
 namespace servebench::recipe {
+
+// Loading problems, located file:line:column, are config/'s (config/diagnostics.h);
+// the recipe API names them as its own.
+using config::Diagnostic;
+using config::Diagnostics;
+using config::Location;
 
 // A concurrency search space: a geometric range or an explicit list.
 struct ConcurrencySpec {

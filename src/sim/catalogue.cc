@@ -1,10 +1,13 @@
 #include "sim/catalogue.h"
 
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
-#include <fstream>
-#include <sstream>
+#include <algorithm>
+#include <filesystem>
+#include <vector>
+
+#include "config/config_file.h"
+#include "config/field_reader.h"
 
 namespace servebench::sim {
 
@@ -14,123 +17,196 @@ extern const char* const kBuiltInModelsYaml;
 
 namespace {
 
-// Reads field `key` of `node` into `out` when present. Every numeric field present
-// must be named in the entry's `sources` map (the catalogue's rule: no number
-// without a source).
-template <typename T>
-Status Read(const YAML::Node& node, const char* key, T* out, const std::string& where,
-            bool required) {
-  YAML::Node v = node[key];
-  if (!v) {
-    if (required) return Status::InvalidArgument(fmt::format("{}: missing field '{}'", where, key));
-    return Status::Ok();
-  }
-  try {
-    *out = v.as<T>();
-  } catch (const YAML::Exception& e) {
-    return Status::InvalidArgument(
-        fmt::format("{}.{} (line {}): {}", where, key, v.Mark().line + 1, e.what()));
-  }
-  if constexpr (std::is_arithmetic_v<T>) {
-    if (!node["sources"] || !node["sources"][key]) {
-      return Status::InvalidArgument(fmt::format(
-          "{}.{}: no source given; add 'sources: {{{}: \"where the number comes from\"}}'", where,
-          key, key));
+using config::FieldReader;
+using config::LoadContext;
+using config::YNode;
+
+// One catalogue entry read strictly: only the fields it may hold (plus `sources`),
+// every number present named in its `sources` map (the catalogue's rule: no number
+// without a source), every problem reported with file:line:column.
+class Entry {
+ public:
+  Entry(const LoadContext& ctx, const YNode& node, const std::string& path,
+        std::vector<std::string> fields)
+      : ctx_(ctx), reader_(ctx, node, path, WithSources(fields)), fields_(std::move(fields)) {
+    if (const YNode* sources = reader_.Get("sources")) {
+      FieldReader list(ctx, *sources, reader_.PathOf("sources"), fields_,
+                       "source (sources name fields of this entry)");
+      for (const std::string& field : fields_) {
+        if (list.String(field)) sourced_.push_back(field);
+      }
     }
   }
-  return Status::Ok();
-}
 
-Status ParseHardware(const std::string& name, const YAML::Node& n, Hardware* h) {
-  std::string where = "hardware." + name;
+  void Text(const std::string& key, std::string* out, bool required) {
+    if (auto v = reader_.String(key, required, /*non_empty=*/true)) *out = *v;
+  }
+  void Choice(const std::string& key, std::string* out, const std::vector<std::string>& allowed) {
+    if (auto v = reader_.Enum(key, allowed, /*required=*/true)) *out = *v;
+  }
+  void Number(const std::string& key, double* out, bool required) {
+    if (auto v = reader_.Double(key, required)) {
+      *out = *v;
+      NeedsSource(key);
+    }
+  }
+  void Number(const std::string& key, int* out, bool required) {
+    if (auto v = reader_.Int(key, required)) {
+      *out = static_cast<int>(*v);
+      NeedsSource(key);
+    }
+  }
+  // Precision -> TFLOP/s, each > 0.
+  void Throughputs(const std::string& key, std::map<std::string, double>* out) {
+    const YNode* map = reader_.Get(key);
+    if (map == nullptr) return reader_.Missing(key);
+    if (!map->IsMap()) {
+      return reader_.ErrorAt(key, "is " + map->TypeName() + "; expected a map precision: TFLOP/s");
+    }
+    for (const auto& [precision, value] : map->entries) {
+      auto tflops = value.AsDouble();
+      if (!tflops || *tflops <= 0) {
+        ctx_.Error(value, reader_.PathOf(key) + "." + precision.scalar,
+                   "is " + value.TypeName() + " '" + value.scalar + "'; expected TFLOP/s > 0");
+        continue;
+      }
+      (*out)[precision.scalar] = *tflops;
+    }
+    NeedsSource(key);
+  }
+  // Reports `message` at `key` unless `ok` (a rule on values already read).
+  void Require(bool ok, const std::string& key, const std::string& message) {
+    if (!ok && reader_.Has(key)) reader_.ErrorAt(key, message);
+  }
+  bool Has(const std::string& key) const { return reader_.Has(key); }
+  const std::string& path() const { return reader_.path(); }
+
+ private:
+  static std::vector<std::string> WithSources(std::vector<std::string> fields) {
+    fields.push_back("sources");
+    return fields;
+  }
+  void NeedsSource(const std::string& key) {
+    if (std::find(sourced_.begin(), sourced_.end(), key) != sourced_.end()) return;
+    reader_.ErrorAt(key,
+                    fmt::format("no source given; add 'sources: {{{}: \"where the number comes "
+                                "from\"}}'",
+                                key));
+  }
+
+  const LoadContext& ctx_;
+  FieldReader reader_;
+  std::vector<std::string> fields_;
+  std::vector<std::string> sourced_;
+};
+
+void ReadHardware(const LoadContext& ctx, const std::string& name, const YNode& node, Hardware* h) {
+  Entry e(
+      ctx, node, "hardware." + name,
+      {"description", "hbm_gb", "hbm_tb_per_s", "dense_tflops", "scaleup_gb_per_s", "gpus_per_node",
+       "matmul_efficiency", "hbm_efficiency", "allreduce_bus_efficiency", "allreduce_latency_us",
+       "alltoall_latency_us", "step_overhead_us", "layer_overhead_us", "moe_layer_overhead_us"});
   h->name = name;
-  SB_RETURN_IF_ERROR(Read(n, "description", &h->description, where, false));
-  SB_RETURN_IF_ERROR(Read(n, "hbm_gb", &h->hbm_gb, where, true));
-  SB_RETURN_IF_ERROR(Read(n, "hbm_tb_per_s", &h->hbm_tb_per_s, where, true));
-  SB_RETURN_IF_ERROR(Read(n, "scaleup_gb_per_s", &h->scaleup_gb_per_s, where, true));
-  SB_RETURN_IF_ERROR(Read(n, "gpus_per_node", &h->gpus_per_node, where, true));
-  SB_RETURN_IF_ERROR(Read(n, "matmul_efficiency", &h->matmul_efficiency, where, true));
-  SB_RETURN_IF_ERROR(Read(n, "hbm_efficiency", &h->hbm_efficiency, where, true));
-  SB_RETURN_IF_ERROR(
-      Read(n, "allreduce_bus_efficiency", &h->allreduce_bus_efficiency, where, true));
-  SB_RETURN_IF_ERROR(Read(n, "allreduce_latency_us", &h->allreduce_latency_us, where, true));
-  SB_RETURN_IF_ERROR(Read(n, "alltoall_latency_us", &h->alltoall_latency_us, where, true));
-  SB_RETURN_IF_ERROR(Read(n, "step_overhead_us", &h->step_overhead_us, where, true));
-  SB_RETURN_IF_ERROR(Read(n, "layer_overhead_us", &h->layer_overhead_us, where, true));
-  SB_RETURN_IF_ERROR(Read(n, "moe_layer_overhead_us", &h->moe_layer_overhead_us, where, true));
-  YAML::Node t = n["dense_tflops"];
-  if (!t || !t.IsMap())
-    return Status::InvalidArgument(where + ": missing map 'dense_tflops' (precision: TFLOP/s)");
-  if (!n["sources"] || !n["sources"]["dense_tflops"]) {
-    return Status::InvalidArgument(where + ".dense_tflops: no source given");
+  e.Text("description", &h->description, false);
+  e.Number("hbm_gb", &h->hbm_gb, true);
+  e.Number("hbm_tb_per_s", &h->hbm_tb_per_s, true);
+  e.Throughputs("dense_tflops", &h->dense_tflops);
+  e.Number("scaleup_gb_per_s", &h->scaleup_gb_per_s, true);
+  e.Number("gpus_per_node", &h->gpus_per_node, true);
+  e.Number("matmul_efficiency", &h->matmul_efficiency, true);
+  e.Number("hbm_efficiency", &h->hbm_efficiency, true);
+  e.Number("allreduce_bus_efficiency", &h->allreduce_bus_efficiency, true);
+  e.Number("allreduce_latency_us", &h->allreduce_latency_us, true);
+  e.Number("alltoall_latency_us", &h->alltoall_latency_us, true);
+  e.Number("step_overhead_us", &h->step_overhead_us, true);
+  e.Number("layer_overhead_us", &h->layer_overhead_us, true);
+  e.Number("moe_layer_overhead_us", &h->moe_layer_overhead_us, true);
+  e.Require(h->hbm_gb > 0, "hbm_gb", "must be > 0 (GB)");
+  e.Require(h->hbm_tb_per_s > 0, "hbm_tb_per_s", "must be > 0 (TB/s)");
+  e.Require(h->gpus_per_node > 0, "gpus_per_node", "must be > 0");
+  for (auto [key, value] : {std::pair{"matmul_efficiency", h->matmul_efficiency},
+                            std::pair{"hbm_efficiency", h->hbm_efficiency},
+                            std::pair{"allreduce_bus_efficiency", h->allreduce_bus_efficiency}}) {
+    e.Require(value > 0 && value <= 1, key, "must be in (0, 1] (achieved / peak)");
   }
-  for (const auto& kv : t) {
-    try {
-      h->dense_tflops[kv.first.as<std::string>()] = kv.second.as<double>();
-    } catch (const YAML::Exception& e) {
-      return Status::InvalidArgument(fmt::format("{}.dense_tflops: {}", where, e.what()));
-    }
-  }
-  if (h->hbm_gb <= 0 || h->hbm_tb_per_s <= 0)
-    return Status::InvalidArgument(where + ": hbm_gb and hbm_tb_per_s must be > 0");
-  if (h->hbm_efficiency <= 0 || h->hbm_efficiency > 1 || h->matmul_efficiency <= 0 ||
-      h->matmul_efficiency > 1) {
-    return Status::InvalidArgument(where + ": efficiencies must be in (0, 1]");
-  }
-  return Status::Ok();
 }
 
-Status ParseModel(const std::string& name, const YAML::Node& n, Model* m) {
-  std::string where = "models." + name;
+void ReadModel(const LoadContext& ctx, const std::string& name, const YNode& node, Model* m) {
+  Entry e(ctx, node, "models." + name, {"hf_name",
+                                        "params_total_b",
+                                        "params_active_b",
+                                        "layers",
+                                        "hidden",
+                                        "q_heads",
+                                        "kv_heads",
+                                        "head_dim",
+                                        "vocab",
+                                        "max_context",
+                                        "default_precision",
+                                        "attention",
+                                        "mla_kv_lora_rank",
+                                        "mla_rope_dim",
+                                        "sliding_layers",
+                                        "sliding_window",
+                                        "experts",
+                                        "experts_active",
+                                        "experts_shared",
+                                        "expert_ffn",
+                                        "moe_layers"});
   m->name = name;
-  SB_RETURN_IF_ERROR(Read(n, "hf_name", &m->hf_name, where, true));
-  SB_RETURN_IF_ERROR(Read(n, "params_total_b", &m->params_total_b, where, true));
-  SB_RETURN_IF_ERROR(Read(n, "params_active_b", &m->params_active_b, where, true));
-  SB_RETURN_IF_ERROR(Read(n, "layers", &m->layers, where, true));
-  SB_RETURN_IF_ERROR(Read(n, "hidden", &m->hidden, where, true));
-  SB_RETURN_IF_ERROR(Read(n, "q_heads", &m->q_heads, where, true));
-  SB_RETURN_IF_ERROR(Read(n, "kv_heads", &m->kv_heads, where, true));
-  SB_RETURN_IF_ERROR(Read(n, "head_dim", &m->head_dim, where, true));
-  SB_RETURN_IF_ERROR(Read(n, "vocab", &m->vocab, where, true));
-  SB_RETURN_IF_ERROR(Read(n, "max_context", &m->max_context, where, true));
-  SB_RETURN_IF_ERROR(Read(n, "default_precision", &m->default_precision, where, true));
-  SB_RETURN_IF_ERROR(Read(n, "attention", &m->attention, where, true));
-  SB_RETURN_IF_ERROR(
-      Read(n, "mla_kv_lora_rank", &m->mla_kv_lora_rank, where, m->attention == "mla"));
-  SB_RETURN_IF_ERROR(Read(n, "mla_rope_dim", &m->mla_rope_dim, where, m->attention == "mla"));
-  SB_RETURN_IF_ERROR(Read(n, "sliding_layers", &m->sliding_layers, where, false));
-  SB_RETURN_IF_ERROR(Read(n, "sliding_window", &m->sliding_window, where, m->sliding_layers > 0));
-  SB_RETURN_IF_ERROR(Read(n, "experts", &m->experts, where, false));
-  bool moe = m->experts > 0;
-  SB_RETURN_IF_ERROR(Read(n, "experts_active", &m->experts_active, where, moe));
-  SB_RETURN_IF_ERROR(Read(n, "experts_shared", &m->experts_shared, where, moe));
-  SB_RETURN_IF_ERROR(Read(n, "expert_ffn", &m->expert_ffn, where, moe));
-  SB_RETURN_IF_ERROR(Read(n, "moe_layers", &m->moe_layers, where, moe));
-  if (m->attention != "gqa" && m->attention != "mla") {
-    return Status::InvalidArgument(
-        fmt::format("{}.attention = {}: must be gqa or mla", where, m->attention));
-  }
-  if (m->layers <= 0 || m->hidden <= 0 || m->params_active_b <= 0 ||
-      m->params_total_b < m->params_active_b) {
-    return Status::InvalidArgument(where +
-                                   ": layers, hidden, params must be > 0 and total >= active");
-  }
-  if (moe && m->routed_expert_params_b() >= m->params_total_b) {
-    return Status::InvalidArgument(
-        fmt::format("{}: routed expert parameters {:.1f}B (moe_layers x experts x 3 x hidden x "
-                    "expert_ffn) exceed "
-                    "params_total_b {}",
-                    where, m->routed_expert_params_b(), m->params_total_b));
-  }
-  return Status::Ok();
+  e.Text("hf_name", &m->hf_name, true);
+  e.Number("params_total_b", &m->params_total_b, true);
+  e.Number("params_active_b", &m->params_active_b, true);
+  e.Number("layers", &m->layers, true);
+  e.Number("hidden", &m->hidden, true);
+  e.Number("q_heads", &m->q_heads, true);
+  e.Number("kv_heads", &m->kv_heads, true);
+  e.Number("head_dim", &m->head_dim, true);
+  e.Number("vocab", &m->vocab, true);
+  e.Number("max_context", &m->max_context, true);
+  e.Text("default_precision", &m->default_precision, true);
+  e.Choice("attention", &m->attention, {"gqa", "mla"});
+  const bool mla = m->attention == "mla";
+  e.Number("mla_kv_lora_rank", &m->mla_kv_lora_rank, mla);
+  e.Number("mla_rope_dim", &m->mla_rope_dim, mla);
+  e.Number("sliding_layers", &m->sliding_layers, false);
+  e.Number("sliding_window", &m->sliding_window, m->sliding_layers > 0);
+  e.Number("experts", &m->experts, false);
+  const bool moe = m->experts > 0;
+  e.Number("experts_active", &m->experts_active, moe);
+  e.Number("experts_shared", &m->experts_shared, moe);
+  e.Number("expert_ffn", &m->expert_ffn, moe);
+  e.Number("moe_layers", &m->moe_layers, moe);
+  e.Require(m->layers > 0, "layers", "must be > 0");
+  e.Require(m->hidden > 0, "hidden", "must be > 0");
+  e.Require(m->params_active_b > 0, "params_active_b", "must be > 0 (billions)");
+  e.Require(
+      m->params_total_b >= m->params_active_b, "params_total_b",
+      fmt::format("is below params_active_b {}: total must be >= active", m->params_active_b));
+  e.Require(!moe || m->routed_expert_params_b() < m->params_total_b, "params_total_b",
+            fmt::format("is below the routed expert parameters {:.1f}B (moe_layers x experts x 3 "
+                        "x hidden x expert_ffn)",
+                        m->routed_expert_params_b()));
 }
 
-StatusOr<YAML::Node> LoadDoc(const std::string& text, const char* what) {
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return Status::InvalidArgument(fmt::format("{}: {}", what, e.what()));
-  }
+// `top: {name: entry, ...}`: every entry through `read`.
+template <typename T>
+config::ConfigReader EntriesUnder(const std::string& top, std::map<std::string, T>* out,
+                                  void (*read)(const LoadContext&, const std::string&, const YNode&,
+                                               T*)) {
+  return [=](const LoadContext& ctx, const YNode& root) {
+    FieldReader file(ctx, root, "", {top}, "top-level key");
+    const YNode* entries = file.Get(top);
+    if (entries == nullptr) return file.Missing(top);
+    if (!entries->IsMap()) {
+      return file.ErrorAt(top, "is " + entries->TypeName() + "; expected a map name: entry");
+    }
+    for (const auto& [name, node] : entries->entries) {
+      T entry;
+      read(ctx, name.scalar, node, &entry);
+      (*out)[name.scalar] = std::move(entry);
+    }
+  };
 }
 
 }  // namespace
@@ -140,44 +216,36 @@ double Model::routed_expert_params_b() const {
 }
 
 StatusOr<Catalogue> Catalogue::FromYaml(const std::string& hardware_yaml,
-                                        const std::string& models_yaml) {
+                                        const std::string& models_yaml,
+                                        const std::string& hardware_file,
+                                        const std::string& models_file) {
   Catalogue c;
-  SB_ASSIGN_OR_RETURN(YAML::Node hw, LoadDoc(hardware_yaml, "hardware.yaml"));
-  SB_ASSIGN_OR_RETURN(YAML::Node md, LoadDoc(models_yaml, "models.yaml"));
-  if (!hw["hardware"] || !hw["hardware"].IsMap())
-    return Status::InvalidArgument("hardware.yaml: top-level key 'hardware' (a map) missing");
-  if (!md["models"] || !md["models"].IsMap())
-    return Status::InvalidArgument("models.yaml: top-level key 'models' (a map) missing");
-  for (const auto& kv : hw["hardware"]) {
-    Hardware h;
-    SB_RETURN_IF_ERROR(ParseHardware(kv.first.as<std::string>(), kv.second, &h));
-    c.hardware[h.name] = h;
-  }
-  for (const auto& kv : md["models"]) {
-    Model m;
-    SB_RETURN_IF_ERROR(ParseModel(kv.first.as<std::string>(), kv.second, &m));
-    c.models[m.name] = m;
-  }
+  SB_RETURN_IF_ERROR(config::ReadConfigText(hardware_yaml, hardware_file,
+                                            EntriesUnder("hardware", &c.hardware, ReadHardware)));
+  SB_RETURN_IF_ERROR(config::ReadConfigText(models_yaml, models_file,
+                                            EntriesUnder("models", &c.models, ReadModel)));
   return c;
 }
 
 StatusOr<Catalogue> Catalogue::BuiltIn() {
-  return FromYaml(kBuiltInHardwareYaml, kBuiltInModelsYaml);
+  return FromYaml(kBuiltInHardwareYaml, kBuiltInModelsYaml, "data/sim/hardware.yaml",
+                  "data/sim/models.yaml");
 }
 
 StatusOr<Catalogue> Catalogue::FromDir(const std::string& dir) {
-  auto slurp = [](const std::string& path) -> StatusOr<std::string> {
-    std::ifstream in(path);
-    if (!in)
+  Catalogue c;
+  for (const char* name : {"hardware.yaml", "models.yaml"}) {
+    if (!std::filesystem::is_regular_file(dir + "/" + name)) {
       return Status::NotFound(fmt::format(
-          "{}: cannot open (--catalogue-dir must hold hardware.yaml and models.yaml)", path));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  };
-  SB_ASSIGN_OR_RETURN(std::string hw, slurp(dir + "/hardware.yaml"));
-  SB_ASSIGN_OR_RETURN(std::string md, slurp(dir + "/models.yaml"));
-  return FromYaml(hw, md);
+          "{}/{}: cannot open (--catalogue-dir must hold hardware.yaml and models.yaml)", dir,
+          name));
+    }
+  }
+  SB_RETURN_IF_ERROR(config::ReadConfigFile(dir + "/hardware.yaml",
+                                            EntriesUnder("hardware", &c.hardware, ReadHardware)));
+  SB_RETURN_IF_ERROR(
+      config::ReadConfigFile(dir + "/models.yaml", EntriesUnder("models", &c.models, ReadModel)));
+  return c;
 }
 
 StatusOr<const Hardware*> Catalogue::FindHardware(const std::string& name) const {

@@ -71,9 +71,13 @@ struct Catalogue {
   static StatusOr<Catalogue> BuiltIn();
   // hardware.yaml and models.yaml from `dir`.
   static StatusOr<Catalogue> FromDir(const std::string& dir);
-  // Parses the two documents; errors name the entry and field.
+  // Parses the two documents strictly (config/config_file.h): unknown or missing
+  // fields, wrong types, a number without a source and out-of-range values are all
+  // reported at once, each as file:line:column: hardware.<name>.<field>: message.
   static StatusOr<Catalogue> FromYaml(const std::string& hardware_yaml,
-                                      const std::string& models_yaml);
+                                      const std::string& models_yaml,
+                                      const std::string& hardware_file = "hardware.yaml",
+                                      const std::string& models_file = "models.yaml");
 
   // Lookups that fail with the list of known names.
   StatusOr<const Hardware*> FindHardware(const std::string& name) const;

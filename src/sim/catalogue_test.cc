@@ -53,6 +53,42 @@ TEST(CatalogueTest, NumberWithoutSourceIsRejected) {
       << c.status().message();
 }
 
+TEST(CatalogueTest, EveryProblemIsLocatedAndReportedAtOnce) {
+  auto hw = R"(hardware:
+  x1:
+    hbm_gbs: 80
+    hbm_tb_per_s: 3
+    dense_tflops: {bf16: fast}
+    scaleup_gb_per_s: 1
+    gpus_per_node: 8
+    matmul_efficiency: 1.5
+    hbm_efficiency: 0.5
+    allreduce_bus_efficiency: 0.5
+    allreduce_latency_us: 1
+    alltoall_latency_us: 1
+    step_overhead_us: 1
+    layer_overhead_us: 1
+    moe_layer_overhead_us: 1
+    sources: {hbm_tb_per_s: a, dense_tflops: a, scaleup_gb_per_s: a, gpus_per_node: a,
+              matmul_efficiency: a, hbm_efficiency: a, allreduce_bus_efficiency: a,
+              allreduce_latency_us: a, alltoall_latency_us: a, step_overhead_us: a,
+              layer_overhead_us: a, moe_layer_overhead_us: a}
+)";
+  auto c = Catalogue::FromYaml(hw, "models: {}", "data/sim/hardware.yaml");
+  ASSERT_FALSE(c.ok());
+  const std::string m = c.status().message();
+  EXPECT_NE(m.find("data/sim/hardware.yaml:3:5: hardware.x1.hbm_gbs: unknown field"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("did you mean 'hbm_gb'?"), std::string::npos) << m;
+  EXPECT_NE(m.find("hardware.x1.hbm_gb: is required but missing"), std::string::npos) << m;
+  EXPECT_NE(m.find("data/sim/hardware.yaml:5:26: hardware.x1.dense_tflops.bf16:"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find(":8:24: hardware.x1.matmul_efficiency: must be in (0, 1]"), std::string::npos)
+      << m;
+}
+
 TEST(CatalogueTest, UnknownNamesListTheKnownOnes) {
   auto cat = Catalogue::BuiltIn();
   auto m = cat->FindHardware("tpu9");

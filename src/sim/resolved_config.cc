@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "recipe/golden_al.h"
+#include "config/golden_al.h"
 
 namespace servebench::sim {
 
@@ -49,7 +49,7 @@ StatusOr<ResolvedConfig> Resolve(const SimSettings& s) {
   if (s.spec.num_speculative_tokens > 0 && r.engine.target_acceptance_length == 0) {
     if (!s.golden_al.table.empty()) {
       std::string key = s.golden_al.model.empty() ? model->name : s.golden_al.model;
-      auto al = recipe::LookupGoldenAl(s.golden_al.table, key, s.golden_al.thinking,
+      auto al = config::LookupGoldenAl(s.golden_al.table, key, s.golden_al.thinking,
                                        s.spec.num_speculative_tokens);
       if (!al.ok()) return al.status().WithContext("--golden-al-table " + s.golden_al.table);
       r.engine.target_acceptance_length = *al;

@@ -1,4 +1,4 @@
-#include "recipe/yaml_tree.h"
+#include "config/yaml_tree.h"
 
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -13,7 +13,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace servebench::recipe {
+namespace servebench::config {
 namespace {
 
 bool OneOf(std::string_view s, std::initializer_list<std::string_view> options) {
@@ -324,8 +324,8 @@ std::optional<YNode> ParseYamlText(std::string_view text, const std::string& fil
   Location whole{file, 0, 0};
   if (text.size() > limits.max_file_bytes) {
     diagnostics->Add(whole, "",
-                     fmt::format("file is {} bytes; a recipe may be at most {} bytes", text.size(),
-                                 limits.max_file_bytes));
+                     fmt::format("file is {} bytes; a YAML file may be at most {} bytes",
+                                 text.size(), limits.max_file_bytes));
     return std::nullopt;
   }
   for (size_t i = 0; i < text.size(); ++i) {
@@ -334,8 +334,8 @@ std::optional<YNode> ParseYamlText(std::string_view text, const std::string& fil
       int line = 1;
       for (size_t j = 0; j < i; ++j) line += text[j] == '\n';
       diagnostics->Add({file, line, 0}, "",
-                       fmt::format("binary data (byte 0x{:02x} at offset {}); a recipe is a "
-                                   "YAML text file",
+                       fmt::format("binary data (byte 0x{:02x} at offset {}); servebench reads "
+                                   "YAML text files",
                                    c, i));
       return std::nullopt;
     }
@@ -343,10 +343,11 @@ std::optional<YNode> ParseYamlText(std::string_view text, const std::string& fil
   if (auto bad = FirstInvalidUtf8(text)) {
     int line = 1;
     for (size_t j = 0; j < *bad; ++j) line += text[j] == '\n';
-    diagnostics->Add({file, line, 0}, "",
-                     fmt::format("not valid UTF-8 (byte 0x{:02x} at offset {}); recipes are UTF-8 "
-                                 "text",
-                                 static_cast<unsigned char>(text[*bad]), *bad));
+    diagnostics->Add(
+        {file, line, 0}, "",
+        fmt::format("not valid UTF-8 (byte 0x{:02x} at offset {}); YAML files are UTF-8 "
+                    "text",
+                    static_cast<unsigned char>(text[*bad]), *bad));
     return std::nullopt;
   }
   if (auto nesting = CheckNesting(text, limits.max_depth)) {
@@ -358,9 +359,9 @@ std::optional<YNode> ParseYamlText(std::string_view text, const std::string& fil
     int docs = CountDocuments(text, 3);
     if (docs > 1) {
       diagnostics->Add(whole, "",
-                       docs == 2 ? std::string("holds 2 YAML documents; a recipe file holds one")
+                       docs == 2 ? std::string("holds 2 YAML documents; a file holds one")
                                  : std::string("holds more than 2 YAML documents (or a stray "
-                                               "top-level ','); a recipe file holds one"));
+                                               "top-level ','); a file holds one"));
       return std::nullopt;
     }
     if (docs == 1) root = YAML::Load(std::string(text));
@@ -396,13 +397,13 @@ std::optional<YNode> LoadYamlFile(const std::string& path, Diagnostics* diagnost
     return std::nullopt;
   }
   if (S_ISDIR(st.st_mode)) {
-    diagnostics->Add(whole, "", "is a directory; give recipe files");
+    diagnostics->Add(whole, "", "is a directory; give YAML files");
     return std::nullopt;
   }
   if (S_ISREG(st.st_mode) && static_cast<size_t>(st.st_size) > limits.max_file_bytes) {
     diagnostics->Add(whole, "",
-                     fmt::format("file is {} bytes; a recipe may be at most {} bytes", st.st_size,
-                                 limits.max_file_bytes));
+                     fmt::format("file is {} bytes; a YAML file may be at most {} bytes",
+                                 st.st_size, limits.max_file_bytes));
     return std::nullopt;
   }
   std::ifstream in(path, std::ios::binary);
@@ -420,4 +421,4 @@ std::optional<YNode> LoadYamlFile(const std::string& path, Diagnostics* diagnost
   return ParseYamlText(text, path, diagnostics, limits);
 }
 
-}  // namespace servebench::recipe
+}  // namespace servebench::config

@@ -1,11 +1,11 @@
-#include "recipe/field_reader.h"
+#include "config/field_reader.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <set>
 
-namespace servebench::recipe {
+namespace servebench::config {
 
 void LoadContext::Error(const YNode& at, const std::string& path, std::string message) const {
   diagnostics->Add(At(at), path, std::move(message));
@@ -246,4 +246,4 @@ std::optional<std::vector<std::pair<std::string, std::string>>> FieldReader::Str
   return out;
 }
 
-}  // namespace servebench::recipe
+}  // namespace servebench::config

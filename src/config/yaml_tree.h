@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "recipe/diagnostics.h"
+#include "config/diagnostics.h"
 
-namespace servebench::recipe {
+namespace servebench::config {
 
 struct YEntry;
 
@@ -52,7 +52,7 @@ struct YEntry {
   YNode first, second;
 };
 
-// Limits on what a recipe file may be. A real master config is ~330 KB with
+// Limits on what a YAML file may be. A real master config is ~330 KB with
 // ~60k nodes; these leave two orders of magnitude of room and still bound memory.
 struct YamlLimits {
   size_t max_file_bytes = 16u << 20;
@@ -70,4 +70,4 @@ std::optional<YNode> LoadYamlFile(const std::string& path, Diagnostics* diagnost
 std::optional<YNode> ParseYamlText(std::string_view text, const std::string& file,
                                    Diagnostics* diagnostics, const YamlLimits& limits = {});
 
-}  // namespace servebench::recipe
+}  // namespace servebench::config

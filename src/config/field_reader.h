@@ -1,8 +1,8 @@
 // FieldReader: strict, located reading of one YAML map against a schema. It
 // reports unknown keys (with "did you mean"), duplicate keys, missing required
 // keys and wrong types, each as a Diagnostic with file:line:column and the field
-// path, and keeps going so one pass finds every problem. Used by every format
-// loader. Not thread-safe; lives for one map.
+// path, and keeps going so one pass finds every problem. Used by every recipe format
+// and every data-file loader (config_file.h). Not thread-safe; lives for one map.
 #pragma once
 
 #include <cstdint>
@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "recipe/diagnostics.h"
-#include "recipe/yaml_tree.h"
+#include "config/diagnostics.h"
+#include "config/yaml_tree.h"
 
-namespace servebench::recipe {
+namespace servebench::config {
 
 // Where problems go, and the file they are in.
 struct LoadContext {
@@ -69,4 +69,4 @@ class FieldReader {
   bool valid_ = true;
 };
 
-}  // namespace servebench::recipe
+}  // namespace servebench::config

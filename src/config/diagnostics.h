@@ -1,16 +1,16 @@
-// Diagnostics: every problem found while loading recipes, each with where it is
-// (file:line:column), which field (a dotted path such as
+// Diagnostics: every problem found while loading a recipe or a data file, each with
+// where it is (file:line:column), which field (a dotted path such as
 // `minimaxm3-fp8.scenarios.fixed-seq-len[0].search-space[2].conc-end`), what is
 // wrong and what is allowed. Loaders never stop at the first problem: they add
-// one Diagnostic per problem and carry on, so `servebench validate` reports all
-// of them in one pass. Not thread-safe: one Diagnostics per load.
+// one Diagnostic per problem and carry on, so `servebench validate` (and every
+// catalogue load) reports all of them in one pass. Not thread-safe: one Diagnostics per load.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace servebench::recipe {
+namespace servebench::config {
 
 // A position in a source file; line and column are 1-based, 0 when unknown.
 struct Location {
@@ -64,4 +64,4 @@ std::string DidYouMean(std::string_view word, const std::vector<std::string>& ca
 // "a, b or c" for messages listing what is allowed.
 std::string JoinAllowed(const std::vector<std::string>& allowed);
 
-}  // namespace servebench::recipe
+}  // namespace servebench::config

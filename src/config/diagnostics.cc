@@ -1,11 +1,11 @@
-#include "recipe/diagnostics.h"
+#include "config/diagnostics.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
 
-namespace servebench::recipe {
+namespace servebench::config {
 
 std::string Diagnostic::ToString() const {
   std::string out;
@@ -120,4 +120,4 @@ std::string JoinAllowed(const std::vector<std::string>& allowed) {
   return out;
 }
 
-}  // namespace servebench::recipe
+}  // namespace servebench::config
