@@ -212,7 +212,7 @@ int RunEvalCommand(int argc, char** argv) {
   std::string endpoint = "completions";
   GateOptions gates;
   app.add_option("--task", s.task, "accuracy task")->capture_default_str();
-  app.add_option("--base-url", s.base_url, "server, e.g. http://127.0.0.1:8000");
+  app.add_option("--base-url", s.base_url, "server, e.g. http://127.0.0.1:8000 (or https://)");
   app.add_option("--model", s.model, "the request's model field");
   app.add_option("--data", s.data_path, "test JSONL (question, answer ending '#### N')");
   app.add_option("--fewshot-data", s.fewshot_data_path, "train JSONL for the n-shot examples");
@@ -228,6 +228,9 @@ int RunEvalCommand(int argc, char** argv) {
   app.add_option("--timeout-ms", s.timeout_ms, "per-attempt timeout")->capture_default_str();
   bool no_keep_alive = false;
   app.add_flag("--no-keep-alive", no_keep_alive, "a new connection per request");
+  app.add_option("--ssl-ca-cert", s.tls.ca_cert_file,
+                 "https: PEM file of CAs to trust besides the system store");
+  app.add_flag("--insecure", s.tls.insecure, "https: do not verify the server's certificate");
   app.add_option("--limit", s.limit, "first N questions only (0 = all)")->capture_default_str();
   app.add_option("--output", s.output_dir, "folder for results.json and samples.jsonl");
   AddFloorOptions(&app, gates, false);

@@ -14,6 +14,5 @@
 #include "engine/engine_catalog.h"      // EngineCatalog, DefaultEngineCatalog
 #include "engine/failure_classifier.h"  // EngineFailure, Situation, ClassifyFailure
 #include "engine/free_port.h"           // FindFreePort
-#include "engine/http_get.h"            // HttpGet (readiness probes)
 #include "engine/server_command.h"      // ServerCommand, RenderOptions, ContainerProfile
 #include "engine/supervisor.h"          // Supervisor, StopAllEngines, signal cleanup

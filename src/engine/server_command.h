@@ -57,10 +57,18 @@ struct ServerCommand {
   std::vector<ConfigFile> files;           // written before start
   std::string host;                        // where readiness and the client connect
   int port = 0;
+  // The engine serves https:// (e.g. vLLM with --ssl-certfile): readiness probes
+  // and the load client connect with TLS.
+  bool tls = false;
   double readiness_timeout_s = 0;  // recipe's, else the adapter default
   int readiness_poll_ms = 1000;
   // Run after the engine stopped (docker/podman "rm -f NAME"); empty when none.
   std::vector<std::string> cleanup_argv;
 };
+
+// "http(s)://host:port": where readiness probes and the load client connect.
+inline std::string BaseUrl(const ServerCommand& command) {
+  return (command.tls ? "https://" : "http://") + command.host + ":" + std::to_string(command.port);
+}
 
 }  // namespace servebench::engine

@@ -17,8 +17,9 @@
 #include "common/log.h"
 #include "engine/adapter.h"
 #include "engine/engine_registry.h"
-#include "engine/http_get.h"
 #include "engine/watchdog.h"
+#include "net/http_fetch.h"
+#include "net/transport.h"
 
 namespace servebench::engine {
 namespace {
@@ -42,13 +43,21 @@ std::string StringField(const std::string& body, const char* key) {
   return "";
 }
 
+// One probe: GET `path` on the engine on a connection of its own, within timeout_ms.
+// Any HTTP status is a reply.
+StatusOr<net::HttpReply> Probe(const ServerCommand& command, const net::TlsOptions& tls,
+                               const std::string& path, int64_t timeout_ms) {
+  const net::Url url{command.tls, command.host, std::to_string(command.port), ""};
+  return net::HttpFetch(url, path, "", static_cast<double>(timeout_ms) / 1000.0, {}, tls);
+}
+
 // The engine's version: vLLM, TensorRT-LLM and the sim answer GET /version
 // {"version"}; llama.cpp has /props {"build_info"}; SGLang /get_server_info {"version"}.
-std::string FetchEngineVersion(const std::string& host, int port) {
+std::string FetchEngineVersion(const ServerCommand& command, const net::TlsOptions& tls) {
   static const std::pair<const char*, const char*> kSources[] = {
       {"/version", "version"}, {"/props", "build_info"}, {"/get_server_info", "version"}};
   for (const auto& [path, key] : kSources) {
-    auto response = HttpGet(host, port, path, kProbeTimeoutMs);
+    auto response = Probe(command, tls, path, kProbeTimeoutMs);
     if (!response.ok() || response->status != 200) continue;
     std::string version = StringField(response->body, key);
     if (!version.empty()) return version;
@@ -103,6 +112,9 @@ Status Supervisor::Launch() {
   if (command_.argv.empty()) return Status::InvalidArgument("engine command is empty");
   if (options_.log_path.empty())
     return Status::InvalidArgument("SupervisorOptions.log_path is empty");
+  if (command_.tls) {  // probes could never succeed: say so before anything starts
+    SB_RETURN_IF_ERROR(net::MakeTlsContext(options_.tls).status());
+  }
   for (const auto& file : command_.files) {
     Status written = WriteFileAtomically(file.path, file.contents);
     if (!written.ok()) return written.WithContext("engine config file");
@@ -196,8 +208,8 @@ EngineFailure Supervisor::Classify(Situation situation) {
       what = fmt::format("engine {} before it became ready", exit_ ? exit_->Describe() : "ended");
       break;
     case Situation::kReadinessTimeout:
-      what = fmt::format("engine not ready after {} s (GET /health then /v1/models on {}:{})",
-                         FormatDecimal(ReadinessDeadlineS()), command_.host, command_.port);
+      what = fmt::format("engine not ready after {} s (GET /health then /v1/models on {})",
+                         FormatDecimal(ReadinessDeadlineS()), BaseUrl(command_));
       break;
     case Situation::kDiedDuringRun:
       what = fmt::format("engine {} while serving", exit_ ? exit_->Describe() : "died");
@@ -226,16 +238,16 @@ StatusOr<ReadyInfo> Supervisor::WaitUntilReady() {
     }
     const int64_t probe_ms = std::min(kProbeTimeoutMs, remaining_ms);
     if (!health_ok) {
-      auto health = HttpGet(command_.host, command_.port, "/health", probe_ms);
+      auto health = Probe(command_, options_.tls, "/health", probe_ms);
       health_ok = health.ok() && health->status == 200;
     }
     if (health_ok) {
-      auto models = HttpGet(command_.host, command_.port, "/v1/models", probe_ms);
+      auto models = Probe(command_, options_.tls, "/v1/models", probe_ms);
       if (models.ok() && models->status == 200) {
         ReadyInfo info;
         info.ready_after_s = SecondsSince(start_ns_);
         info.models_json = models->body;
-        info.engine_version = FetchEngineVersion(command_.host, command_.port);
+        info.engine_version = FetchEngineVersion(command_, options_.tls);
         return info;
       }
     }

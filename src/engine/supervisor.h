@@ -36,6 +36,7 @@
 #include "engine/engine_catalog.h"
 #include "engine/failure_classifier.h"
 #include "engine/server_command.h"
+#include "net/tls_options.h"
 
 namespace servebench::engine {
 
@@ -48,6 +49,9 @@ struct SupervisorOptions {
   double readiness_timeout_s = 0;
   // Signatures for classification; null = DefaultEngineCatalog()'s.
   const SignatureCatalog* signatures = nullptr;
+  // How the certificate of an engine that serves https (ServerCommand::tls) is
+  // verified by the readiness probes.
+  net::TlsOptions tls;
 };
 
 struct ExitInfo {
@@ -69,9 +73,10 @@ struct ReadyInfo {
 class Supervisor {
  public:
   // Writes the command's config files, opens the log, starts the engine. Fails
-  // (with failure() set, class infra.start_failed) when a file cannot be written or
-  // the process cannot be forked; an engine binary that does not exist starts, logs
-  // "servebench: cannot execute ..." and exits 127 (classified infra.command_not_found).
+  // (with failure() set, class infra.start_failed) when a file cannot be written, the
+  // process cannot be forked or an https engine's TLS options cannot be used; an engine binary that
+  // does not exist starts, logs "servebench: cannot execute ..." and exits 127 (classified
+  // infra.command_not_found).
   static StatusOr<std::unique_ptr<Supervisor>> Start(const ServerCommand& command,
                                                      const SupervisorOptions& options);
   ~Supervisor();  // Stop()

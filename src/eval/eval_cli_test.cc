@@ -2,35 +2,28 @@
 // loopback server answering with the sim's oracle, the written files, and each
 // gate subcommand's verdict and exit code.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 
 #include "common/atomic_file.h"
 #include "common/exit_codes.h"
+#include "common/testing/files.h"
+#include "common/testing/shell.h"
 #include "eval/eval.h"
-#include "eval/testing/fake_openai_server.h"
+#include "net/testing/fake_openai_server.h"
 #include "sim/answer_oracle.h"
 
 namespace servebench::eval {
 namespace {
 
-int RunCli(const std::string& args) {
-  std::string command = std::string(SERVEBENCH_BIN) + " " + args + " >/dev/null 2>&1";
-  int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+int RunCli(const std::string& args) { return servebench::testing::RunServebench(args).exit_code; }
 
 class EvalCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     // One folder per test: ctest runs the tests of this file in parallel.
-    dir_ = ::testing::TempDir() + "/eval_cli_" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    dir_ = servebench::testing::FreshTestDir("eval_cli");
     ASSERT_EQ(RunCli("eval make-synthetic --count 120 --seed 5 --output " + dir_ + "/test.jsonl"),
               0);
     ASSERT_EQ(RunCli("eval make-synthetic --count 30 --seed 6 --output " + dir_ + "/train.jsonl"),
@@ -48,11 +41,11 @@ TEST_F(EvalCliTest, RunWritesFilesAndGatesJudgeThem) {
   auto good = sim::AnswerOracle::Create({.error_rate = 0.02, .seed = 1, .answers_path = ""});
   auto bad = sim::AnswerOracle::Create({.error_rate = 0.50, .seed = 1, .answers_path = ""});
   ASSERT_TRUE(good.ok() && bad.ok());
-  testing::FakeOpenAiServer good_server([&](const std::string& p) {
-    return testing::FakeReply{200, *(*good)->Answer(p)};
+  net::testing::FakeOpenAiServer good_server([&](const std::string& p) {
+    return net::testing::FakeReply{200, *(*good)->Answer(p)};
   });
-  testing::FakeOpenAiServer bad_server([&](const std::string& p) {
-    return testing::FakeReply{200, *(*bad)->Answer(p)};
+  net::testing::FakeOpenAiServer bad_server([&](const std::string& p) {
+    return net::testing::FakeReply{200, *(*bad)->Answer(p)};
   });
   const std::string thresholds = std::string(SERVEBENCH_SOURCE_DIR) + "/data/evals/thresholds.yaml";
 
@@ -89,12 +82,13 @@ TEST_F(EvalCliTest, RunWritesFilesAndGatesJudgeThem) {
 TEST_F(EvalCliTest, BadInputAndUnreachableServerHaveTheirOwnExitCodes) {
   EXPECT_EQ(RunCli("eval --base-url http://127.0.0.1:9 --data " + dir_ + "/missing.jsonl"),
             kExitInvalidInput);
-  EXPECT_EQ(RunCli("eval --base-url https://x --data " + dir_ + "/test.jsonl --num-fewshot 0"),
+  EXPECT_EQ(RunCli("eval --base-url ftp://x --data " + dir_ + "/test.jsonl --num-fewshot 0"),
             kExitInvalidInput);
   EXPECT_EQ(RunCli("eval --no-such-flag"), kExitUsage);
   std::string url;
   {
-    testing::FakeOpenAiServer closed([](const std::string&) { return testing::FakeReply{}; });
+    net::testing::FakeOpenAiServer closed(
+        [](const std::string&) { return net::testing::FakeReply{}; });
     url = closed.base_url();
   }
   EXPECT_EQ(RunCli("eval --base-url " + url + " --data " + dir_ +

@@ -41,7 +41,7 @@ Status Validate(const EvalSettings& s) {
         s.num_fewshot));
   }
   if (s.base_url.empty())
-    return Status::InvalidArgument("no server: pass --base-url http://HOST:PORT");
+    return Status::InvalidArgument("no server: pass --base-url http(s)://HOST:PORT");
   if (s.num_concurrent == 0 || s.num_concurrent > 1024) {
     return Status::InvalidArgument(
         fmt::format("num_concurrent = {}: must be in [1, 1024]", s.num_concurrent));

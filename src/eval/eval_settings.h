@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "net/tls_options.h"
 
 namespace servebench::eval {
 
@@ -34,7 +35,7 @@ struct EvalSettings {
   uint32_t limit = 0;            // first N questions; 0 = all
   Protocol protocol = Protocol::kLmEval;
   // ---- Server ----
-  std::string base_url;  // http://127.0.0.1:8000 (a trailing /v1 is accepted)
+  std::string base_url;  // http(s)://127.0.0.1:8000 (a trailing /v1 is accepted)
   std::string model;     // the "model" field of every request
   Endpoint endpoint = Endpoint::kCompletions;
   uint32_t max_tokens = 256;     // lm-eval max_gen_toks default; InferenceX uses more
@@ -45,6 +46,7 @@ struct EvalSettings {
   uint64_t timeout_ms = 300'000;    // whole exchange per attempt (lm-eval 300 s)
   uint64_t retry_backoff_ms = 250;  // first wait; doubles per retry, capped at 8 s
   bool keep_alive = true;           // false: a new connection per request
+  net::TlsOptions tls;              // https:// verification (--ssl-ca-cert, --insecure)
   // ---- Output ----
   std::string output_dir;  // writes results.json and samples.jsonl; "" = none
 };

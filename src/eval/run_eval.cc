@@ -2,20 +2,21 @@
 // lm-eval), then num_concurrent workers take documents from a shared atomic
 // index. Each document's SampleResult is written by exactly one worker; the
 // vector is read only after every worker has joined.
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <boost/json.hpp>
 #include <chrono>
-#include <ctime>
 #include <thread>
 
 #include "common/log.h"
 #include "common/sha256.h"
+#include "common/time_format.h"
 #include "eval/eval.h"
 #include "eval/extraction.h"
-#include "eval/http_client.h"
 #include "eval/prompt.h"
+#include "net/http_client.h"
+#include "net/retry_policy.h"
+#include "net/url.h"
 
 namespace servebench::eval {
 namespace {
@@ -97,11 +98,33 @@ std::string ProtocolHash(const EvalSettings& s) {
   return Sha256Hex(json::serialize(identity));
 }
 
-std::string UtcNow() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", tm);
+// The server's base URL; a trailing "/v1" is dropped (the request paths carry it).
+StatusOr<net::Url> EvalBaseUrl(const std::string& text) {
+  StatusOr<net::Url> url = net::ParseUrl(text);
+  if (!url.ok()) return Status::InvalidArgument("--base-url " + url.status().message());
+  if (url->path.ends_with("/v1")) url->path.resize(url->path.size() - 3);
+  return url;
+}
+
+net::FetchSettings FetchSettingsOf(const EvalSettings& s) {
+  net::FetchSettings fetch;
+  fetch.max_retries = s.max_retries;
+  fetch.timeout_ms = s.timeout_ms;
+  fetch.retry_backoff_ms = s.retry_backoff_ms;
+  fetch.keep_alive = s.keep_alive;
+  fetch.tls = s.tls;
+  return fetch;
+}
+
+// The body of a 2xx reply, or why there is none. A status that is not retryable
+// says the request itself is wrong (InvalidArgument); the rest is the server's.
+StatusOr<std::string> ReplyBody(const std::string& path, StatusOr<net::HttpReply> reply) {
+  if (!reply.ok()) return reply.status();
+  if (reply->ok()) return std::move(reply->body);
+  return Status(net::IsRetryableStatus(reply->status) ? StatusCode::kUnavailable
+                                                      : StatusCode::kInvalidArgument,
+                fmt::format("POST {} answered HTTP {} (after {} attempts): {}", path, reply->status,
+                            reply->attempts, reply->body.substr(0, 300)));
 }
 
 }  // namespace
@@ -117,7 +140,11 @@ void ScoreSample(Protocol protocol, const GsmDoc& doc, SampleResult& sample) {
 
 StatusOr<EvalResult> RunEval(const EvalSettings& settings, const std::atomic<bool>* cancel) {
   SB_RETURN_IF_ERROR(Validate(settings));
-  SB_ASSIGN_OR_RETURN(HttpTarget target, ParseBaseUrl(settings.base_url));
+  SB_ASSIGN_OR_RETURN(net::Url base_url, EvalBaseUrl(settings.base_url));
+  // Every worker's client is made the same way: the first one checks the settings
+  // and the TLS files before any document is sent.
+  const net::FetchSettings fetch = FetchSettingsOf(settings);
+  SB_RETURN_IF_ERROR(net::HttpClient::Create(base_url, fetch).status());
   SB_ASSIGN_OR_RETURN(std::vector<GsmDoc> all_docs, LoadGsmJsonl(settings.data_path));
   std::vector<GsmDoc> train;
   if (settings.num_fewshot > 0) {
@@ -127,7 +154,7 @@ StatusOr<EvalResult> RunEval(const EvalSettings& settings, const std::atomic<boo
   EvalResult result;
   result.settings = settings;
   result.n_original = all_docs.size();
-  result.date_utc = UtcNow();
+  result.date_utc = Rfc3339Now();
   result.protocol_hash = ProtocolHash(settings);
   size_t count =
       settings.limit > 0 ? std::min<size_t>(settings.limit, all_docs.size()) : all_docs.size();
@@ -143,28 +170,27 @@ StatusOr<EvalResult> RunEval(const EvalSettings& settings, const std::atomic<boo
 
   const std::string path =
       settings.endpoint == Endpoint::kCompletions ? "/v1/completions" : "/v1/chat/completions";
-  HttpClientSettings client_settings{settings.max_retries, settings.timeout_ms,
-                                     settings.retry_backoff_ms, settings.keep_alive};
   std::atomic<size_t> next{0};
   std::atomic<size_t> failures_logged{0};
   constexpr size_t kMaxFailureLogs = 5;  // the rest are in samples.jsonl
   auto start = std::chrono::steady_clock::now();
   auto worker = [&] {
-    HttpClient client(target, client_settings);
+    // Created once above already, so this cannot fail.
+    net::HttpClient client = net::HttpClient::Create(base_url, fetch).value();
     for (;;) {
       if (cancel != nullptr && cancel->load()) return;
       size_t i = next.fetch_add(1);
       if (i >= count) return;
       SampleResult& sample = result.samples[i];
       auto sent = std::chrono::steady_clock::now();
-      auto reply =
-          client.Post(path, RequestBody(settings, sample.prompt), cancel, &sample.attempts);
+      StatusOr<std::string> reply =
+          ReplyBody(path, client.Post(path, RequestBody(settings, sample.prompt), cancel));
+      sample.attempts = client.last_attempts();
       sample.latency_ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - sent)
               .count();
       if (!reply.ok() && reply.status().code() == StatusCode::kCancelled) return;  // not run
-      StatusOr<std::string> text =
-          reply.ok() ? ReplyText(settings, reply->body) : StatusOr<std::string>(reply.status());
+      StatusOr<std::string> text = reply.ok() ? ReplyText(settings, *reply) : reply;
       if (!text.ok()) {
         sample.state = SampleResult::State::kFailed;
         sample.error = text.status().ToString();

@@ -37,11 +37,16 @@ StatusOr<std::unique_ptr<asio::ssl::context>> MakeTlsContext(const TlsOptions& o
   return ctx;
 }
 
+bool IsCertificateError(const boost::system::error_code& ec) {
+  return ec.category() == asio::error::get_ssl_category() &&
+         ERR_GET_REASON(static_cast<unsigned long>(ec.value())) == SSL_R_CERTIFICATE_VERIFY_FAILED;
+}
+
 std::string DescribeConnectError(const boost::system::error_code& ec) {
   if (ec.category() == asio::error::get_ssl_category() ||
       ec.category() == asio::ssl::error::get_stream_category()) {
     std::string reason = ec.message();
-    if (ERR_GET_REASON(static_cast<unsigned long>(ec.value())) == SSL_R_CERTIFICATE_VERIFY_FAILED) {
+    if (IsCertificateError(ec)) {
       return "TLS handshake: the server's certificate is not trusted or does not name this host (" +
              reason +
              "); trust its CA with --ssl-ca-cert FILE, or skip verification with --insecure";

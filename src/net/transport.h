@@ -23,7 +23,6 @@
 
 #include "common/status.h"
 #include "net/tls_options.h"
-#include "net/url.h"
 
 namespace servebench::net {
 
@@ -34,6 +33,10 @@ StatusOr<std::unique_ptr<boost::asio::ssl::context>> MakeTlsContext(const TlsOpt
 // problem and the flags that address it; a refused connection asks whether the
 // server runs; anything else is "connect: <reason>".
 std::string DescribeConnectError(const boost::system::error_code& ec);
+
+// True when a TLS handshake failed because the peer's certificate was not trusted or
+// did not name the host: trying again cannot help.
+bool IsCertificateError(const boost::system::error_code& ec);
 
 class Transport {
  public:

@@ -10,6 +10,8 @@ std::string Url::HostHeader() const {
   return default_port ? h : h + ":" + port;
 }
 
+std::string Url::ToString() const { return (tls ? "https://" : "http://") + HostHeader() + path; }
+
 StatusOr<Url> ParseUrl(const std::string& text) {
   Url url;
   std::string rest;

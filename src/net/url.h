@@ -13,6 +13,7 @@ struct Url {
   std::string port;                // "80" / "443" when not given
   std::string path;                // "" or "/prefix" (no trailing slash) for a base URL
   std::string HostHeader() const;  // host[:port] as the Host header wants it
+  std::string ToString() const;    // scheme://host[:port][/prefix], as messages show it
 };
 
 // Fails on a scheme other than http/https, an empty host or a bad port.

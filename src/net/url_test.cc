@@ -16,6 +16,9 @@ TEST(UrlTest, ParsesSchemeHostPortAndPrefix) {
   ASSERT_TRUE(v.ok());
   EXPECT_EQ(v->HostHeader(), "127.0.0.1:8000");
   EXPECT_EQ(v->path, "");
+  EXPECT_EQ(u->ToString(), "https://example.com/api");
+  EXPECT_EQ(v->ToString(), "http://127.0.0.1:8000");
+  EXPECT_EQ(ParseUrl("http://[::1]:80/")->ToString(), "http://[::1]");
 }
 
 TEST(UrlTest, RejectsOtherSchemesAndBadPorts) {

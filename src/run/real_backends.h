@@ -48,7 +48,4 @@ class NativeEvalBackend final : public EvalBackend {
   const RunSettings& settings_;
 };
 
-// A free TCP port on 127.0.0.1 (bound and released; the engine binds it next).
-StatusOr<int> PickFreePort();
-
 }  // namespace servebench::run

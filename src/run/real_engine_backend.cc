@@ -1,7 +1,3 @@
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <boost/json.hpp>
 #include <filesystem>
 
@@ -32,10 +28,7 @@ class SupervisedEngine final : public LiveEngine {
         served_model_(FirstModelId(ready.models_json)) {}
   ~SupervisedEngine() override { Stop(); }
 
-  std::string base_url() const override {
-    const auto& c = supervisor_->command();
-    return "http://" + c.host + ":" + std::to_string(c.port);
-  }
+  std::string base_url() const override { return engine::BaseUrl(supervisor_->command()); }
   std::string engine_version() const override { return version_; }
   std::string served_model() const override { return served_model_; }
   std::string log_path() const override { return supervisor_->log_path(); }
@@ -71,24 +64,6 @@ engine::RenderOptions Options(const RunSettings& settings, const recipe::ServeSp
 
 }  // namespace
 
-StatusOr<int> PickFreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return Status::Unavailable("cannot create a socket to find a free port");
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof addr;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    ::close(fd);
-    return Status::Unavailable("cannot bind a loopback port");
-  }
-  int port = ntohs(addr.sin_port);
-  ::close(fd);
-  return port;
-}
-
 SupervisedEngineBackend::SupervisedEngineBackend(const RunSettings& settings)
     : settings_(settings) {}
 
@@ -102,7 +77,7 @@ StatusOr<std::string> SupervisedEngineBackend::Render(const recipe::ServeSpec& s
 std::unique_ptr<LiveEngine> SupervisedEngineBackend::Start(const recipe::ServeSpec& serve,
                                                            const std::string& log_path,
                                                            Failure* failure) {
-  auto port = PickFreePort();
+  auto port = engine::FindFreePort();
   if (!port.ok()) {
     *failure = {"infra.start_failed", port.status().message()};
     return nullptr;
