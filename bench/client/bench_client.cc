@@ -20,12 +20,15 @@
 #include <vector>
 
 #include "client/client.h"
-#include "client/testing/sim_process.h"
+#include "common/testing/shell.h"
+#include "sim/testing/sim_process.h"
 
 namespace servebench::client {
 namespace {
 
-using testing::SimProcess;
+using servebench::testing::ProcessResult;
+using servebench::testing::RunProcess;
+using sim::testing::SimProcess;
 
 const char* kModel = "meta-llama/Llama-3.1-8B-Instruct";
 int g_scale = 1;  // --quick divides loads by 10
@@ -37,12 +40,12 @@ std::string SimBinary() {
 }
 
 std::unique_ptr<SimProcess> Sim(std::vector<std::string> args) {
-  auto sim = SimProcess::Start(SimBinary(), args, 60);
-  if (!sim.ok()) {
-    std::printf("  could not start servebench sim: %s\n", sim.status().ToString().c_str());
+  auto sim = std::make_unique<SimProcess>(args, /*wait_ready=*/true, 60, SimBinary());
+  if (!sim->ready()) {
+    std::printf("  could not start servebench sim: %s\n", sim->output().c_str());
     return nullptr;
   }
-  return std::move(sim).value();
+  return sim;
 }
 
 BenchSettings Base(const SimProcess& sim) {
@@ -155,7 +158,7 @@ bool PythonRow(const CpuFigure& native_cpu, double native_ttft_p99_us,
                                      "--concurrency",    std::to_string(conc),
                                      "--input-len",      "64",
                                      "--output-len",     std::to_string(out_len)};
-    testing::ProcessResult p = testing::RunProcess(argv, 900);
+    ProcessResult p = RunProcess(argv, 900);
     if (p.exit_code != 0) {
       std::printf("  python row failed (exit %d): %s\n", p.exit_code, p.err.substr(0, 800).c_str());
       return std::nullopt;

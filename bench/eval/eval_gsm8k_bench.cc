@@ -15,9 +15,9 @@
 #include "common/atomic_file.h"
 #include "eval/eval.h"
 #include "eval/synthetic.h"
-#include "eval/testing/fake_openai_server.h"
-#include "eval/testing/sim_process.h"
+#include "net/testing/fake_openai_server.h"
 #include "sim/answer_oracle.h"
+#include "sim/testing/sim_process.h"
 
 using namespace servebench;
 
@@ -69,20 +69,22 @@ int main(int argc, char** argv) {
   }
   bool ok = true;
   {
-    eval::testing::SimProcess sim(SERVEBENCH_BIN, 0.10, 77);
-    if (sim.url().empty()) {
-      std::fprintf(stderr, "servebench sim did not start (%s)\n", SERVEBENCH_BIN);
+    sim::testing::SimProcess sim({"--host", "127.0.0.1", "--time-scale", "0", "--answer-mode",
+                                  "oracle", "--answer-error-rate", "0.1", "--seed", "77"});
+    if (!sim.ready()) {
+      std::fprintf(stderr, "servebench sim did not start (%s): %s\n", SERVEBENCH_BIN,
+                   sim.output().c_str());
       return 1;
     }
     eval::EvalSettings with_sim = s;
-    with_sim.base_url = sim.url();
+    with_sim.base_url = sim.base_url();
     with_sim.keep_alive = false;
     ok &= RunOnce("servebench sim --time-scale 0 (oracle, 10% wrong)", with_sim, test);
   }
   auto oracle = sim::AnswerOracle::Create({.error_rate = 0.10, .seed = 77, .answers_path = ""});
   if (!oracle.ok()) return 1;
-  eval::testing::FakeOpenAiServer server([&](const std::string& prompt) {
-    return eval::testing::FakeReply{200, (*oracle)->Answer(prompt).value_or("no idea")};
+  net::testing::FakeOpenAiServer server([&](const std::string& prompt) {
+    return net::testing::FakeReply{200, (*oracle)->Answer(prompt).value_or("no idea")};
   });
   s.base_url = server.base_url();
   ok &= RunOnce("in-process loopback oracle server", s, test);

@@ -19,7 +19,6 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -27,9 +26,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "sim/testing/sim_process.h"
 
 namespace {
 
@@ -37,50 +39,15 @@ double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-struct Server {
-  pid_t pid = -1;
-  int port = 0;
-};
-
-// Starts servebench sim with `args`, waits for its ready line.
-Server Start(const std::vector<std::string>& args) {
-  int fds[2];
-  if (pipe(fds) != 0) std::exit(1);
-  Server s;
-  s.pid = fork();
-  if (s.pid == 0) {
-    dup2(fds[1], 1);
-    close(fds[0]);
-    std::vector<std::string> a = {SERVEBENCH_BIN, "sim", "--port", "0"};
-    a.insert(a.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& x : a) argv.push_back(x.data());
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  close(fds[1]);
-  std::string out;
-  char buf[4096];
-  double deadline = Now() + 30;
-  while (Now() < deadline && out.find("servebench sim: ready") == std::string::npos) {
-    ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n <= 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  close(fds[0]);
-  size_t at = out.find("(port ");
-  if (at == std::string::npos) {
-    std::fprintf(stderr, "bench_sim_server: server did not start:\n%s\n", out.c_str());
+// Starts servebench sim with `args` (sim/testing/sim_process.h) and waits for its
+// ready line; exits the bench when it does not come.
+std::unique_ptr<servebench::sim::testing::SimProcess> Start(const std::vector<std::string>& args) {
+  auto sim = std::make_unique<servebench::sim::testing::SimProcess>(args, /*wait_ready=*/true, 30);
+  if (!sim->ready()) {
+    std::fprintf(stderr, "bench_sim_server: server did not start:\n%s\n", sim->output().c_str());
     std::exit(1);
   }
-  s.port = std::atoi(out.c_str() + at + 6);
-  return s;
-}
-
-void Stop(const Server& s) {
-  kill(s.pid, SIGTERM);
-  waitpid(s.pid, nullptr, 0);
+  return sim;
 }
 
 // utime + stime of a process, seconds.
@@ -162,13 +129,13 @@ uint64_t CountAndKeepTail(Conn& c, std::string_view data, std::string_view pat, 
 }
 
 void Throughput(int streams, double seconds) {
-  Server s = Start({"--time-scale", "0", "--max-num-seqs", std::to_string(streams),
-                    "--max-num-batched-tokens", "1000000"});
+  auto s = Start({"--time-scale", "0", "--max-num-seqs", std::to_string(streams),
+                  "--max-num-batched-tokens", "1000000"});
   int ep = epoll_create1(0);
   std::vector<Conn> conns(static_cast<size_t>(streams));
   const std::string req = Request(2000);
   for (auto& c : conns) {
-    c.fd = Connect(s.port);
+    c.fd = Connect(s->port());
     epoll_event ev{};
     ev.events = EPOLLIN | EPOLLOUT;
     ev.data.ptr = &c;
@@ -185,7 +152,7 @@ void Throughput(int streams, double seconds) {
       measuring = true;
       warm_events = events;
       measure_start = Now();
-      cpu_start = CpuSeconds(s.pid);
+      cpu_start = CpuSeconds(s->pid());
       client_cpu_start = CpuSeconds(getpid());
     }
     int n = epoll_wait(ep, evs.data(), static_cast<int>(evs.size()), 100);
@@ -212,7 +179,7 @@ void Throughput(int streams, double seconds) {
     }
   }
   double elapsed = Now() - measure_start;
-  double cpu = CpuSeconds(s.pid) - cpu_start;
+  double cpu = CpuSeconds(s->pid()) - cpu_start;
   double client_cpu = CpuSeconds(getpid()) - client_cpu_start;
   uint64_t measured = events - warm_events;
   std::printf(
@@ -224,14 +191,13 @@ void Throughput(int streams, double seconds) {
       cpu > 0 ? measured / cpu : 0.0, client_cpu, LoadAverage());
   for (auto& c : conns) close(c.fd);
   close(ep);
-  Stop(s);
+  s.reset();
 }
 
 void Hold(int count) {
-  Server s =
-      Start({"--time-scale", "1", "--model", "llama-3.1-70b", "--tensor-parallel-size", "8",
-             "--max-num-seqs", std::to_string(count), "--max-num-batched-tokens", "1000000"});
-  long rss_before = RssKb(s.pid);
+  auto s = Start({"--time-scale", "1", "--model", "llama-3.1-70b", "--tensor-parallel-size", "8",
+                  "--max-num-seqs", std::to_string(count), "--max-num-batched-tokens", "1000000"});
+  long rss_before = RssKb(s->pid());
   int ep = epoll_create1(0);
   std::vector<Conn> conns(static_cast<size_t>(count));
   const std::string req = Request(100000);
@@ -240,7 +206,7 @@ void Hold(int count) {
   std::vector<char> buf(1 << 16);
   double start = Now();
   for (auto& c : conns) {
-    c.fd = Connect(s.port);
+    c.fd = Connect(s->port());
     if (c.fd < 0) break;
     ++opened;
     epoll_event ev{};
@@ -271,7 +237,7 @@ void Hold(int count) {
       }
     }
   }
-  long rss_after = RssKb(s.pid);
+  long rss_after = RssKb(s->pid());
   std::printf(
       "connections_held: %d of %d connections open with a live stream each (all delivering events: "
       "%s) "
@@ -282,7 +248,7 @@ void Hold(int count) {
     if (c.fd >= 0) close(c.fd);
   }
   close(ep);
-  Stop(s);
+  s.reset();
 }
 
 }  // namespace

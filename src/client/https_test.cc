@@ -5,26 +5,26 @@
 #include <gtest/gtest.h>
 
 #include "client/client.h"
-#include "client/testing/sim_process.h"
 #include "common/exit_codes.h"
+#include "common/testing/shell.h"
 #include "net/testing/tls_proxy.h"
+#include "sim/testing/sim_process.h"
 
 namespace servebench::client {
 namespace {
 
 using net::testing::TlsProxy;
-using testing::ProcessResult;
-using testing::RunProcess;
-using testing::SimProcess;
+using servebench::testing::ProcessResult;
+using servebench::testing::RunProcess;
+using sim::testing::SimProcess;
 
 const std::string kTlsDir = std::string(SERVEBENCH_SOURCE_DIR) + "/src/net/testdata/tls/";
 
 class HttpsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto sim = SimProcess::Start(SERVEBENCH_BIN, {"--time-scale", "0.1"});
-    ASSERT_TRUE(sim.ok()) << sim.status().ToString();
-    sim_ = std::move(sim).value();
+    sim_ = std::make_unique<SimProcess>(std::vector<std::string>{"--time-scale", "0.1"});
+    ASSERT_TRUE(sim_->ready()) << sim_->output();
     proxy_ =
         std::make_unique<TlsProxy>(sim_->port(), kTlsDir + "server.pem", kTlsDir + "server.key");
   }

@@ -134,7 +134,7 @@ INSTANTIATE_TEST_SUITE_P(Faults, FaultTest,
 TEST(RunBenchTest, UnreachableServerFailsBeforeRunning) {
   int port;
   {
-    FakeOpenAiServer server({});
+    FakeOpenAiServer server;
     port = server.port();
   }
   BenchSettings s;

@@ -9,23 +9,24 @@
 #include <sstream>
 
 #include "client/client.h"
-#include "client/testing/sim_process.h"
 #include "common/exit_codes.h"
 #include "common/testing/files.h"
+#include "common/testing/shell.h"
+#include "sim/testing/sim_process.h"
 
 namespace servebench::client {
 namespace {
 
 using servebench::testing::ReadFileOrEmpty;
 
-using testing::ProcessResult;
-using testing::RunProcess;
-using testing::SimProcess;
+using servebench::testing::ProcessResult;
+using servebench::testing::RunProcess;
+using sim::testing::SimProcess;
 
 std::unique_ptr<SimProcess> StartSim(const std::vector<std::string>& args) {
-  auto sim = SimProcess::Start(SERVEBENCH_BIN, args);
-  EXPECT_TRUE(sim.ok()) << sim.status().ToString();
-  return sim.ok() ? std::move(sim).value() : nullptr;
+  auto sim = std::make_unique<SimProcess>(args);
+  EXPECT_TRUE(sim->ready()) << sim->output();
+  return sim->ready() ? std::move(sim) : nullptr;
 }
 
 BenchSettings Settings(const SimProcess& sim) {

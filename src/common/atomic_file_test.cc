@@ -4,16 +4,12 @@
 
 #include <filesystem>
 
+#include "common/testing/files.h"
+
 namespace servebench {
 namespace {
 
-std::string TempDir() {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("sb_atomic_" + std::to_string(::getpid()) + "_" +
-              ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  std::filesystem::remove_all(dir);
-  return dir.string();
-}
+std::string TempDir() { return servebench::testing::FreshTestDir("atomic"); }
 
 TEST(AtomicFileTest, WriteThenReadRoundTripsAndCreatesFolders) {
   std::string path = TempDir() + "/a/b/record.json";

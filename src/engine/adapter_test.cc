@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "engine/command_display.h"
-#include "engine/golden.h"
+#include "engine/testing/golden.h"
 
 namespace servebench::engine {
 namespace {

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "engine/engine.h"
-#include "engine/golden.h"
+#include "engine/testing/golden.h"
 #include "recipe/recipe.h"
 
 namespace servebench::engine {

@@ -1,18 +1,16 @@
 // The supervisor driving the real simulated engine (`servebench sim`, SERVEBENCH_BIN)
 // through the sim adapter: readiness, a readiness timeout, a startup failure with
 // the seed's EAGLE3 line, a SIGKILLed engine, and no process left behind.
-#include <errno.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
 
-#include "common/clock.h"
+#include "common/testing/files.h"
 #include "engine/engine.h"
+#include "engine/testing/processes.h"
 
 namespace servebench::engine {
 namespace {
@@ -23,35 +21,11 @@ constexpr char kEagle3Line[] =
     "ValueError: Model does not support EAGLE3 interface but aux_hidden_state_outputs was "
     "requested";
 
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
-
-bool Gone(pid_t negative_group, double within_s = 5) {
-  const int64_t deadline = MonotonicNowNs() + static_cast<int64_t>(within_s * 1e9);
-  while (MonotonicNowNs() < deadline) {
-    if (kill(negative_group, 0) != 0 && errno == ESRCH) return true;
-    usleep(20000);
-  }
-  return false;
-}
-
 class SimSupervisionTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(std::filesystem::exists(SERVEBENCH_BIN)) << SERVEBENCH_BIN;
-    dir_ = ::testing::TempDir() + "/sb_sim_sup_" + std::to_string(getpid()) + "_" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    dir_ = servebench::testing::FreshTestDir("sim_sup");
   }
 
   recipe::ServeSpec Spec() const {
@@ -65,7 +39,7 @@ class SimSupervisionTest : public ::testing::Test {
 
   std::unique_ptr<Supervisor> Start(const recipe::ServeSpec& spec) {
     RenderOptions options;
-    options.port = FreePort();
+    options.port = *FindFreePort();
     options.servebench_bin = SERVEBENCH_BIN;
     options.work_dir = dir_;
     auto command = RenderServerCommand(spec, options);
@@ -92,7 +66,7 @@ TEST_F(SimSupervisionTest, SimBecomesReadyReportsItsVersionAndStopsCleanly) {
   const pid_t group = sup->engine_pid();
   EXPECT_TRUE(sup->Stop().ok());
   ASSERT_TRUE(sup->exit_info().has_value());
-  EXPECT_TRUE(Gone(-group));
+  EXPECT_TRUE(testing::ProcessGone(-group));
 }
 
 TEST_F(SimSupervisionTest, SeedEagle3StartupFailureIsClassified) {
@@ -122,7 +96,7 @@ TEST_F(SimSupervisionTest, SlowReadinessPastTheDeadlineIsATimeout) {
   EXPECT_TRUE(sup->IsAlive());
   const pid_t group = sup->engine_pid();
   EXPECT_TRUE(sup->Stop().ok());
-  EXPECT_TRUE(Gone(-group));
+  EXPECT_TRUE(testing::ProcessGone(-group));
 }
 
 TEST_F(SimSupervisionTest, ReadinessWaitsOutASlowStart) {
@@ -146,7 +120,7 @@ TEST_F(SimSupervisionTest, SigkilledSimIsDetectedAsDiedDuringRunAndNothingIsLeft
   EXPECT_EQ(exit->signal, SIGKILL);
   EngineFailure failure = sup->Classify(Situation::kDiedDuringRun);
   EXPECT_EQ(failure.failure_class, kClassDiedDuringRun);
-  EXPECT_TRUE(Gone(-group));
+  EXPECT_TRUE(testing::ProcessGone(-group));
 }
 
 }  // namespace

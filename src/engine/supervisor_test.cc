@@ -18,12 +18,16 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "common/testing/files.h"
 #include "engine/free_port.h"
-#include "engine/test_http_server.h"
+#include "engine/testing/processes.h"
+#include "net/testing/fake_openai_server.h"
+#include "net/testing/tls_proxy.h"
 
 namespace servebench::engine {
 namespace {
 
+using servebench::testing::ReadFileOrEmpty;
 using ::testing::HasSubstr;
 
 std::string FakeEngine(const std::string& name) {
@@ -56,27 +60,16 @@ SupervisorOptions Options(const std::string& dir, double grace_s = 2) {
   return options;
 }
 
-// A loopback port with nothing listening (bound, then closed).
-int ClosedPort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
+// The in-test engine API: /health answers 503 `unhealthy_probes` times, then 200.
+net::testing::FakeServerOptions EngineApi(int unhealthy_probes, bool llama_cpp_style = false) {
+  net::testing::FakeServerOptions options;
+  options.unhealthy_probes = unhealthy_probes;
+  options.llama_cpp_style = llama_cpp_style;
+  return options;
 }
 
-bool Gone(pid_t pid_or_negative_group, double within_s = 5) {
-  const int64_t deadline = MonotonicNowNs() + static_cast<int64_t>(within_s * 1e9);
-  while (MonotonicNowNs() < deadline) {
-    if (kill(pid_or_negative_group, 0) != 0 && errno == ESRCH) return true;
-    usleep(20000);
-  }
-  return false;
-}
+// A loopback port with nothing listening.
+int ClosedPort() { return *FindFreePort(); }
 
 bool WaitForFile(const std::string& path, double within_s = 5) {
   const int64_t deadline = MonotonicNowNs() + static_cast<int64_t>(within_s * 1e9);
@@ -94,16 +87,9 @@ std::vector<pid_t> ReadPids(const std::string& path) {
   return pids;
 }
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(SupervisorTest, ReadyAfterHealthThenModelsAnswer200AndVersionIsRead) {
   const std::string dir = TempDir("ready");
-  testing::TestHttpServer server(/*unhealthy_probes=*/3);
+  net::testing::FakeOpenAiServer server(EngineApi(/*unhealthy_probes=*/3));
   auto sup = Supervisor::Start(Command({FakeEngine("hang.sh")}, server.port()), Options(dir));
   ASSERT_TRUE(sup.ok()) << sup.status().ToString();
   auto ready = (*sup)->WaitUntilReady();
@@ -114,17 +100,79 @@ TEST(SupervisorTest, ReadyAfterHealthThenModelsAnswer200AndVersionIsRead) {
   EXPECT_TRUE((*sup)->IsAlive());
   const pid_t group = (*sup)->engine_pid();
   EXPECT_TRUE((*sup)->Stop().ok());
-  EXPECT_TRUE(Gone(-group)) << "engine process group still has members";
+  EXPECT_TRUE(testing::ProcessGone(-group)) << "engine process group still has members";
 }
 
 TEST(SupervisorTest, LlamaCppVersionComesFromPropsBuildInfo) {
   const std::string dir = TempDir("props");
-  testing::TestHttpServer server(0, /*llama_cpp_style=*/true);
+  net::testing::FakeOpenAiServer server(EngineApi(0, /*llama_cpp_style=*/true));
   auto sup = Supervisor::Start(Command({FakeEngine("hang.sh")}, server.port()), Options(dir));
   ASSERT_TRUE(sup.ok()) << sup.status().ToString();
   auto ready = (*sup)->WaitUntilReady();
   ASSERT_TRUE(ready.ok()) << ready.status().ToString();
   EXPECT_EQ(ready->engine_version, "b6500-abc123");
+}
+
+const std::string kTlsDir = std::string(SERVEBENCH_SOURCE_DIR) + "/src/net/testdata/tls/";
+
+// An engine that serves https: the in-test API behind a TLS-terminating proxy.
+struct HttpsEngineApi {
+  net::testing::FakeOpenAiServer api{EngineApi(/*unhealthy_probes=*/1)};
+  net::testing::TlsProxy proxy{api.port(), kTlsDir + "server.pem", kTlsDir + "server.key"};
+  ServerCommand Command() const {
+    ServerCommand command = engine::Command({FakeEngine("hang.sh")}, proxy.port());
+    command.tls = true;
+    return command;
+  }
+};
+
+TEST(SupervisorTest, HttpsEngineIsReadyWhenItsCertificateIsTrusted) {
+  const std::string dir = TempDir("https_ready");
+  HttpsEngineApi engine;
+  SupervisorOptions options = Options(dir);
+  options.tls.ca_cert_file = kTlsDir + "ca.pem";
+  auto sup = Supervisor::Start(engine.Command(), options);
+  ASSERT_TRUE(sup.ok()) << sup.status().ToString();
+  auto ready = (*sup)->WaitUntilReady();
+  ASSERT_TRUE(ready.ok()) << ready.status().ToString();
+  EXPECT_EQ(ready->engine_version, "9.9.9-fake");
+  EXPECT_EQ(BaseUrl((*sup)->command()), "https://127.0.0.1:" + std::to_string(engine.proxy.port()));
+}
+
+TEST(SupervisorTest, HttpsEngineIsReadyUnverifiedWithInsecure) {
+  const std::string dir = TempDir("https_insecure");
+  HttpsEngineApi engine;
+  SupervisorOptions options = Options(dir);
+  options.tls.insecure = true;
+  auto sup = Supervisor::Start(engine.Command(), options);
+  ASSERT_TRUE(sup.ok()) << sup.status().ToString();
+  EXPECT_TRUE((*sup)->WaitUntilReady().ok());
+}
+
+TEST(SupervisorTest, HttpsEngineWithAnUntrustedCertificateNeverBecomesReady) {
+  const std::string dir = TempDir("https_untrusted");
+  HttpsEngineApi engine;
+  ServerCommand command = engine.Command();
+  command.readiness_timeout_s = 0.6;
+  auto sup = Supervisor::Start(command, Options(dir));
+  ASSERT_TRUE(sup.ok()) << sup.status().ToString();
+  auto ready = (*sup)->WaitUntilReady();
+  ASSERT_FALSE(ready.ok());
+  EXPECT_EQ(ready.status().code(), StatusCode::kDeadlineExceeded);
+  EXPECT_THAT((*sup)->failure()->summary, HasSubstr("on https://127.0.0.1:"));
+  EXPECT_EQ(engine.api.requests(), 0) << "no request may pass an unverified handshake";
+}
+
+TEST(SupervisorTest, HttpsEngineWithAnUnreadableCaFileIsAStartFailure) {
+  const std::string dir = TempDir("https_bad_ca");
+  HttpsEngineApi engine;
+  SupervisorOptions options = Options(dir);
+  options.tls.ca_cert_file = dir + "/no-such-ca.pem";
+  auto sup = Supervisor::Start(engine.Command(), options);
+  ASSERT_FALSE(sup.ok());
+  EXPECT_EQ(sup.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(sup.status().message(), HasSubstr("infra.start_failed"));
+  EXPECT_THAT(sup.status().message(), HasSubstr("no-such-ca.pem"));
 }
 
 TEST(SupervisorTest, EarlyExitIsNoticedAtOnceAndClassifiedFromTheLog) {
@@ -184,8 +232,8 @@ TEST(SupervisorTest, StopEscalatesToSigkillWhenSigtermIsIgnored) {
   auto sup =
       Supervisor::Start(Command({FakeEngine("ignore_term.sh")}), Options(dir, /*grace_s=*/0.3));
   ASSERT_TRUE(sup.ok()) << sup.status().ToString();
-  for (int i = 0; i < 250 && ReadAll(dir + "/engine.log").find("ignoring") == std::string::npos;
-       ++i) {
+  for (int i = 0;
+       i < 250 && ReadFileOrEmpty(dir + "/engine.log").find("ignoring") == std::string::npos; ++i) {
     usleep(20000);  // let the script install its trap
   }
   const pid_t group = (*sup)->engine_pid();
@@ -193,7 +241,7 @@ TEST(SupervisorTest, StopEscalatesToSigkillWhenSigtermIsIgnored) {
   EXPECT_TRUE((*sup)->Stop().ok());
   EXPECT_LT((MonotonicNowNs() - start) / 1e9, 3.0);
   EXPECT_EQ((*sup)->exit_info()->signal, SIGKILL);
-  EXPECT_TRUE(Gone(-group));
+  EXPECT_TRUE(testing::ProcessGone(-group));
 }
 
 TEST(SupervisorTest, StopLeavesNoWorkerOrOrphanedGrandchild) {
@@ -206,8 +254,8 @@ TEST(SupervisorTest, StopLeavesNoWorkerOrOrphanedGrandchild) {
   ASSERT_EQ(workers.size(), 2u);
   const pid_t group = (*sup)->engine_pid();
   EXPECT_TRUE((*sup)->Stop().ok());
-  for (pid_t w : workers) EXPECT_TRUE(Gone(w)) << "worker " << w;
-  EXPECT_TRUE(Gone(-group));
+  for (pid_t w : workers) EXPECT_TRUE(testing::ProcessGone(w)) << "worker " << w;
+  EXPECT_TRUE(testing::ProcessGone(-group));
 }
 
 TEST(SupervisorTest, WorkersOfAnEngineThatExitedAreKilled) {
@@ -221,12 +269,12 @@ TEST(SupervisorTest, WorkersOfAnEngineThatExitedAreKilled) {
   auto exit = (*sup)->WaitForExit(5000);
   ASSERT_TRUE(exit.has_value());
   EXPECT_EQ(exit->exit_code, 0);
-  for (pid_t w : workers) EXPECT_TRUE(Gone(w)) << "worker " << w;
+  for (pid_t w : workers) EXPECT_TRUE(testing::ProcessGone(w)) << "worker " << w;
 }
 
 TEST(SupervisorTest, SigkilledEngineIsNoticedAndClassifiedDiedDuringRun) {
   const std::string dir = TempDir("sigkill");
-  testing::TestHttpServer server(0);
+  net::testing::FakeOpenAiServer server;
   auto sup = Supervisor::Start(Command({FakeEngine("hang.sh")}, server.port()), Options(dir));
   ASSERT_TRUE(sup.ok()) << sup.status().ToString();
   ASSERT_TRUE((*sup)->WaitUntilReady().ok());
@@ -238,7 +286,7 @@ TEST(SupervisorTest, SigkilledEngineIsNoticedAndClassifiedDiedDuringRun) {
   EngineFailure failure = (*sup)->Classify(Situation::kDiedDuringRun);
   EXPECT_EQ(failure.failure_class, kClassDiedDuringRun);
   EXPECT_THAT(failure.summary, HasSubstr("killed by signal 9 (SIGKILL) while serving"));
-  EXPECT_TRUE(Gone(-(*sup)->engine_pid()));
+  EXPECT_TRUE(testing::ProcessGone(-(*sup)->engine_pid()));
 }
 
 TEST(SupervisorTest, NoEngineProcessOutlivesAKilledServebench) {
@@ -263,8 +311,9 @@ TEST(SupervisorTest, NoEngineProcessOutlivesAKilledServebench) {
   const std::vector<pid_t> workers = ReadPids(pidfile);
   ASSERT_EQ(kill(child, SIGKILL), 0);
   waitpid(child, nullptr, 0);
-  EXPECT_TRUE(Gone(-engine)) << "engine group " << engine << " outlived its servebench";
-  for (pid_t w : workers) EXPECT_TRUE(Gone(w)) << "worker " << w;
+  EXPECT_TRUE(testing::ProcessGone(-engine))
+      << "engine group " << engine << " outlived its servebench";
+  for (pid_t w : workers) EXPECT_TRUE(testing::ProcessGone(w)) << "worker " << w;
   EXPECT_TRUE(WaitForFile(dir + "/cleanup.txt"))
       << "the cleanup command (docker rm -f) did not run";
 }
@@ -278,7 +327,7 @@ TEST(SupervisorTest, CleanupCommandRunsAfterStopWithOutputInTheLog) {
   EXPECT_TRUE((*sup)->Stop().ok());  // a failed `docker rm -f` (already removed) is not an error
   ASSERT_TRUE((*sup)->exit_info().has_value());
   EXPECT_EQ((*sup)->exit_info()->cleanup_exit_code, 1);
-  EXPECT_THAT(ReadAll(dir + "/engine.log"), HasSubstr("removing container"));
+  EXPECT_THAT(ReadFileOrEmpty(dir + "/engine.log"), HasSubstr("removing container"));
 }
 
 TEST(SupervisorTest, EchoCopiesEachLogLineWithThePrefix) {
@@ -308,7 +357,7 @@ TEST(SupervisorTest, ConfigFilesAndEnvironmentReachTheEngine) {
   auto sup = Supervisor::Start(command, Options(dir));
   ASSERT_TRUE(sup.ok()) << sup.status().ToString();
   ASSERT_TRUE((*sup)->WaitForExit(5000).has_value());
-  const std::string log = ReadAll(dir + "/engine.log");
+  const std::string log = ReadFileOrEmpty(dir + "/engine.log");
   EXPECT_THAT(log, HasSubstr("max_draft_len: 3"));
   EXPECT_THAT(log, HasSubstr("ACC=1.78"));
 }
@@ -323,7 +372,7 @@ TEST(SupervisorTest, FindFreePortGivesABindableLoopbackPort) {
   auto port = FindFreePort();
   ASSERT_TRUE(port.ok()) << port.status().ToString();
   EXPECT_GT(*port, 0);
-  testing::TestHttpServer unused(0);  // another listener does not make it fail
+  net::testing::FakeOpenAiServer unused;  // another listener does not make it fail
   EXPECT_TRUE(FindFreePort().ok());
   EXPECT_FALSE(FindFreePort("not-an-address").ok());
 }
@@ -336,8 +385,8 @@ TEST(SupervisorTest, StopAllEnginesStopsEveryLiveEngine) {
   StopAllEngines();
   EXPECT_FALSE((*a)->IsAlive());
   EXPECT_FALSE((*b)->IsAlive());
-  EXPECT_TRUE(Gone(-(*a)->engine_pid()));
-  EXPECT_TRUE(Gone(-(*b)->engine_pid()));
+  EXPECT_TRUE(testing::ProcessGone(-(*a)->engine_pid()));
+  EXPECT_TRUE(testing::ProcessGone(-(*b)->engine_pid()));
 }
 
 TEST(SupervisorTest, KillAllFromSignalHandlerKillsEveryGroup) {
@@ -347,7 +396,7 @@ TEST(SupervisorTest, KillAllFromSignalHandlerKillsEveryGroup) {
   KillAllEnginesFromSignalHandler();
   auto exit = (*sup)->WaitForExit(3000);
   ASSERT_TRUE(exit.has_value());
-  EXPECT_TRUE(Gone(-(*sup)->engine_pid()));
+  EXPECT_TRUE(testing::ProcessGone(-(*sup)->engine_pid()));
 }
 
 }  // namespace

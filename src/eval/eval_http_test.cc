@@ -17,15 +17,15 @@
 #include "common/atomic_file.h"
 #include "eval/eval.h"
 #include "eval/synthetic.h"
-#include "eval/testing/fake_openai_server.h"
+#include "net/testing/fake_openai_server.h"
 #include "sim/answer_oracle.h"
 
 namespace servebench::eval {
 namespace {
 
 namespace json = boost::json;
-using testing::FakeOpenAiServer;
-using testing::FakeReply;
+using net::testing::FakeOpenAiServer;
+using net::testing::FakeReply;
 
 struct Fixture {
   std::string dir;
@@ -59,7 +59,7 @@ EvalSettings Settings(const Fixture& f, const std::string& base_url) {
   return s;
 }
 
-FakeOpenAiServer::Respond OracleResponder(const sim::AnswerOracle& oracle) {
+net::testing::Respond OracleResponder(const sim::AnswerOracle& oracle) {
   return [&oracle](const std::string& prompt) {
     auto answer = oracle.Answer(prompt);
     return FakeReply{200, answer.value_or("I do not know.")};
@@ -236,7 +236,7 @@ TEST(EvalHttpTest, BadDataLineStopsBeforeAnyRequest) {
   ASSERT_FALSE(result.ok());
   EXPECT_NE(result.status().message().find(f.test_path + ":6:"), std::string::npos)
       << result.status().message();
-  EXPECT_EQ(server.requests(), 0u);
+  EXPECT_EQ(server.requests(), 0);
 }
 
 }  // namespace

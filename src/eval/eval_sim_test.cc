@@ -13,15 +13,16 @@
 #include "common/atomic_file.h"
 #include "eval/eval.h"
 #include "eval/synthetic.h"
-#include "eval/testing/sim_process.h"
 #include "sim/answer_oracle.h"
+#include "sim/testing/sim_process.h"
 
 namespace servebench::eval {
 namespace {
 
 TEST(EvalSimTest, FiveHundredQuestionsAgainstTheSimOracleScoreExactlyTheExpectedAccuracy) {
-  testing::SimProcess sim(SERVEBENCH_BIN, 0.10, 77);
-  ASSERT_FALSE(sim.url().empty()) << "servebench sim did not report its address";
+  sim::testing::SimProcess sim({"--host", "127.0.0.1", "--time-scale", "0", "--answer-mode",
+                                "oracle", "--answer-error-rate", "0.1", "--seed", "77"});
+  ASSERT_TRUE(sim.ready()) << sim.output();
   std::string dir = ::testing::TempDir() + "/eval_sim";
   std::filesystem::create_directories(dir);
   auto test = MakeSyntheticGsm(2026, 500);
@@ -37,7 +38,7 @@ TEST(EvalSimTest, FiveHundredQuestionsAgainstTheSimOracleScoreExactlyTheExpected
     EvalSettings s;
     s.data_path = dir + "/test.jsonl";
     s.fewshot_data_path = dir + "/train.jsonl";
-    s.base_url = sim.url();
+    s.base_url = sim.base_url();
     s.model = "meta-llama/Llama-3.1-8B-Instruct";  // the sim's default served name
     s.endpoint = endpoint;
     s.num_concurrent = 32;

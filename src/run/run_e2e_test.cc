@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/testing/files.h"
 #include "common/testing/shell.h"
 
 namespace {
@@ -25,11 +26,7 @@ using Result = servebench::testing::ShellResult;
 class RunE2eTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("sb_run_e2e_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = servebench::testing::FreshTestDir("run_e2e");
     // A marker no other process has: finds this test's engines in /proc.
     marker_ = std::to_string(1000000 + ::getpid() % 1000000);
   }

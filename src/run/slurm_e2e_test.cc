@@ -41,13 +41,7 @@ std::string Recipe(const std::string& name, const std::string& faults = "") {
 
 class SlurmE2eTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("sb_slurm_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
+  void SetUp() override { dir_ = servebench::testing::FreshTestDir("slurm"); }
   void TearDown() override { fs::remove_all(dir_); }
 
   std::string Write(const std::string& recipes) {

@@ -27,6 +27,63 @@ bool WriteAll(int fd, const std::string& s) {
 
 std::string Chunk(const std::string& s) { return fmt::format("{:x}\r\n{}\r\n", s.size(), s); }
 
+FakeServerOptions Answering(Respond respond) {
+  FakeServerOptions options;
+  options.respond = std::move(respond);
+  return options;
+}
+
+bool IsStreamed(const boost::json::value& request) {
+  const boost::json::value* stream =
+      request.is_object() ? request.get_object().if_contains("stream") : nullptr;
+  return stream != nullptr && stream->is_bool() && stream->get_bool();
+}
+
+// The prompt of a completion request: "prompt" text, or the last chat message's content.
+std::string PromptOf(const boost::json::value& request) {
+  if (!request.is_object()) return "";
+  const boost::json::object& o = request.get_object();
+  if (const auto* p = o.if_contains("prompt"); p != nullptr && p->is_string()) {
+    return std::string(p->get_string());
+  }
+  if (const auto* m = o.if_contains("messages"); m != nullptr && m->is_array() &&
+                                                 !m->get_array().empty() &&
+                                                 m->get_array().back().is_object()) {
+    if (const auto* c = m->get_array().back().get_object().if_contains("content");
+        c != nullptr && c->is_string()) {
+      return std::string(c->get_string());
+    }
+  }
+  return "";
+}
+
+// The whole reply to a non-streamed completion: respond(prompt)'s text in a JSON
+// completion (or a chat completion for /v1/chat/completions), or its error.
+std::string Completion(const FakeServerOptions& o, const std::string& head,
+                       const boost::json::value& request, int64_t max_tokens) {
+  const bool chat = head.find("/chat/completions") != std::string::npos;
+  FakeReply reply = o.respond ? o.respond(PromptOf(request))
+                              : FakeReply{200, std::string(static_cast<size_t>(max_tokens), 'x')};
+  std::string body;
+  if (reply.status != 200) {
+    body = R"({"error":{"message":"injected failure","type":"server_error"}})";
+  } else {
+    boost::json::object choice{{"index", 0}, {"finish_reason", "stop"}};
+    if (chat) {
+      choice["message"] = boost::json::object{{"role", "assistant"}, {"content", reply.text}};
+    } else {
+      choice["text"] = reply.text;
+    }
+    body = boost::json::serialize(
+        boost::json::object{{"id", "fake"},
+                            {"object", chat ? "chat.completion" : "text_completion"},
+                            {"choices", boost::json::array{choice}}});
+  }
+  return fmt::format(
+      "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{}",
+      reply.status, reply.status == 200 ? "OK" : "Error", body.size(), body);
+}
+
 void SleepUs(int64_t us) {
   if (us > 0) std::this_thread::sleep_for(std::chrono::microseconds(us));
 }
@@ -34,6 +91,7 @@ void SleepUs(int64_t us) {
 }  // namespace
 
 FakeOpenAiServer::FakeOpenAiServer(FakeServerOptions options) : options_(std::move(options)) {
+  unhealthy_left_ = options_.unhealthy_probes;
   listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
   int one = 1;
   ::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -48,6 +106,9 @@ FakeOpenAiServer::FakeOpenAiServer(FakeServerOptions options) : options_(std::mo
   port_ = ntohs(addr.sin_port);
   accept_thread_ = std::thread([this] { AcceptLoop(); });
 }
+
+FakeOpenAiServer::FakeOpenAiServer(Respond respond)
+    : FakeOpenAiServer(Answering(std::move(respond))) {}
 
 FakeOpenAiServer::~FakeOpenAiServer() {
   stop_.store(true);
@@ -77,6 +138,7 @@ void FakeOpenAiServer::AcceptLoop() {
     if (fd < 0) continue;
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    ++connections_;
     std::lock_guard<std::mutex> lock(mu_);
     fds_.push_back(fd);
     threads_.emplace_back([this, fd] { Serve(fd); });
@@ -111,6 +173,10 @@ void FakeOpenAiServer::Serve(int fd) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       o = options_;
+    }
+    if (std::string probe = ProbeReply(head, o); !probe.empty()) {
+      if (!WriteAll(fd, probe)) return;
+      continue;
     }
     if (head.rfind("GET", 0) == 0) {
       std::string text = head.find("/metrics") != std::string::npos ? o.metrics_text : "{}";
@@ -155,6 +221,10 @@ void FakeOpenAiServer::Serve(int fd) {
         prompt_tokens = static_cast<int64_t>(p->get_array().size());
       }
     }
+    if (!IsStreamed(req)) {
+      if (!WriteAll(fd, Completion(o, head, req, max_tokens))) return;
+      continue;
+    }
     if (!WriteAll(fd,
                   "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
                   "Transfer-Encoding: chunked\r\n\r\n"))
@@ -192,7 +262,34 @@ void FakeOpenAiServer::Serve(int fd) {
         "data: [DONE]\n\n",
         prompt_tokens, sent);
     if (!WriteAll(fd, Chunk(tail) + "0\r\n\r\n")) return;
+    ++streams_;
+    if (o.close_after_stream_us >= 0) {
+      SleepUs(o.close_after_stream_us);
+      ::shutdown(fd, SHUT_RDWR);
+      return;
+    }
   }
+}
+
+std::string FakeOpenAiServer::ProbeReply(const std::string& head, const FakeServerOptions& o) {
+  auto reply = [](int status, const std::string& body) {
+    return fmt::format(
+        "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{}", status,
+        status == 200 ? "OK" : "Service Unavailable", body.size(), body);
+  };
+  if (head.rfind("GET /health ", 0) == 0) {
+    return reply(unhealthy_left_.fetch_sub(1) > 0 ? 503 : 200, "");
+  }
+  if (head.rfind("GET /v1/models ", 0) == 0) {
+    return reply(200, R"({"object":"list","data":[{"id":"fake"}]})");
+  }
+  if (head.rfind("GET /version ", 0) == 0 && !o.llama_cpp_style) {
+    return reply(200, R"({"version":"9.9.9-fake"})");
+  }
+  if (head.rfind("GET /props ", 0) == 0 && o.llama_cpp_style) {
+    return reply(200, R"({"build_info":"b6500-abc123"})");
+  }
+  return "";
 }
 
 }  // namespace servebench::net::testing

@@ -9,10 +9,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
-#include <cstring>
-#include <stdexcept>
+
+#include "net/http_response_parser.h"
 
 #ifndef SERVEBENCH_BIN
 #define SERVEBENCH_BIN "servebench"
@@ -20,77 +21,100 @@
 
 namespace servebench::sim::testing {
 namespace {
-double NowMs() {
-  return std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+
+using Clock = std::chrono::steady_clock;
+
+double MsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
+
+// Output past this is dropped (still drained): a test never needs more.
+constexpr size_t kMaxOutputBytes = 8u << 20;
+
 }  // namespace
 
-SimProcess::SimProcess(const std::vector<std::string>& args, bool wait_ready) {
+SimProcess::SimProcess(const std::vector<std::string>& args, bool wait_ready,
+                       double ready_timeout_s, const std::string& binary) {
+  // Everything the child needs is built before fork(): allocating after fork in a
+  // process with threads can deadlock.
+  std::vector<std::string> argv_text = {binary.empty() ? SERVEBENCH_BIN : binary, "sim", "--port",
+                                        "0"};
+  argv_text.insert(argv_text.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : argv_text) argv.push_back(a.data());
+  argv.push_back(nullptr);
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe");
-  std::vector<std::string> argv_s = {SERVEBENCH_BIN, "sim", "--port", "0"};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  if (pipe2(fds, O_CLOEXEC) != 0) return;
   pid_ = fork();
   if (pid_ == 0) {
-    dup2(fds[1], 1);
-    dup2(fds[1], 2);
-    std::vector<char*> argv;
-    for (auto& a : argv_s) argv.push_back(a.data());
-    argv.push_back(nullptr);
+    dup2(fds[1], STDOUT_FILENO);
+    dup2(fds[1], STDERR_FILENO);
     execv(argv[0], argv.data());
     _exit(127);
   }
   close(fds[1]);
-  out_fd_ = fds[0];
-  fcntl(out_fd_, F_SETFL, O_NONBLOCK);
-  double deadline = NowMs() + 15000;
-  while (NowMs() < deadline) {
-    ReadAvailable(50);
-    size_t at = output_.find("(port ");
-    if (at != std::string::npos && port_ == 0) port_ = std::atoi(output_.c_str() + at + 6);
-    bool ready = output_.find("servebench sim: ready") != std::string::npos;
-    if (port_ > 0 && (ready || !wait_ready)) return;
-    int status;
-    if (!exited_ && waitpid(pid_, &status, WNOHANG) == pid_) {
-      exited_ = true;
-      exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      ReadAvailable(50);
-      return;
-    }
+  if (pid_ < 0) {
+    close(fds[0]);
+    return;
   }
+  reader_ = std::thread([this, fd = fds[0]] { ReadOutput(fd); });
+  std::unique_lock lock(mu_);
+  changed_.wait_for(lock, std::chrono::duration<double>(ready_timeout_s),
+                    [&] { return eof_ || (port_ > 0 && (ready_ || !wait_ready)); });
 }
 
-void SimProcess::ReadAvailable(int timeout_ms) {
-  pollfd p{out_fd_, POLLIN, 0};
-  if (poll(&p, 1, timeout_ms) <= 0) return;
+void SimProcess::ReadOutput(int fd) {
   char buf[4096];
   for (;;) {
-    ssize_t n = read(out_fd_, buf, sizeof buf);
-    if (n <= 0) return;
-    output_.append(buf, static_cast<size_t>(n));
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    std::lock_guard lock(mu_);
+    if (output_.size() < kMaxOutputBytes) output_.append(buf, static_cast<size_t>(n));
+    // "servebench sim: listening on http://127.0.0.1:PORT (port PORT)", then "ready".
+    if (size_t at = output_.find("(port "); port_ == 0 && at != std::string::npos) {
+      port_ = std::atoi(output_.c_str() + at + 6);
+    }
+    ready_ = ready_ || output_.find("servebench sim: ready") != std::string::npos;
+    changed_.notify_all();
   }
+  close(fd);
+  std::lock_guard lock(mu_);
+  eof_ = true;
+  changed_.notify_all();
 }
 
-const std::string& SimProcess::output() {
-  ReadAvailable(0);
+bool SimProcess::ready() const {
+  std::lock_guard lock(mu_);
+  return ready_;
+}
+
+int SimProcess::port() const {
+  std::lock_guard lock(mu_);
+  return port_;
+}
+
+std::string SimProcess::output() const {
+  std::lock_guard lock(mu_);
   return output_;
 }
 
 int SimProcess::WaitExit(double timeout_s) {
-  double deadline = NowMs() + timeout_s * 1000;
-  while (!exited_ && NowMs() < deadline) {
-    int status;
+  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
+  while (!exited_ && pid_ > 0) {
+    int status = 0;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       exited_ = true;
       exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
       break;
     }
-    ReadAvailable(20);
+    if (Clock::now() >= deadline) return -1;
+    usleep(10'000);
   }
-  ReadAvailable(0);
-  return exited_ ? exit_code_ : -1;
+  // The pipe closes with the process: wait (briefly) for its last words.
+  std::unique_lock lock(mu_);
+  changed_.wait_for(lock, std::chrono::seconds(2), [&] { return eof_; });
+  return exit_code_;
 }
 
 SimProcess::~SimProcess() {
@@ -99,9 +123,10 @@ SimProcess::~SimProcess() {
     if (WaitExit(5) < 0) {
       kill(pid_, SIGKILL);
       waitpid(pid_, nullptr, 0);
+      exited_ = true;
     }
   }
-  if (out_fd_ >= 0) close(out_fd_);
+  if (reader_.joinable()) reader_.join();
 }
 
 int SendOnly(int port, const std::string& method, const std::string& path,
@@ -120,7 +145,7 @@ int SendOnly(int port, const std::string& method, const std::string& path,
   req += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
   size_t off = 0;
   while (off < req.size()) {
-    ssize_t n = write(fd, req.data() + off, req.size() - off);
+    ssize_t n = send(fd, req.data() + off, req.size() - off, MSG_NOSIGNAL);
     if (n <= 0) break;
     off += static_cast<size_t>(n);
   }
@@ -130,65 +155,38 @@ int SendOnly(int port, const std::string& method, const std::string& path,
 HttpResponse ReadResponse(int fd, double timeout_s) {
   HttpResponse r;
   if (fd < 0) return r;
-  double start = NowMs(), deadline = start + timeout_s * 1000;
-  std::string raw;
-  size_t header_end = std::string::npos;
-  bool chunked = false;
-  size_t content_length = 0, pos = 0;  // pos: parse position in raw for the body
-  std::string sse_buf;
-  auto feed_sse = [&](const std::string& data) {
-    sse_buf += data;
-    size_t e;
-    while ((e = sse_buf.find("\n\n")) != std::string::npos) {
-      std::string ev = sse_buf.substr(0, e);
-      sse_buf.erase(0, e + 2);
-      if (ev.rfind("data: ", 0) == 0) {
-        r.data_events.push_back(ev.substr(6));
-        r.event_times_ms.push_back(NowMs() - start);
+  const auto start = Clock::now();
+  const double deadline_ms = timeout_s * 1000;
+  std::string head;  // the bytes up to the end of the headers
+  std::string sse;   // body bytes not yet split into events
+  net::HttpResponseParser parser([&](std::string_view bytes) {
+    r.body.append(bytes);
+    sse.append(bytes);
+    for (size_t end; (end = sse.find("\n\n")) != std::string::npos; sse.erase(0, end + 2)) {
+      if (sse.compare(0, 6, "data: ") == 0) {
+        r.data_events.push_back(sse.substr(6, end - 6));
+        r.event_times_ms.push_back(MsSince(start));
       }
     }
-  };
-  while (!r.complete && NowMs() < deadline) {
+  });
+  while (!parser.complete() && MsSince(start) < deadline_ms) {
     pollfd p{fd, POLLIN, 0};
     if (poll(&p, 1, 50) <= 0) continue;
     char buf[65536];
     ssize_t n = read(fd, buf, sizeof buf);
-    if (n <= 0) break;
-    raw.append(buf, static_cast<size_t>(n));
-    if (header_end == std::string::npos) {
-      header_end = raw.find("\r\n\r\n");
-      if (header_end == std::string::npos) continue;
-      r.headers = raw.substr(0, header_end);
-      r.status = std::atoi(r.headers.c_str() + 9);
-      std::string lower = r.headers;
-      for (auto& c : lower) c = static_cast<char>(std::tolower(c));
-      chunked = lower.find("transfer-encoding: chunked") != std::string::npos;
-      size_t cl = lower.find("content-length:");
-      if (cl != std::string::npos)
-        content_length = std::strtoul(lower.c_str() + cl + 15, nullptr, 10);
-      pos = header_end + 4;
+    if (n <= 0) {
+      parser.OnEof();
+      break;
     }
-    if (chunked) {
-      for (;;) {
-        size_t le = raw.find("\r\n", pos);
-        if (le == std::string::npos) break;
-        size_t len = std::strtoul(raw.c_str() + pos, nullptr, 16);
-        if (raw.size() < le + 2 + len + 2) break;
-        if (len == 0) {
-          r.complete = true;
-          break;
-        }
-        std::string data = raw.substr(le + 2, len);
-        r.body += data;
-        feed_sse(data);
-        pos = le + 2 + len + 2;
-      }
-    } else if (raw.size() - pos >= content_length) {
-      r.body = raw.substr(pos, content_length);
-      r.complete = true;
-    }
+    if (!parser.headers_done()) head.append(buf, static_cast<size_t>(n));
+    if (!parser.Feed(std::string_view(buf, static_cast<size_t>(n))).ok()) break;
   }
   close(fd);
+  if (parser.headers_done()) {
+    r.status = parser.status();
+    r.headers = head.substr(0, head.find("\r\n\r\n"));
+  }
+  r.complete = parser.complete();
   return r;
 }
 
