@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "cli/command.h"
+#include "cli/command_line.h"
+#include "cli/flag_checks.h"
 #include "client/client.h"
 #include "common/atomic_file.h"
 #include "common/exit_codes.h"
@@ -61,9 +63,13 @@ int RunBenchCommand(int argc, char** argv) {
   bool save_result = false, no_scrape = false, no_continuous = false, no_progress = false;
   std::vector<std::string> percentile_metrics, metric_percentiles, goodput, metadata, headers;
   app.add_option("--backend", s.backend, "openai (completions) or openai-chat; recorded");
-  app.add_option("--base-url", s.base_url, "server URL (overrides --host/--port)")->default_str("");
-  app.add_option("--host", host);
-  app.add_option("--port", port);
+  auto* base_url_flag =
+      app.add_option("--base-url", s.base_url, "server URL http(s)://host:port[/prefix]")
+          ->default_str("");
+  auto* host_flag = app.add_option("--host", host, "server host (without --base-url)");
+  auto* port_flag = app.add_option("--port", port, "server port 1-65535 (without --base-url)");
+  base_url_flag->excludes(host_flag);
+  base_url_flag->excludes(port_flag);
   app.add_option("--endpoint", s.endpoint);
   app.add_option("--model", s.model, "model id")->required();
   app.add_option("--served-model-name", s.served_model_name, "name sent in requests");
@@ -113,7 +119,9 @@ int RunBenchCommand(int argc, char** argv) {
   app.add_option("--num-workers", s.num_workers, "event-loop threads (0 = auto)");
   app.add_option("--requests-jsonl", requests_jsonl, "write per-request records here");
   app.add_flag("--no-continuous-usage", no_continuous, "do not ask for per-chunk usage");
-  app.add_option("--api-key-env", s.api_key_env, "environment variable holding the API key");
+  app.add_option("--api-key-env", s.api_key_env,
+                 "environment variable holding the API key (must be set; default: "
+                 "OPENAI_API_KEY when set); the key is never written anywhere");
   app.add_option("--ssl-ca-cert", s.tls.ca_cert_file,
                  "https: PEM file of CAs to trust besides the system store");
   app.add_flag("--insecure", s.tls.insecure, "https: do not verify the server's certificate");
@@ -122,14 +130,21 @@ int RunBenchCommand(int argc, char** argv) {
       "kernel: the kernel's receive time of each read (plain TCP); read: when the read returned");
   app.add_option("--issue-delay-limit-ms", s.client_issue_delay_limit_ms);
   app.add_flag("--no-progress", no_progress);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitUsage;
-  }
+  if (auto done = ParseCommandLine(app, argc, argv)) return *done;
 
-  if (s.base_url.empty()) s.base_url = fmt::format("http://{}:{}", host, port);
+  if (base_url_flag->count() == 0) {
+    if (port < 1 || port > 65535) {
+      return Fail(kExitInvalidInput, fmt::format("--port {}: must be 1 .. 65535", port));
+    }
+    if (host.empty() || host.find_first_of("/ \t@?#") != std::string::npos) {
+      return Fail(
+          kExitInvalidInput,
+          fmt::format("--host '{}': give a host name or address (for a URL use --base-url)", host));
+    }
+    bool ipv6 = host.find(':') != std::string::npos && host.front() != '[';
+    s.base_url =
+        ipv6 ? fmt::format("http://[{}]:{}", host, port) : fmt::format("http://{}:{}", host, port);
+  }
   if (request_rate == "inf") {
     s.request_rate_per_s = 0;
   } else {
@@ -137,7 +152,7 @@ int RunBenchCommand(int argc, char** argv) {
     s.request_rate_per_s = std::strtod(request_rate.c_str(), &end);
     if (*end != '\0' || s.request_rate_per_s <= 0 || std::isinf(s.request_rate_per_s)) {
       if (!std::isinf(s.request_rate_per_s)) {
-        return Fail(kExitUsage,
+        return Fail(kExitInvalidInput,
                     fmt::format("--request-rate '{}': a number > 0 or inf", request_rate));
       }
       s.request_rate_per_s = 0;
@@ -146,23 +161,23 @@ int RunBenchCommand(int argc, char** argv) {
   if (range_semantics == "inferencex") {
     s.range_ratio_semantics = client::RangeRatioSemantics::kInferenceX;
   } else if (range_semantics != "vllm") {
-    return Fail(kExitUsage,
+    return Fail(kExitInvalidInput,
                 "--range-ratio-semantics '" + range_semantics + "': vllm or inferencex");
   }
   if (result_format != "vllm" && result_format != "inferencex") {
-    return Fail(kExitUsage, "--result-format '" + result_format + "': vllm or inferencex");
+    return Fail(kExitInvalidInput, "--result-format '" + result_format + "': vllm or inferencex");
   }
   if (arrival == "constant") {
     s.arrival = client::ArrivalProcess::kConstant;
   } else if (arrival == "poisson") {
     s.burstiness = 1.0;
   } else if (arrival != "gamma") {
-    return Fail(kExitUsage, "--arrival '" + arrival + "': gamma, poisson or constant");
+    return Fail(kExitInvalidInput, "--arrival '" + arrival + "': gamma, poisson or constant");
   }
   if (event_timestamps == "read") {
     s.kernel_rx_timestamps = false;
   } else if (event_timestamps != "kernel") {
-    return Fail(kExitUsage, "--event-timestamps '" + event_timestamps + "': kernel or read");
+    return Fail(kExitInvalidInput, "--event-timestamps '" + event_timestamps + "': kernel or read");
   }
   std::vector<std::string> pm = SplitCommas(percentile_metrics);
   if (!pm.empty()) s.percentile_metrics = pm;
@@ -172,7 +187,8 @@ int RunBenchCommand(int argc, char** argv) {
     for (const std::string& p : mp) {
       char* end = nullptr;
       double v = std::strtod(p.c_str(), &end);
-      if (*end != '\0') return Fail(kExitUsage, "--metric-percentiles '" + p + "': not a number");
+      if (*end != '\0')
+        return Fail(kExitInvalidInput, "--metric-percentiles '" + p + "': not a number");
       s.metric_percentiles.push_back(v);
     }
   }
@@ -182,7 +198,7 @@ int RunBenchCommand(int argc, char** argv) {
     double v = 0;
     if (SplitPair(g, ':', &kv)) v = std::strtod(kv.second.c_str(), &end);
     if (end == nullptr || *end != '\0' || v <= 0) {
-      return Fail(kExitUsage,
+      return Fail(kExitInvalidInput,
                   "--goodput '" + g + "': KEY:VALUE with KEY ttft, tpot or e2el and VALUE ms > 0");
     }
     if (kv.first == "ttft")
@@ -192,16 +208,17 @@ int RunBenchCommand(int argc, char** argv) {
     else if (kv.first == "e2el")
       s.goodput.e2el_ms = v;
     else
-      return Fail(kExitUsage, "--goodput '" + g + "': KEY must be ttft, tpot or e2el");
+      return Fail(kExitInvalidInput, "--goodput '" + g + "': KEY must be ttft, tpot or e2el");
   }
   for (const std::string& m : metadata) {
     std::pair<std::string, std::string> kv;
-    if (!SplitPair(m, '=', &kv)) return Fail(kExitUsage, "--metadata '" + m + "': KEY=VALUE");
+    if (!SplitPair(m, '=', &kv))
+      return Fail(kExitInvalidInput, "--metadata '" + m + "': KEY=VALUE");
     s.metadata.push_back(kv);
   }
   for (const std::string& h : headers) {
     std::pair<std::string, std::string> kv;
-    if (!SplitPair(h, '=', &kv)) return Fail(kExitUsage, "--header '" + h + "': KEY=VALUE");
+    if (!SplitPair(h, '=', &kv)) return Fail(kExitInvalidInput, "--header '" + h + "': KEY=VALUE");
     s.headers.push_back(kv);
   }
   s.scrape_metrics = !no_scrape;
@@ -210,13 +227,28 @@ int RunBenchCommand(int argc, char** argv) {
   s.keep_generated_text = s.save_detailed;
   s.requests_jsonl_path = requests_jsonl;
 
+  // Where results go, before the run: a folder missing at the end would lose them.
+  bool saving = save_result || s.save_detailed || !result_filename.empty();
+  if (saving && !result_dir.empty() && !std::filesystem::is_directory(result_dir)) {
+    return Fail(kExitInvalidInput, "--result-dir " + result_dir +
+                                       ": no such folder; create it first so the result is not "
+                                       "lost after the run");
+  }
+  for (Status st :
+       {saving ? CheckOutputFile("--result-filename",
+                                 (std::filesystem::path(result_dir.empty() ? "." : result_dir) /
+                                  (result_filename.empty() ? "x" : result_filename))
+                                     .string())
+               : Status::Ok(),
+        CheckOutputFile("--requests-jsonl", requests_jsonl)}) {
+    if (!st.ok()) return Fail(kExitInvalidInput, st.message());
+  }
+  if (Status st = client::Validate(s); !st.ok()) return Fail(kExitInvalidInput, st.message());
+
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   StatusOr<client::BenchResult> r = client::RunBench(s, &g_interrupted);
-  if (!r.ok()) {
-    int code = r.status().code() == StatusCode::kUnavailable ? kExitRunFailed : kExitInvalidInput;
-    return Fail(code, r.status().message());
-  }
+  if (!r.ok()) return Fail(ExitCodeFor(r.status()), r.status().message());
   std::fputs(metrics::FormatSummaryTable(r->summary, r->header).c_str(), stdout);
   std::fflush(stdout);
   if (save_result || s.save_detailed || !result_filename.empty()) {

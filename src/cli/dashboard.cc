@@ -11,8 +11,11 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/command_line.h"
+#include "cli/flag_checks.h"
 #include "cli/record_sources.h"
 #include "common/atomic_file.h"
+#include "common/calendar_date.h"
 #include "common/exit_codes.h"
 #include "store/store.h"
 #include "web/dashboard_data.h"
@@ -36,22 +39,26 @@ int RunDashboard(int argc, char** argv) {
   std::vector<std::string> record_dirs;
   store::RecordFilter filter;
   web::DashboardOptions options;
-  app.add_option("--db", db, "results store: a SQLite path or a postgresql:// URL")
-      ->envname("SERVEBENCH_DB");
+  AddDbFlag(&app, &db, "results store: a SQLite path or a postgresql:// URL");
   app.add_option("--records", record_dirs, "folder(s) of record JSON files (read recursively)");
   app.add_option("--out", out, "the HTML file to write (atomically)")->capture_default_str();
   app.add_option("--title", options.title, "the page's title")->capture_default_str();
   app.add_option("--recipe", filter.recipe, "--db: only this recipe");
   app.add_option("--hardware", filter.hardware, "--db: only this hardware");
   app.add_option("--since", filter.since, "--db: only records started at or after (2026-11-29)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? kExitOk : kExitUsage;
-  }
+  if (auto done = ParseCommandLine(app, argc, argv)) return *done;
   if (db.empty() && record_dirs.empty()) {
-    return Fail(kExitUsage, "give --db URL and/or --records DIR (where the records are)");
+    return Fail(kExitUsage, fmt::format("give --db URL (or set ${}) and/or --records DIR (where "
+                                        "the records are)",
+                                        store::kStoreUrlEnv));
+  }
+  if (!filter.since.empty()) {
+    if (Status st = CheckDateOrUtcTime("--since", filter.since); !st.ok()) {
+      return Fail(kExitInvalidInput, st.message());
+    }
+  }
+  if (Status st = CheckOutputFile("--out", out); !st.ok()) {
+    return Fail(kExitInvalidInput, st.message());
   }
   StatusOr<LoadedRecords> loaded = LoadRecords(db, record_dirs, filter);
   if (!loaded.ok()) {

@@ -14,6 +14,7 @@
 #include <filesystem>
 
 #include "cli/command.h"
+#include "cli/command_line.h"
 #include "common/atomic_file.h"
 #include "common/exit_codes.h"
 #include "eval/synthetic.h"
@@ -148,6 +149,7 @@ void PrintSummary(const eval::EvalResult& r) {
               stderr_text(r.flexible_extract).c_str());
   std::printf("scored %zu, failed %zu, not run %zu of %zu in %.2f s%s\n", r.n_scored, r.n_failed,
               r.n_not_run, r.docs.size(), r.wall_seconds, r.interrupted ? " (interrupted)" : "");
+  if (!r.stopped_reason.empty()) std::printf("stopped: %s\n", r.stopped_reason.c_str());
 }
 
 int RunTask(eval::EvalSettings& s, const std::string& protocol, const std::string& endpoint,
@@ -193,7 +195,7 @@ int RunTask(eval::EvalSettings& s, const std::string& protocol, const std::strin
     if (!st.ok()) return Fail(st);
   }
   if (result->interrupted) return kExitInterrupted;
-  if (result->n_scored == 0) return kExitRunFailed;
+  if (result->n_scored == 0 || !result->stopped_reason.empty()) return kExitRunFailed;
   if (outcome.failed) return kExitInvalidInput;
   if (result->n_failed > 0) return kExitRunInvalid;
   return kExitOk;
@@ -203,8 +205,9 @@ int RunEvalCommand(int argc, char** argv) {
   CLI::App app{
       "Accuracy evals against a running OpenAI-compatible server, scored as\n"
       "lm-evaluation-harness scores them, and the gates that judge them.\n"
-      "Exit: 0 ok; 1 bad input or a failed gate; 2 some samples failed; 3 nothing\n"
-      "scored; 130 interrupted (what was scored is still written).",
+      "Probes the server first (GET /v1/models); shows questions done and accuracy so far.\n"
+      "Exit codes: see the table below; 2 = some samples failed, 3 = nothing scored or the\n"
+      "server stopped answering, 130 = interrupted (what was scored is still written).",
       argv[0]};
   app.require_subcommand(0, 1);
   eval::EvalSettings s;
@@ -226,11 +229,13 @@ int RunEvalCommand(int argc, char** argv) {
   app.add_option("--max-retries", s.max_retries, "retries after a server error")
       ->capture_default_str();
   app.add_option("--timeout-ms", s.timeout_ms, "per-attempt timeout")->capture_default_str();
-  bool no_keep_alive = false;
+  bool no_keep_alive = false, no_progress = false;
   app.add_flag("--no-keep-alive", no_keep_alive, "a new connection per request");
   app.add_option("--ssl-ca-cert", s.tls.ca_cert_file,
                  "https: PEM file of CAs to trust besides the system store");
   app.add_flag("--insecure", s.tls.insecure, "https: do not verify the server's certificate");
+  app.add_flag("--no-progress", no_progress,
+               "no live progress line (questions done, accuracy so far) on stderr");
   app.add_option("--limit", s.limit, "first N questions only (0 = all)")->capture_default_str();
   app.add_option("--output", s.output_dir, "folder for results.json and samples.jsonl");
   AddFloorOptions(&app, gates, false);
@@ -274,12 +279,7 @@ int RunEvalCommand(int argc, char** argv) {
   equivalence->add_option("--threshold", gates.equivalence_threshold, "PASS fraction")
       ->capture_default_str();
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitUsage;
-  }
+  if (auto done = ParseCommandLine(app, argc, argv)) return *done;
 
   if (synthetic->parsed()) {
     Status st = WriteFileAtomically(
@@ -315,6 +315,7 @@ int RunEvalCommand(int argc, char** argv) {
     return outcome.failed ? kExitInvalidInput : kExitOk;
   }
   s.keep_alive = !no_keep_alive;
+  s.progress = !no_progress;
   return RunTask(s, protocol, endpoint, gates);
 }
 

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/command_line.h"
+#include "cli/flag_checks.h"
 #include "common/exit_codes.h"
 #include "store/record_files.h"
 #include "store/store.h"
@@ -24,14 +26,11 @@ int RunIngest(int argc, char** argv) {
   bool quiet = false;
   app.add_option("DIR", dirs, "run output folders (or folders of them, or records/ folders)")
       ->required();
-  app.add_option("--db", db, "SQLite file or postgresql:// URL")
-      ->envname("SERVEBENCH_DB")
-      ->capture_default_str();
+  AddDbFlag(&app, &db, "SQLite file or postgresql:// URL");
   app.add_flag("-q,--quiet", quiet, "print only files that were refused, and the totals");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  if (auto done = ParseCommandLine(app, argc, argv)) return *done;
+  if (Status st = CheckStoreToWrite(db); !st.ok()) {
+    return Fail("servebench ingest", ExitCodeFor(st), st.message());
   }
 
   std::vector<std::string> files;
@@ -51,8 +50,7 @@ int RunIngest(int argc, char** argv) {
   }
   auto opened = store::Open(db);
   if (!opened.ok()) {
-    std::fprintf(stderr, "servebench ingest: %s\n", opened.status().message().c_str());
-    return kExitRunFailed;
+    return Fail("servebench ingest", ExitCodeFor(opened.status()), opened.status().message());
   }
   store::Store& results = **opened;
   auto outcomes = store::IngestRecordFiles(results, files);

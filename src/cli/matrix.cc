@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cli/command.h"
+#include "cli/command_line.h"
 #include "cli/plan_flags.h"
 #include "common/exit_codes.h"
 #include "recipe/matrix_output.h"
@@ -18,12 +19,7 @@ int RunMatrix(int argc, char** argv) {
   AddPlanFlags(app, &flags);
   app.add_option("--format", format, "table | json | jsonl | github | buildkite")
       ->check(CLI::IsMember({"table", "json", "jsonl", "github", "buildkite"}));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitUsage;
-  }
+  if (auto done = ParseCommandLine(app, argc, argv)) return *done;
   auto plan = LoadPlan(flags, "matrix");
   if (!plan.ok()) {
     std::fprintf(stderr, "servebench matrix: %s\n", plan.status().message().c_str());

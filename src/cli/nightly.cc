@@ -1,10 +1,12 @@
 // servebench nightly PATH...: every point marked nightly (native `nightly: true` or a
 // workload's `nightly: true`) through `servebench run`, with the build under test
 // on every record, so `servebench regress` can judge tonight against history.
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
 #include "cli/command.h"
+#include "cli/command_line.h"
 #include "cli/plan_flags.h"
 #include "cli/run_command.h"
 #include "common/exit_codes.h"
@@ -32,11 +34,7 @@ int RunNightly(int argc, char** argv) {
   app.add_option("--sim-build-slowdown", sim_build_slowdown,
                  "sim points: the build under test is this much slower (sim --build-slowdown)");
   app.add_flag("--dry-run", dry_run, "print every serve session's command; launch nothing");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitUsage;
-  }
+  if (auto done = ParseCommandLine(app, argc, argv)) return *done;
   // The seed pipeline passes the build as environment (nightly-workloads.md §2).
   if (image_override.empty()) image_override = Env("VLLM_IMAGE");
   if (settings.build.image.empty()) settings.build.image = image_override;
@@ -46,7 +44,20 @@ int RunNightly(int argc, char** argv) {
     settings.build.image = "servebench-sim:build-slowdown-" + sim_build_slowdown;
   }
 
-  auto plan = LoadPlan(plan_flags, "nightly");
+  if (Status st = CheckRunFlags(settings); !st.ok()) {
+    return Fail("servebench nightly", ExitCodeFor(st), st.message());
+  }
+  if (!sim_build_slowdown.empty()) {
+    char* end = nullptr;
+    double v = std::strtod(sim_build_slowdown.c_str(), &end);
+    if (*end != '\0' || !(v > 0) || !std::isfinite(v)) {
+      return Fail("servebench nightly", kExitInvalidInput,
+                  "--sim-build-slowdown '" + sim_build_slowdown +
+                      "': a number > 0 (1.2 = the build is 20% slower)");
+    }
+  }
+  plan_flags.nightly_only = true;  // the preflight checks what tonight runs
+  auto plan = LoadPlan(plan_flags, "nightly", &settings);
   if (!plan.ok()) {
     std::fprintf(stderr, "servebench nightly: %s\n", plan.status().message().c_str());
     return kExitInvalidInput;

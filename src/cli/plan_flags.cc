@@ -1,6 +1,10 @@
 #include "cli/plan_flags.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
+
+#include "cli/preflight.h"
 
 namespace servebench::cli {
 
@@ -38,7 +42,24 @@ void AddPlanFlags(CLI::App& app, PlanFlags* p) {
   app.add_flag("--nightly", p->nightly_only, "only points whose recipe is marked nightly");
 }
 
-StatusOr<recipe::Plan> LoadPlan(PlanFlags p, const char* command) {
+namespace {
+
+// The preflight over the selected points (preflight.h).
+Status Preflight(const recipe::RecipeSet& set, const recipe::Plan& plan,
+                 const run::RunSettings& settings) {
+  recipe::Diagnostics problems = CheckPlanRunnable(set, plan, settings, PreflightFor::kRun);
+  if (!problems.empty()) std::fputs(problems.ToString().c_str(), stderr);
+  if (problems.ok()) return Status::Ok();
+  return Status::InvalidArgument(fmt::format(
+      "{} problem(s) that would stop the run after its engines started; nothing was launched "
+      "(`servebench validate` reports the same)",
+      problems.error_count()));
+}
+
+}  // namespace
+
+StatusOr<recipe::Plan> LoadPlan(PlanFlags p, const char* command,
+                                const run::RunSettings* run_settings) {
   recipe::MatrixFilters& f = p.filters;
   if (p.single || p.multi) {
     f.single_node = p.single;
@@ -62,7 +83,10 @@ StatusOr<recipe::Plan> LoadPlan(PlanFlags p, const char* command) {
                                    (std::string(command) == "matrix" ? "expanded" : "launched"));
   }
   SB_ASSIGN_OR_RETURN(recipe::Plan plan, recipe::ExpandRecipes(set, f));
-  if (p.sessions.empty() && !p.nightly_only) return plan;
+  if (p.sessions.empty() && !p.nightly_only) {
+    if (run_settings != nullptr) SB_RETURN_IF_ERROR(Preflight(set, plan, *run_settings));
+    return plan;
+  }
   std::vector<bool> matched(p.sessions.size(), false);
   auto keep = [&](const recipe::Point& point) {
     if (p.nightly_only && !point.nightly) return false;
@@ -81,6 +105,7 @@ StatusOr<recipe::Plan> LoadPlan(PlanFlags p, const char* command) {
   for (size_t i = 0; i < plan.points.size(); ++i) {
     if (!keep(plan.points[i])) continue;
     kept.points.push_back(plan.points[i]);
+    if (i < plan.origins.size()) kept.origins.push_back(plan.origins[i]);
     if (parallel) kept.rows.push_back(plan.rows[i]);
   }
   for (size_t i = 0; i < p.sessions.size(); ++i) {
@@ -90,6 +115,7 @@ StatusOr<recipe::Plan> LoadPlan(PlanFlags p, const char* command) {
                                      "(`servebench matrix` lists them)");
     }
   }
+  if (run_settings != nullptr) SB_RETURN_IF_ERROR(Preflight(set, kept, *run_settings));
   return kept;
 }
 

@@ -8,6 +8,7 @@
 
 #include "common/status.h"
 #include "recipe/recipe.h"
+#include "run/run_settings.h"
 
 namespace servebench::cli {
 
@@ -27,6 +28,9 @@ void AddPlanFlags(CLI::App& app, PlanFlags* flags);
 
 // Loads and expands the recipes. Prints every diagnostic to stderr (prefixed with
 // `command`); InvalidArgument when any recipe is invalid or a filter is malformed.
-StatusOr<recipe::Plan> LoadPlan(PlanFlags flags, const char* command);
+// With `run_settings` (run, nightly) the selected points are also checked as the run
+// would start them (cli/preflight.h), so nothing starts on a plan that would fail.
+StatusOr<recipe::Plan> LoadPlan(PlanFlags flags, const char* command,
+                                const run::RunSettings* run_settings = nullptr);
 
 }  // namespace servebench::cli

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "cli/flag_checks.h"
 #include "verdict/record_reader.h"
 
 namespace servebench::cli {
@@ -14,12 +15,7 @@ StatusOr<LoadedRecords> LoadRecords(const std::string& db,
   LoadedRecords out;
   if (!db.empty()) {
     // Reading must not create a database where there was none (a typo in --db).
-    if (!store::IsPostgresUrl(db) && !std::filesystem::exists(db)) {
-      return Status::NotFound(
-          fmt::format("--db {}: no such database file; give the --db that "
-                      "`servebench run` or `servebench ingest` wrote to",
-                      db));
-    }
+    SB_RETURN_IF_ERROR(CheckStoreToRead(db));
     SB_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> s, store::Open(db));
     filter.order = store::RecordFilter::Order::kBuildDate;
     StatusOr<std::vector<boost::json::object>> got = s->Query(filter);

@@ -10,8 +10,11 @@
 #include <sstream>
 
 #include "cli/command.h"
+#include "cli/command_line.h"
+#include "cli/flag_checks.h"
 #include "cli/record_sources.h"
 #include "common/atomic_file.h"
+#include "common/calendar_date.h"
 #include "common/exit_codes.h"
 #include "recipe/recipe.h"
 #include "run/record.h"
@@ -78,7 +81,7 @@ int RunRegress(int argc, char** argv) {
   std::string db, date, format = "md", output;
   std::vector<std::string> record_dirs, expected_files;
   bool require_build = false;
-  app.add_option("--db", db, "results store: a SQLite path or a postgresql:// URL");
+  AddDbFlag(&app, &db, "results store: a SQLite path or a postgresql:// URL");
   app.add_option("--records", record_dirs, "folder(s) of record JSON files (read recursively)");
   app.add_option("--date", date,
                  "the night judged, YYYY-MM-DD (default: the latest night in the data)");
@@ -90,19 +93,27 @@ int RunRegress(int argc, char** argv) {
   app.add_option("--output", output, "write the report here (atomically) instead of stdout");
   app.add_flag("--require-build-identity", require_build,
                "refuse (invalid) ok records without build.image and build.commit");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? kExitOk : kExitUsage;
-  }
+  if (auto done = ParseCommandLine(app, argc, argv)) return *done;
   if (db.empty() && record_dirs.empty()) {
-    std::fprintf(
-        stderr, "servebench regress: give --db URL and/or --records DIR (where the records are)\n");
+    std::fprintf(stderr,
+                 "servebench regress: give --db URL (or set $%s) and/or --records DIR (where the "
+                 "records are)\n",
+                 store::kStoreUrlEnv);
     return kExitUsage;
   }
+  for (Status st : {date.empty() ? Status::Ok() : CheckCalendarDate("--date", date),
+                    CheckOutputFile("--output", output), CheckStoreToRead(db)}) {
+    if (!st.ok()) {
+      std::fprintf(stderr, "servebench regress: %s\n", st.message().c_str());
+      return kExitInvalidInput;
+    }
+  }
   StatusOr<LoadedRecords> loaded = LoadRecords(db, record_dirs);
-  if (!loaded.ok()) return Fail(loaded.status());
+  if (!loaded.ok()) {
+    if (loaded.status().code() != StatusCode::kNotFound) return Fail(loaded.status());
+    std::fprintf(stderr, "servebench regress: %s\n", loaded.status().message().c_str());
+    return kExitInvalidInput;
+  }
   verdict::HistoryBuilder builder;
   for (const boost::json::object& r : loaded->records) {
     if (Status st = builder.Add(r); !st.ok()) return Fail(st);
@@ -116,7 +127,7 @@ int RunRegress(int argc, char** argv) {
     }
     if (Status st = ReadExpected(f, expected); !st.ok()) {
       std::fprintf(stderr, "servebench regress: --expected %s\n", st.message().c_str());
-      return kExitUsage;
+      return kExitInvalidInput;
     }
   }
   if (!expected_recipes.empty()) {
@@ -130,7 +141,7 @@ int RunRegress(int argc, char** argv) {
   StatusOr<verdict::Report> report = verdict::Judge(builder.Finish(), expected, date, settings);
   if (!report.ok()) {
     std::fprintf(stderr, "servebench regress: %s\n", report.status().message().c_str());
-    return kExitUsage;
+    return ExitCodeFor(report.status());
   }
   std::string text = format == "junit"  ? verdict::RenderJunit(*report)
                      : format == "json" ? verdict::RenderJson(*report)

@@ -10,7 +10,10 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/command_line.h"
+#include "cli/flag_checks.h"
 #include "common/atomic_file.h"
+#include "common/calendar_date.h"
 #include "common/exit_codes.h"
 #include "store/record_columns.h"
 #include "store/record_export.h"
@@ -25,12 +28,11 @@ struct Options {
   std::string record_id;       // show
   std::string format = "csv";  // export
   std::string output;          // export: file, or "" for stdout
+  int64_t limit = 0;           // --limit, checked before it becomes filter.limit
 };
 
 void AddCommon(CLI::App* sub, Options* o) {
-  sub->add_option("--db", o->db, "SQLite file or postgresql:// URL")
-      ->envname("SERVEBENCH_DB")
-      ->capture_default_str();
+  AddDbFlag(sub, &o->db, "SQLite file or postgresql:// URL");
 }
 
 void AddFilters(CLI::App* sub, Options* o) {
@@ -46,17 +48,22 @@ void AddFilters(CLI::App* sub, Options* o) {
   sub->add_option("--series-id", f.series_id, "only records of this series");
   sub->add_option("--since", f.since, "started at or after (2026-11-29 or 2026-11-29T20:30:00Z)");
   sub->add_option("--until", f.until, "started before (same forms as --since)");
-  sub->add_option("--limit", f.limit, "at most this many records (the earliest); 0 = all");
+  sub->add_option("--limit", o->limit, "at most this many records (the earliest); 0 = all");
 }
 
-// The filters' times must sort like times: a date, optionally with a time.
-std::string CheckTime(const std::string& flag, const std::string& value) {
-  if (value.empty()) return "";
-  bool ok = value.size() >= 10 && value[4] == '-' && value[7] == '-' &&
-            (value.size() == 10 || value[10] == 'T');
-  if (ok) return "";
-  return fmt::format("{} = \"{}\": give a UTC date 2026-11-29 or time 2026-11-29T20:30:00Z", flag,
-                     value);
+// Every filter value, before the store is opened: times that sort like times (real
+// dates), a --limit the database can take.
+Status CheckFilters(Options* o) {
+  store::RecordFilter& f = o->filter;
+  if (!f.since.empty()) SB_RETURN_IF_ERROR(CheckDateOrUtcTime("--since", f.since));
+  if (!f.until.empty()) SB_RETURN_IF_ERROR(CheckDateOrUtcTime("--until", f.until));
+  constexpr int64_t kMaxLimit = 1'000'000'000;
+  if (o->limit < 0 || o->limit > kMaxLimit) {
+    return Status::InvalidArgument(
+        fmt::format("--limit {}: must be 0 (all) .. {}", o->limit, kMaxLimit));
+  }
+  f.limit = static_cast<size_t>(o->limit);
+  return Status::Ok();
 }
 
 int Fail(const std::string& message, int code) {
@@ -168,24 +175,13 @@ int RunResults(int argc, char** argv) {
       ->check(CLI::IsMember({"csv", "json"}))
       ->capture_default_str();
   exp->add_option("-o,--output", o.output, "write to this file (atomically) instead of stdout");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitUsage;
-  }
-  for (const std::string& problem :
-       {CheckTime("--since", o.filter.since), CheckTime("--until", o.filter.until)}) {
-    if (!problem.empty()) return Fail(problem, kExitUsage);
-  }
-  // Reading must not create a database where there was none (a typo in --db).
-  if (!store::IsPostgresUrl(o.db) && !std::filesystem::exists(o.db)) {
-    return Fail(fmt::format("--db {}: no such database file; give the --db that "
-                            "`servebench run` or `servebench ingest` wrote to",
-                            o.db),
-                kExitInvalidInput);
+  if (auto done = ParseCommandLine(app, argc, argv)) return *done;
+  for (Status st :
+       {CheckFilters(&o), CheckStoreToRead(o.db), CheckOutputFile("--output", o.output)}) {
+    if (!st.ok()) return Fail(st.message(), ExitCodeFor(st));
   }
   auto opened = store::Open(o.db);
-  if (!opened.ok()) return Fail(opened.status().message(), kExitRunFailed);
+  if (!opened.ok()) return Fail(opened.status().message(), ExitCodeFor(opened.status()));
   if (list->parsed()) return List(**opened, o);
   if (show->parsed()) return Show(**opened, o);
   return Export(**opened, o);

@@ -10,6 +10,8 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/command_line.h"
+#include "cli/flag_checks.h"
 #include "cli/plan_flags.h"
 #include "cli/run_command.h"
 #include "common/atomic_file.h"
@@ -61,8 +63,7 @@ std::string SelfPath() {
 void AddRunFlags(CLI::App& app, run::RunSettings* s) {
   app.add_option("--out", s->out_dir, "results folder: records/, logs/, requests/, report.md")
       ->capture_default_str();
-  app.add_option("--db", s->db_url, "SQLite file or postgresql:// URL; '' for files only")
-      ->capture_default_str();
+  AddDbFlag(&app, &s->db_url, "SQLite file or postgresql:// URL; '' for record files only");
   app.add_flag("--resume", s->resume, "skip points already recorded ok in the store");
   app.add_flag("--continue-on-canary-failure", s->continue_after_canary_failure,
                "go on with the other sessions when the canary point fails");
@@ -78,8 +79,7 @@ void AddRunFlags(CLI::App& app, run::RunSettings* s) {
                  "prompts per point when the recipe sets none: concurrency × this (min 20)")
       ->capture_default_str();
   app.add_option("--container", s->container,
-                 "run engines with an image in a container: docker, podman, enroot or srun")
-      ->check(CLI::IsMember({"", "none", "docker", "podman", "enroot", "srun"}));
+                 "run engines with an image in a container: docker, podman, enroot or srun");
   app.add_option(
       "--container-arg", s->container_args,
       "extra container argument, repeatable (e.g. --container-arg=--gpus --container-arg=all)");
@@ -93,6 +93,12 @@ void AddRunFlags(CLI::App& app, run::RunSettings* s) {
   app.add_option("--eval-thresholds", s->eval_thresholds_path, "eval floors (thresholds.yaml)");
   app.add_option("--servebench-bin", s->servebench_binary,
                  "the servebench binary that runs `sim` engines (default: this one)");
+}
+
+Status CheckRunFlags(const run::RunSettings& settings) {
+  SB_RETURN_IF_ERROR(run::Validate(settings));
+  SB_RETURN_IF_ERROR(CheckOutputFolder("--out", settings.out_dir));
+  return CheckStoreToWrite(settings.db_url, settings.out_dir);
 }
 
 // Runs `plan` with `settings`; prints the report. Returns the exit code.
@@ -121,11 +127,11 @@ int ExecutePlan(const recipe::Plan& plan, run::RunSettings settings, bool dry_ru
   }
 
   std::unique_ptr<store::Store> db;
-  if (!settings.db_url.empty() && !store::IsPostgresUrl(settings.db_url)) {
+  if (std::string file = store::SqlitePathOf(settings.db_url); !file.empty()) {
     // A store inside the output folder (as `make demo` uses) must not need the folder
-    // to exist beforehand.
+    // to exist beforehand; anywhere else CheckRunFlags required it to exist.
     std::error_code ec;
-    std::filesystem::path parent = std::filesystem::path(settings.db_url).parent_path();
+    std::filesystem::path parent = std::filesystem::path(file).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   }
   if (!settings.db_url.empty()) {
@@ -193,12 +199,11 @@ int RunRun(int argc, char** argv) {
                  "slurm: another sbatch option, repeatable (--slurm-arg=--gpus-per-task=8)");
   app.add_flag("--no-wait", no_wait,
                "slurm: submit and return (then `servebench ingest <out>/tasks`)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  if (auto done = ParseCommandLine(app, argc, argv)) return *done;
+  if (Status st = CheckRunFlags(settings); !st.ok()) {
+    return Fail("servebench run", ExitCodeFor(st), st.message());
   }
-  auto plan = LoadPlan(plan_flags, "run");
+  auto plan = LoadPlan(plan_flags, "run", &settings);
   if (!plan.ok()) {
     std::fprintf(stderr, "servebench run: %s\n", plan.status().message().c_str());
     return kExitInvalidInput;

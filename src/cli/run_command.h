@@ -12,6 +12,10 @@ namespace servebench::cli {
 // Adds --out, --db, --resume, the build identity and the eval data flags.
 void AddRunFlags(CLI::App& app, run::RunSettings* settings);
 
+// Everything about the run flags that can be checked before the recipes are read:
+// run::Validate, --out can be created, --db can be written (cli/flag_checks.h).
+Status CheckRunFlags(const run::RunSettings& settings);
+
 // Runs the plan and prints the report; returns the process exit code.
 int ExecutePlan(const recipe::Plan& plan, run::RunSettings settings, bool dry_run);
 

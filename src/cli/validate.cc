@@ -1,8 +1,12 @@
-// servebench validate PATH...: check recipes; report every problem with its location.
+// servebench validate PATH...: check recipes; report every problem with its location,
+// including everything `servebench run` would refuse before starting an engine
+// (cli/preflight.h): validate says ok exactly when run would start.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
 #include "cli/command.h"
+#include "cli/command_line.h"
+#include "cli/preflight.h"
 #include "common/exit_codes.h"
 #include "recipe/recipe.h"
 
@@ -13,6 +17,8 @@ int RunValidate(int argc, char** argv) {
   CLI::App app{
       "Check recipe files and report every problem, each as\n"
       "file:line:column: field.path: what is wrong; what is allowed.\n"
+      "Checks everything `servebench run` checks before it starts an engine (engine\n"
+      "commands, simulated models and GPUs, faults, context lengths, limits, evals).\n"
       "Exits 1 when anything is wrong.",
       argv[0]};
   std::vector<std::string> paths;
@@ -22,12 +28,12 @@ int RunValidate(int argc, char** argv) {
       ->required();
   app.add_option("--runners", runners, "runners.yaml to check runner labels against");
   app.add_flag("-q,--quiet", quiet, "print nothing when all is well");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitUsage;
-  }
+  run::RunSettings run_settings;
+  app.add_option("--eval-data", run_settings.eval_data_path,
+                 "as run's: points with evals on a real engine need it (a warning without)");
+  app.add_option("--eval-thresholds", run_settings.eval_thresholds_path,
+                 "as run's: the eval floors file, checked to load");
+  if (auto done = ParseCommandLine(app, argc, argv)) return *done;
   recipe::Diagnostics diagnostics;
   recipe::RecipeSet set = recipe::LoadRecipes(paths, &diagnostics, runners);
   if (!diagnostics.empty()) std::fputs(diagnostics.ToString().c_str(), stderr);
@@ -36,6 +42,16 @@ int RunValidate(int argc, char** argv) {
     auto plan = recipe::ExpandRecipes(set, recipe::MatrixFilters{});
     if (!plan.ok()) {
       std::fprintf(stderr, "%s\n", plan.status().message().c_str());
+      return kExitInvalidInput;
+    }
+    // What run checks before it starts anything (preflight.h).
+    recipe::Diagnostics runnable =
+        CheckPlanRunnable(set, *plan, run_settings, PreflightFor::kValidate);
+    if (!runnable.empty()) std::fputs(runnable.ToString().c_str(), stderr);
+    if (!runnable.ok()) {
+      std::fprintf(stderr,
+                   "servebench validate: %zu problem(s) that `servebench run` would refuse\n",
+                   runnable.error_count());
       return kExitInvalidInput;
     }
     if (!quiet)

@@ -3,25 +3,57 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdlib>
+
+#include "common/limits.h"
 
 namespace servebench::client {
 
+namespace {
+
+// Largest length a range ratio can draw for `len` (both semantics stay at or below
+// len * (1 + r)).
+double MaxDrawn(int64_t len, double ratio) { return static_cast<double>(len) * (1.0 + ratio); }
+
+}  // namespace
+
+std::string ApiKeyVariable(const BenchSettings& s) {
+  if (!s.api_key_env.empty()) return s.api_key_env;
+  return std::getenv("OPENAI_API_KEY") != nullptr ? "OPENAI_API_KEY" : "";
+}
+
 Status Validate(const BenchSettings& s) {
   auto bad = [](std::string m) { return Status::InvalidArgument(std::move(m)); };
+  using limits::kMaxTokensPerRequest;
   if (s.model.empty()) return bad("--model is empty: name the model the server serves");
   if (s.endpoint.empty() || s.endpoint[0] != '/') {
     return bad(
         fmt::format("--endpoint '{}': must start with '/' (e.g. /v1/completions)", s.endpoint));
   }
-  if (s.num_prompts <= 0) return bad(fmt::format("--num-prompts {}: must be >= 1", s.num_prompts));
-  if (s.num_warmups < 0) return bad(fmt::format("--num-warmups {}: must be >= 0", s.num_warmups));
-  if (s.random_input_len < 1)
-    return bad(fmt::format("--random-input-len {}: must be >= 1", s.random_input_len));
-  if (s.random_output_len < 1)
-    return bad(fmt::format("--random-output-len {}: must be >= 1", s.random_output_len));
-  if (s.random_prefix_len < 0)
-    return bad(fmt::format("--random-prefix-len {}: must be >= 0", s.random_prefix_len));
-  if (s.random_range_ratio < 0 ||
+  if (s.num_prompts <= 0 || s.num_prompts > limits::kMaxPromptsPerRun) {
+    return bad(fmt::format("--num-prompts {}: must be 1 .. {} (split larger runs)", s.num_prompts,
+                           limits::kMaxPromptsPerRun));
+  }
+  if (s.num_warmups < 0 || s.num_warmups > limits::kMaxPromptsPerRun - s.num_prompts) {
+    return bad(fmt::format(
+        "--num-warmups {}: must be 0 .. {} (prompts and warm-ups together "
+        "at most {})",
+        s.num_warmups, limits::kMaxPromptsPerRun - s.num_prompts, limits::kMaxPromptsPerRun));
+  }
+  auto tokens = [&](const char* flag, int64_t v, int64_t min) -> Status {
+    if (v < min || v > kMaxTokensPerRequest) {
+      return bad(fmt::format("{} {}: must be {} .. {} tokens", flag, v, min, kMaxTokensPerRequest));
+    }
+    return Status::Ok();
+  };
+  SB_RETURN_IF_ERROR(tokens("--random-input-len", s.random_input_len, 1));
+  SB_RETURN_IF_ERROR(tokens("--random-output-len", s.random_output_len, 1));
+  SB_RETURN_IF_ERROR(tokens("--random-prefix-len", s.random_prefix_len, 0));
+  SB_RETURN_IF_ERROR(tokens("--custom-output-len", s.custom_output_len, 1));
+  if (s.random_vocab_size < 200 || s.random_vocab_size > (int64_t{1} << 31) - 1) {
+    return bad(fmt::format("random vocabulary {}: must be 200 .. 2^31-1", s.random_vocab_size));
+  }
+  if (!(s.random_range_ratio >= 0) ||
       (s.range_ratio_semantics == RangeRatioSemantics::kVllm && s.random_range_ratio >= 1) ||
       s.random_range_ratio > 1) {
     return bad(
@@ -29,23 +61,78 @@ Status Validate(const BenchSettings& s) {
                     "for inferencex semantics",
                     s.random_range_ratio));
   }
-  if (!(s.request_rate_per_s >= 0)) {
-    return bad(fmt::format("--request-rate {}: must be >= 0 or inf", s.request_rate_per_s));
+  if (s.dataset_name != "random" && s.dataset_name != "custom" && s.dataset_name != "sharegpt") {
+    return bad(
+        fmt::format("--dataset-name '{}': must be random, custom or sharegpt", s.dataset_name));
   }
-  if (!(s.burstiness > 0))
+  if (s.dataset_name != "random" && s.dataset_path.empty()) {
+    return bad(
+        fmt::format("--dataset-name {} needs --dataset-path (a JSONL/JSON file)", s.dataset_name));
+  }
+  // What the lengths imply in memory, before anything is allocated (common/limits.h).
+  double requests = static_cast<double>(s.num_prompts + s.num_warmups);
+  if (s.dataset_name == "random") {
+    double prompt_tokens = requests * (static_cast<double>(s.random_prefix_len) +
+                                       MaxDrawn(s.random_input_len, s.random_range_ratio));
+    if (prompt_tokens > static_cast<double>(limits::kMaxPromptTokensPerRun)) {
+      return bad(fmt::format(
+          "--num-prompts {} x --random-input-len {} (+ prefix, range): up to {:.0f} prompt "
+          "tokens; at most {} are prepared per run: use fewer or shorter prompts",
+          s.num_prompts + s.num_warmups, s.random_input_len, prompt_tokens,
+          limits::kMaxPromptTokensPerRun));
+    }
+  }
+  int64_t out_len = s.dataset_name == "random" ? s.random_output_len : s.custom_output_len;
+  double output_tokens = requests * MaxDrawn(out_len, s.random_range_ratio);
+  if (output_tokens > static_cast<double>(limits::kMaxOutputTokensPerRun)) {
+    return bad(fmt::format(
+        "--num-prompts {} x output length {}: up to {:.0f} output tokens; at most {} per run "
+        "(each is a recorded event): use fewer prompts or shorter outputs",
+        s.num_prompts + s.num_warmups, out_len, output_tokens, limits::kMaxOutputTokensPerRun));
+  }
+  if (!(s.request_rate_per_s >= 0) || std::isinf(s.request_rate_per_s)) {
+    return bad(
+        fmt::format("--request-rate {}: must be a number > 0, or inf", s.request_rate_per_s));
+  }
+  if (!(s.burstiness > 0) || !std::isfinite(s.burstiness))
     return bad(fmt::format("--burstiness {}: must be > 0 (1 = Poisson)", s.burstiness));
-  if (s.max_concurrency < 0)
-    return bad(fmt::format("--max-concurrency {}: must be >= 0", s.max_concurrency));
-  if (s.request_timeout_s < 0)
-    return bad(fmt::format("--request-timeout {}: must be >= 0", s.request_timeout_s));
+  if (s.max_concurrency < 0 || s.max_concurrency > limits::kMaxConcurrency) {
+    return bad(fmt::format("--max-concurrency {}: must be 0 (unlimited) .. {}", s.max_concurrency,
+                           limits::kMaxConcurrency));
+  }
+  if (!(s.request_timeout_s >= 0) || s.request_timeout_s > limits::kMaxDeadlineSeconds) {
+    return bad(fmt::format("--request-timeout {}: must be 0 (none) .. {:.0f} s",
+                           s.request_timeout_s, limits::kMaxDeadlineSeconds));
+  }
+  if (!(s.client_issue_delay_limit_ms > 0) || !std::isfinite(s.client_issue_delay_limit_ms)) {
+    return bad(
+        fmt::format("--issue-delay-limit-ms {}: must be a number > 0 (metrics.md section 8 "
+                    "uses 1)",
+                    s.client_issue_delay_limit_ms));
+  }
+  if (s.temperature && !(*s.temperature >= 0 && std::isfinite(*s.temperature))) {
+    return bad(fmt::format("--temperature {}: must be a number >= 0", *s.temperature));
+  }
+  for (const std::optional<double>& slo :
+       {s.goodput.ttft_ms, s.goodput.tpot_ms, s.goodput.e2el_ms}) {
+    if (slo && !(*slo > 0 && std::isfinite(*slo))) {
+      return bad(fmt::format("--goodput {}: must be a finite number of ms > 0", *slo));
+    }
+  }
+  if (!s.api_key_env.empty() && std::getenv(s.api_key_env.c_str()) == nullptr) {
+    return bad(fmt::format(
+        "--api-key-env {}: the variable {} is not set in this environment; export it (its value "
+        "is sent as the Bearer key and never written anywhere) or leave the flag out",
+        s.api_key_env, s.api_key_env));
+  }
   if (s.num_workers < 0 || s.num_workers > 256) {
     return bad(fmt::format("--num-workers {}: must be 0 (auto) .. 256", s.num_workers));
   }
   for (double p : s.percentiles) {
-    if (p < 0 || p > 100) return bad(fmt::format("percentile {}: must be in [0, 100]", p));
+    if (!(p >= 0 && p <= 100)) return bad(fmt::format("percentile {}: must be in [0, 100]", p));
   }
   for (double p : s.metric_percentiles) {
-    if (p < 0 || p > 100)
+    if (!(p >= 0 && p <= 100))
       return bad(fmt::format("--metric-percentiles {}: must be in [0, 100]", p));
   }
   for (const std::string& m : s.percentile_metrics) {

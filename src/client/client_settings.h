@@ -34,8 +34,9 @@ struct BenchSettings {
   std::string tokenizer_id;                                  // recorded only (no local tokenizer)
   std::vector<std::pair<std::string, std::string>> headers;  // --header KEY=VALUE
   // The API key is read from this environment variable and sent as a Bearer token;
-  // it is never written to any output.
-  std::string api_key_env = "OPENAI_API_KEY";
+  // it is never written to any output. "" = OPENAI_API_KEY when it is set (vLLM's
+  // default), no key otherwise; a variable named here must be set (Validate).
+  std::string api_key_env;
   std::string metrics_url;  // empty = base_url + "/metrics"
   bool scrape_metrics = true;
   net::TlsOptions tls;  // https:// verification (--ssl-ca-cert, --insecure)
@@ -92,7 +93,13 @@ struct BenchSettings {
   bool progress = false;             // live progress line on stderr
 };
 
-// Returns the first invalid field with its value and the allowed range.
+// Returns the first invalid field with its value and the allowed range, naming the
+// `servebench bench` flag: lengths, counts and the memory they imply against
+// common/limits.h, finite numbers, an --api-key-env that is set. Reads nothing but
+// the environment; called before any socket is opened.
 Status Validate(const BenchSettings& settings);
+
+// The environment variable the API key is read from ("" when none is to be sent).
+std::string ApiKeyVariable(const BenchSettings& settings);
 
 }  // namespace servebench::client

@@ -8,6 +8,7 @@
 
 #include "common/atomic_file.h"
 #include "common/jsonl.h"
+#include "common/limits.h"
 
 namespace servebench::client {
 namespace {
@@ -140,7 +141,7 @@ StatusOr<std::vector<Prompt>> CustomPrompts(const BenchSettings& s, const TokenC
 }
 
 StatusOr<std::vector<Prompt>> ShareGptPrompts(const BenchSettings& s, const TokenCounter& count) {
-  SB_ASSIGN_OR_RETURN(std::string data, ReadFile(s.dataset_path));
+  SB_ASSIGN_OR_RETURN(std::string data, ReadFile(s.dataset_path, limits::kMaxDatasetBytes));
   json::error_code ec;
   json::value v = json::parse(data, ec);
   if (ec || !v.is_array()) {

@@ -20,9 +20,11 @@
 #include "common/clock.h"
 #include "common/exit_codes.h"
 #include "common/log.h"
+#include "common/progress_line.h"
 #include "common/time_format.h"
 #include "common/version.h"
 #include "net/http_fetch.h"
+#include "net/server_probe.h"
 #include "net/transport.h"
 #include "net/url.h"
 
@@ -82,16 +84,21 @@ struct PhaseOutcome {
   bool cancelled = false;
 };
 
-void PrintProgress(const Progress& p, int64_t total, int64_t start_ns) {
+std::string ProgressText(const Progress& p, int64_t total, int64_t start_ns) {
   double elapsed = static_cast<double>(MonotonicNowNs() - start_ns) / 1e9;
   int64_t done = p.done.load(std::memory_order_relaxed);
   int64_t failed = p.failed.load(std::memory_order_relaxed);
   int64_t tokens = p.tokens.load(std::memory_order_relaxed);
-  std::fprintf(stderr,
-               "\r%lld/%lld done, %lld errors, %.0f tok/s, max client lag %.3f ms, %.0f s   ",
-               static_cast<long long>(done + failed), static_cast<long long>(total),
-               static_cast<long long>(failed), elapsed > 0 ? tokens / elapsed : 0.0,
-               p.max_issue_delay_ns.load(std::memory_order_relaxed) / 1e6, elapsed);
+  int64_t finished = done + failed;
+  std::string eta = finished > 0 && finished < total && elapsed > 0
+                        ? ", ETA " + FormatDuration(elapsed / static_cast<double>(finished) *
+                                                    static_cast<double>(total - finished))
+                        : "";
+  return fmt::format(
+      "{}/{} requests done, {} failed, {:.0f} tok/s, max client lag {:.3f} ms, {}{}", finished,
+      total, failed, elapsed > 0 ? static_cast<double>(tokens) / elapsed : 0.0,
+      static_cast<double>(p.max_issue_delay_ns.load(std::memory_order_relaxed)) / 1e6,
+      FormatDuration(elapsed), eta);
 }
 
 PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::results_type& endpoints,
@@ -139,20 +146,19 @@ PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::resu
   start.start_ns.store(out.start_ns);
   start.start_ns.notify_all();
   if (show_progress) {
+    // Redrawn on a terminal, a plain line every few seconds otherwise (CI logs).
+    ProgressLine line("  ", true);
     std::atomic<bool> finished{false};
     std::thread progress_thread([&] {
       while (!finished.load()) {
-        PrintProgress(progress, n_jobs, out.start_ns);
-        for (int i = 0; i < 10 && !finished.load(); ++i) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        }
+        line.Update(ProgressText(progress, n_jobs, out.start_ns));
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
     });
     for (auto& t : threads) t.join();
     finished.store(true);
     progress_thread.join();
-    PrintProgress(progress, n_jobs, out.start_ns);
-    std::fprintf(stderr, "\n");
+    line.Finish(ProgressText(progress, n_jobs, out.start_ns));
   } else {
     for (auto& t : threads) t.join();
   }
@@ -274,7 +280,9 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
   SB_ASSIGN_OR_RETURN(Url url, ParseUrl(s.base_url));
   RaiseFileLimit();
   std::string api_key;
-  if (const char* k = std::getenv(s.api_key_env.c_str()); k != nullptr) api_key = k;
+  if (std::string name = ApiKeyVariable(s); !name.empty()) {
+    if (const char* k = std::getenv(name.c_str()); k != nullptr) api_key = k;
+  }
 
   asio::io_context resolve_io;
   asio::ip::tcp::resolver resolver(resolve_io);
@@ -290,12 +298,9 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
   if (url.tls) {
     SB_ASSIGN_OR_RETURN(tls, MakeTlsContext(s.tls));
   }
-  // Reachability: any HTTP reply will do; nothing listening fails the run up front.
-  StatusOr<HttpReply> probe = HttpFetch(url, "/v1/models", "", 10.0, {}, s.tls);
-  if (!probe.ok()) {
-    return Status::Unavailable(
-        fmt::format("server at {} is not reachable ({})", s.base_url, probe.status().message()));
-  }
+  // Reachability: any HTTP reply will do; nothing listening, or a server that never
+  // answers, fails the run up front (server_probe.h).
+  SB_RETURN_IF_ERROR(net::ProbeServer(s.base_url, s.tls));
 
   bool chat = IsChatEndpoint(s);
   TokenCounter counter;
@@ -320,7 +325,7 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
   };
 
   BenchResult result;
-  bool show_progress = s.progress && isatty(STDERR_FILENO);
+  bool show_progress = s.progress;
   if (!prompts.warmups.empty()) {
     std::vector<Job> warm = make_jobs(prompts.warmups, true, {});
     PhasePlan plan;

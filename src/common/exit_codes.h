@@ -17,9 +17,33 @@ inline constexpr int kExitRunFailed = 3;
 inline constexpr int kExitRegression = 4;
 // eval / regress / nightly: an accuracy or speculative-decoding gate failed.
 inline constexpr int kExitGateFailed = 5;
-// Misuse of the command line (unknown flag, missing argument, malformed value).
+// The command line cannot be read: an unknown flag, a missing argument, a value of the
+// wrong type ("abc" for a number). A value of the right type that is not allowed (a port
+// above 65535, a date that does not exist) is bad input (1).
 inline constexpr int kExitUsage = 64;
 // Stopped by Ctrl-C or SIGTERM; partial results were written and marked interrupted.
 inline constexpr int kExitInterrupted = 130;
+
+// The table above for people: `--help` of every command ends with it and the README's
+// exit-code table is checked against it (cli/exit_codes_doc_test.cc).
+struct ExitCodeMeaning {
+  int code;
+  const char* meaning;
+};
+inline constexpr ExitCodeMeaning kExitCodeTable[] = {
+    {kExitOk, "ok"},
+    {kExitInvalidInput,
+     "bad input: a flag value, recipe, dataset or file is not allowed; nothing was started"},
+    {kExitRunInvalid, "the run completed but broke a validity rule; results are kept"},
+    {kExitRunFailed,
+     "the run could not be done (engine died, canary failed, server unreachable) or an "
+     "internal error"},
+    {kExitRegression, "a confirmed regression (regress, nightly)"},
+    {kExitGateFailed, "an accuracy or speculative-decoding gate failed (eval, regress, nightly)"},
+    {kExitUsage,
+     "the command line cannot be read: unknown flag, missing argument, a value that is not a "
+     "number"},
+    {kExitInterrupted, "interrupted (Ctrl-C, SIGTERM); what was measured is kept"},
+};
 
 }  // namespace servebench

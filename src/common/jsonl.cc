@@ -3,12 +3,13 @@
 #include <fmt/format.h>
 
 #include "common/atomic_file.h"
+#include "common/limits.h"
 
 namespace servebench {
 
 Status ForEachJsonlObject(const std::string& path, std::string_view what,
                           const JsonlLine& on_line) {
-  SB_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  SB_ASSIGN_OR_RETURN(std::string text, ReadFile(path, limits::kMaxDatasetBytes));
   size_t line_number = 0;
   for (size_t pos = 0; pos < text.size();) {
     size_t end = text.find('\n', pos);

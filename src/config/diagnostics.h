@@ -6,6 +6,7 @@
 // catalogue load) reports all of them in one pass. Not thread-safe: one Diagnostics per load.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,9 @@ struct Location {
   int line = 0;
   int column = 0;
 };
+
+// Field path ("recipe.sim.hardware", "recipe.extra_args[1]") → where its value is.
+using FieldLocations = std::map<std::string, Location>;
 
 struct Diagnostic {
   Location location;

@@ -51,6 +51,13 @@ FieldReader::FieldReader(const LoadContext& ctx, const YNode& node, std::string 
     }
     bool known = false;
     for (const auto& a : allowed) known = known || a == key.scalar;
+    if (known && ctx_.locations != nullptr) {
+      std::string at = JoinPath(path_, key.scalar);
+      (*ctx_.locations)[at] = ctx_.At(value);
+      for (size_t i = 0; value.IsSequence() && i < value.items.size(); ++i) {
+        (*ctx_.locations)[IndexPath(at, i)] = ctx_.At(value.items[i]);
+      }
+    }
     if (!known) {
       ctx_.Error(key, JoinPath(path_, key.scalar),
                  fmt::format("unknown {}; allowed: {}{}", what, JoinAllowed(allowed),
@@ -116,10 +123,12 @@ std::optional<int64_t> FieldReader::Int(const std::string& key, bool required) {
   return v;
 }
 
-std::optional<int64_t> FieldReader::PositiveInt(const std::string& key, bool required) {
+std::optional<int64_t> FieldReader::PositiveInt(const std::string& key, bool required,
+                                                int64_t max) {
   auto v = Int(key, required);
-  if (v && *v <= 0) {
-    ErrorAt(key, fmt::format("is {}; must be an integer > 0", *v));
+  if (v && (*v <= 0 || *v > max)) {
+    ErrorAt(key, *v <= 0 ? fmt::format("is {}; must be an integer > 0", *v)
+                         : fmt::format("is {}; must be 1 .. {} (docs/limits.md)", *v, max));
     return std::nullopt;
   }
   return v;

@@ -19,6 +19,9 @@ namespace servebench::config {
 struct LoadContext {
   std::string file;
   Diagnostics* diagnostics = nullptr;
+  // When set, every key a FieldReader reads (and every item of a list under it) is
+  // recorded here by field path, so checks after loading can point at the line.
+  FieldLocations* locations = nullptr;
   void Error(const YNode& at, const std::string& path, std::string message) const;
   Location At(const YNode& node) const { return {file, node.line, node.column}; }
 };
@@ -30,6 +33,7 @@ std::string IndexPath(const std::string& parent, size_t index);
 
 class FieldReader {
  public:
+  static constexpr int64_t kMaxInt = 2147483647;
   // `node` must be a map (otherwise one type error is reported and every getter
   // returns nullopt). `allowed` lists the keys this map may hold.
   FieldReader(const LoadContext& ctx, const YNode& node, std::string path,
@@ -46,8 +50,10 @@ class FieldReader {
   std::optional<std::string> String(const std::string& key, bool required = false,
                                     bool non_empty = false);
   std::optional<int64_t> Int(const std::string& key, bool required = false);
-  // Positive int; `strict` rejects bool (InferenceX's strict ints).
-  std::optional<int64_t> PositiveInt(const std::string& key, bool required = false);
+  // Positive int at most `max` (default: what an int holds; pass a hard limit from
+  // common/limits.h where one applies). Out of range is reported with the range.
+  std::optional<int64_t> PositiveInt(const std::string& key, bool required = false,
+                                     int64_t max = kMaxInt);
   std::optional<double> Double(const std::string& key, bool required = false);
   std::optional<bool> Bool(const std::string& key, bool required = false);
   std::optional<std::string> Enum(const std::string& key, const std::vector<std::string>& allowed,

@@ -80,6 +80,41 @@ const char* DefaultClass(Situation situation) {
   return kClassStartFailed;
 }
 
+// True for a line that reads like an engine's error ("error:", "Error", "FATAL",
+// "failed", "No such file", "unrecognized arguments", a Python "...Error: ...").
+bool LooksLikeError(std::string_view line) {
+  static const char* const kWords[] = {"error",        "Error",
+                                       "ERROR",        "fatal",
+                                       "Fatal",        "FATAL",
+                                       "failed",       "Failed",
+                                       "FAILED",       "No such file",
+                                       "not found",    "Exception",
+                                       "exception",    "unrecognized",
+                                       "Unrecognized", "invalid",
+                                       "Invalid",      "cannot",
+                                       "Cannot",       "denied",
+                                       "panic",        "Segmentation fault"};
+  for (const char* w : kWords) {
+    if (line.find(w) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+// The index of the line that explains a failure with no known signature: the first
+// error-looking line of the last kExplainWindowLines non-empty lines, else the last
+// non-empty line; lines.size() when every line is empty.
+size_t ExplainingLine(const std::vector<std::string_view>& lines) {
+  std::vector<size_t> tail;  // non-empty lines, newest first
+  for (size_t i = lines.size(); i-- > 0 && tail.size() < kExplainWindowLines;) {
+    if (!Trimmed(lines[i]).empty()) tail.push_back(i);
+  }
+  if (tail.empty()) return lines.size();
+  for (auto it = tail.rbegin(); it != tail.rend(); ++it) {
+    if (LooksLikeError(lines[*it])) return *it;
+  }
+  return tail.front();
+}
+
 }  // namespace
 
 EngineFailure ClassifyFailure(std::string_view log_text, Situation situation,
@@ -104,23 +139,27 @@ EngineFailure ClassifyFailure(std::string_view log_text, Situation situation,
     failure.matched_line = Trimmed(lines[found_line]);
     failure.line_number = static_cast<int>(found_line) + 1;
     failure.meaning = found->meaning;
-    failure.summary = fmt::format("{}: {}; log line {}: \"{}\"{}", failure.failure_class,
-                                  what_happened, failure.line_number, failure.matched_line,
+    failure.summary = fmt::format("{}; log line {}: \"{}\"{}", what_happened, failure.line_number,
+                                  failure.matched_line,
                                   found->meaning.empty() ? "" : " (" + found->meaning + ")");
     return failure;
   }
   auto it = catalog.situations.find(SituationKey(situation));
   failure.failure_class = it != catalog.situations.end() ? it->second : DefaultClass(situation);
-  std::string last;
-  for (auto line = lines.rbegin(); line != lines.rend(); ++line) {
-    last = Trimmed(*line);
-    if (!last.empty()) break;
+  size_t explaining = ExplainingLine(lines);
+  if (explaining == lines.size()) {
+    failure.summary = fmt::format("{}; the log is empty", what_happened);
+    return failure;
   }
-  failure.summary =
-      last.empty()
-          ? fmt::format("{}: {}; the log is empty", failure.failure_class, what_happened)
-          : fmt::format("{}: {}; no known failure signature in the log (last line: \"{}\")",
-                        failure.failure_class, what_happened, last);
+  failure.matched_line = Trimmed(lines[explaining]);
+  failure.line_number = static_cast<int>(explaining) + 1;
+  bool is_last = true;
+  for (size_t j = explaining + 1; j < lines.size(); ++j)
+    is_last = is_last && Trimmed(lines[j]).empty();
+  failure.summary = fmt::format(
+      "{}; no known failure signature in the log ({}: \"{}\")", what_happened,
+      is_last ? std::string("last line") : fmt::format("log line {}", failure.line_number),
+      failure.matched_line);
   return failure;
 }
 

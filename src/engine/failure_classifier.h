@@ -5,7 +5,10 @@
 // Rule: the FIRST log line matching a primary signature wins (later lines are
 // usually consequences); on one line the signature listed first wins; secondary
 // signatures count only when no primary one matches; with no match the class is the
-// situation's (died before ready, readiness timeout, died during run, start failed).
+// situation's (died before ready, readiness timeout, died during run, start failed)
+// and the line quoted is the one that explains it: the first error-looking line among
+// the last kExplainWindowLines ("error: unknown flag --x", not the "Run with --help
+// for more information." after it), else the last line.
 // Thread-safe: pure functions.
 #pragma once
 
@@ -34,12 +37,17 @@ inline constexpr char kClassStartFailed[] = "infra.start_failed";
 
 struct EngineFailure {
   std::string failure_class;  // e.g. "server.spec.eagle3_unsupported"
-  // One line for people: "<class>: <what happened>; log line 42: \"<line>\" (<meaning>)".
+  // One line for people, without the class (printed beside it, once):
+  // "<what happened>; log line 42: \"<line>\" (<meaning>)".
   std::string summary;
   std::string matched_line;  // the log line that matched (trimmed); empty if none
   int line_number = 0;       // 1-based line of matched_line in the text read; 0 if none
   std::string meaning;       // the signature's meaning / first action
 };
+
+// Lines from the end of the log searched for the explaining line when no signature
+// matches: an engine's own error and its usage hints fit well within this.
+inline constexpr size_t kExplainWindowLines = 40;
 
 // Classifies `log_text` in `situation`; `what_happened` describes it for the summary
 // (e.g. "engine exited with code 1 before it became ready").

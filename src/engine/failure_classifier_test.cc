@@ -7,6 +7,7 @@ namespace servebench::engine {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const SignatureCatalog& Signatures() {
   static const EngineCatalog* catalog = [] {
@@ -104,6 +105,24 @@ TEST(FailureClassifierTest, NoSignatureGivesTheSituationClassAndQuotesTheLastLin
             "server.died_during_run");
   EXPECT_EQ(ClassifyFailure("", Situation::kDiedBeforeReady, "x", Signatures()).failure_class,
             "server.died_before_ready");
+}
+
+TEST(FailureClassifierTest, WithoutASignatureTheErrorLineIsQuotedNotTheHintAfterIt) {
+  EngineFailure f = ClassifyFailure(
+      "starting server\nerror: invalid argument: --ctx-size abc\n"
+      "Run with --help for more information.\n",
+      Situation::kDiedBeforeReady, "engine exited with code 1 before it became ready",
+      Signatures());
+  EXPECT_EQ(f.failure_class, "server.died_before_ready");
+  EXPECT_EQ(f.line_number, 2);
+  EXPECT_THAT(f.summary, HasSubstr("log line 2: \"error: invalid argument: --ctx-size abc\""));
+  EXPECT_THAT(f.summary, Not(HasSubstr("--help for more")));
+}
+
+TEST(FailureClassifierTest, SummaryLeavesTheClassToTheCaller) {
+  EngineFailure f =
+      ClassifyFailure("error: boom\n", Situation::kDiedBeforeReady, "exited", Signatures());
+  EXPECT_THAT(f.summary, Not(HasSubstr(f.failure_class)));
 }
 
 TEST(FailureClassifierTest, MissingLogFileClassifiesAsEmptyLog) {

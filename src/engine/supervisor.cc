@@ -100,7 +100,7 @@ StatusOr<std::unique_ptr<Supervisor>> Supervisor::Start(const ServerCommand& com
         it != sup->signatures_->situations.end()) {
       failure.failure_class = it->second;
     }
-    failure.summary = failure.failure_class + ": " + launched.message();
+    failure.summary = launched.message();
     sup->failure_ = failure;
     sup->stopped_ = true;
     return Status(launched.code(), failure.summary);

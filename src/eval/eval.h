@@ -57,8 +57,11 @@ struct EvalResult {
   size_t n_original = 0;              // documents in the data file
   size_t n_scored = 0;
   size_t n_failed = 0;
-  size_t n_not_run = 0;  // left when interrupted
+  size_t n_not_run = 0;  // left when interrupted or when the server stopped answering
   bool interrupted = false;
+  // Why questions were left unsent although nobody interrupted: "" normally, else e.g.
+  // "the server stopped answering: 16 requests in a row timed out ...".
+  std::string stopped_reason;
   MetricValue strict_match;
   MetricValue flexible_extract;
   double wall_seconds = 0;
@@ -66,12 +69,15 @@ struct EvalResult {
   std::string date_utc;       // ISO 8601, when the run started
 };
 
-// Runs the task: loads data, builds every prompt, sends them with
-// settings.num_concurrent workers, scores replies. Returns an error only when the
-// run could not start (bad settings, unreadable data, bad URL); server failures
-// become failed samples. When `cancel` turns true, in-flight requests are
-// abandoned and the result holds what was scored so far (interrupted = true).
-// Writes nothing; call WriteEvalOutputs.
+// Runs the task: loads data, builds every prompt, probes the server
+// (client/server_probe.h: nothing sent to a server that does not answer), sends
+// them with settings.num_concurrent workers, scores replies. Returns an error only
+// when the run could not start (bad settings, unreadable data, bad URL, Unavailable
+// for a server that fails the probe); server failures become failed samples. When
+// as many requests in a row as there are workers time out, the server is taken to
+// have stopped answering: the rest are left not run (stopped_reason says so). When `cancel` turns
+// true, in-flight requests are abandoned and the result holds what was scored so far (interrupted =
+// true). Writes nothing; call WriteEvalOutputs.
 StatusOr<EvalResult> RunEval(const EvalSettings& settings, const std::atomic<bool>* cancel);
 
 // Scores an already-collected response for `doc` under `protocol`.

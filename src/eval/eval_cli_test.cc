@@ -93,7 +93,7 @@ TEST_F(EvalCliTest, BadInputAndUnreachableServerHaveTheirOwnExitCodes) {
   }
   EXPECT_EQ(RunCli("eval --base-url " + url + " --data " + dir_ +
                    "/test.jsonl --num-fewshot 0 --limit 3 --max-retries 0"),
-            kExitRunFailed);
+            kExitRunFailed);  // the probe: nothing listens
 }
 
 }  // namespace

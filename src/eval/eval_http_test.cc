@@ -9,10 +9,12 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <set>
+#include <thread>
 
 #include "common/atomic_file.h"
 #include "eval/eval.h"
@@ -150,7 +152,7 @@ TEST(EvalHttpTest, ServerErrorsAreRetriedThenCountedFailedNeverScoredWrong) {
             Verdict::kFail);
 }
 
-TEST(EvalHttpTest, UnreachableServerFailsSamplesAfterRetries) {
+TEST(EvalHttpTest, UnreachableServerFailsAtTheProbeBeforeAnyQuestion) {
   Fixture f = MakeData("down", 3);
   std::string url;
   {
@@ -161,9 +163,34 @@ TEST(EvalHttpTest, UnreachableServerFailsSamplesAfterRetries) {
   s.num_fewshot = 0;
   s.max_retries = 1;
   auto result = RunEval(s, nullptr);
-  ASSERT_TRUE(result.ok());
-  EXPECT_EQ(result->n_failed, 3u);
-  EXPECT_EQ(result->n_scored, 0u);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(result.status().message().find("server at " + url + " is not reachable"),
+            std::string::npos)
+      << result.status().message();
+}
+
+TEST(EvalHttpTest, ServerThatStopsAnsweringEndsTheEvalInsteadOfHangingOnEveryQuestion) {
+  Fixture f = MakeData("hang", 40);
+  std::atomic<int> answered{0};
+  // Answers two questions, then holds every request past its deadline.
+  FakeOpenAiServer server([&](const std::string&) {
+    if (answered.fetch_add(1) >= 2) std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    return FakeReply{200, "#### 1"};
+  });
+  EvalSettings s = Settings(f, server.base_url());
+  s.num_fewshot = 0;
+  s.num_concurrent = 2;
+  s.timeout_ms = 100;
+  s.max_retries = 3;
+  s.retry_backoff_ms = 1;
+  auto start = std::chrono::steady_clock::now();
+  auto result = RunEval(s, nullptr);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_NE(result->stopped_reason.find("the server stopped answering"), std::string::npos);
+  EXPECT_GT(result->n_not_run, 30u) << "the rest were left, not each waited out";
+  EXPECT_LT(seconds, 5.0);
 }
 
 TEST(EvalHttpTest, CancelKeepsWhatWasScored) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "common/limits.h"
+
 namespace servebench::eval {
 
 std::string_view ProtocolName(Protocol protocol) {
@@ -42,12 +44,31 @@ Status Validate(const EvalSettings& s) {
   }
   if (s.base_url.empty())
     return Status::InvalidArgument("no server: pass --base-url http(s)://HOST:PORT");
-  if (s.num_concurrent == 0 || s.num_concurrent > 1024) {
-    return Status::InvalidArgument(
-        fmt::format("num_concurrent = {}: must be in [1, 1024]", s.num_concurrent));
+  if (s.num_concurrent == 0 || s.num_concurrent > limits::kMaxEvalConcurrency) {
+    return Status::InvalidArgument(fmt::format("--num-concurrent {}: must be 1 .. {}",
+                                               s.num_concurrent, limits::kMaxEvalConcurrency));
   }
-  if (s.max_tokens == 0) return Status::InvalidArgument("max_tokens = 0: must be >= 1");
-  if (s.timeout_ms == 0) return Status::InvalidArgument("timeout_ms = 0: must be >= 1");
+  if (s.limit > limits::kMaxEvalQuestions) {
+    return Status::InvalidArgument(
+        fmt::format("--limit {}: must be 0 (all) .. {}", s.limit, limits::kMaxEvalQuestions));
+  }
+  if (s.num_fewshot > 64) {
+    return Status::InvalidArgument(
+        fmt::format("--num-fewshot {}: must be 0 .. 64 (gsm8k uses 5)", s.num_fewshot));
+  }
+  if (s.max_tokens == 0 || s.max_tokens > limits::kMaxTokensPerRequest) {
+    return Status::InvalidArgument(fmt::format("--max-tokens {}: must be 1 .. {}", s.max_tokens,
+                                               limits::kMaxTokensPerRequest));
+  }
+  auto max_ms = static_cast<uint64_t>(limits::kMaxDeadlineSeconds * 1000);
+  if (s.timeout_ms == 0 || s.timeout_ms > max_ms) {
+    return Status::InvalidArgument(
+        fmt::format("--timeout-ms {}: must be 1 .. {} (a day)", s.timeout_ms, max_ms));
+  }
+  if (s.max_retries > 20) {
+    return Status::InvalidArgument(
+        fmt::format("--max-retries {}: must be 0 .. 20 (lm-eval uses 3)", s.max_retries));
+  }
   return Status::Ok();
 }
 

@@ -43,15 +43,20 @@ struct EvalSettings {
   // ---- Client ----
   uint32_t num_concurrent = 16;     // worker threads, one keep-alive connection each
   uint32_t max_retries = 3;         // extra attempts after a failure (lm-eval default 3)
-  uint64_t timeout_ms = 300'000;    // whole exchange per attempt (lm-eval 300 s)
+  uint64_t timeout_ms = 300'000;    // whole exchange per attempt (lm-eval 300 s); a timed-out
+                                    // attempt is retried once at most (a hung server)
   uint64_t retry_backoff_ms = 250;  // first wait; doubles per retry, capped at 8 s
   bool keep_alive = true;           // false: a new connection per request
   net::TlsOptions tls;              // https:// verification (--ssl-ca-cert, --insecure)
   // ---- Output ----
   std::string output_dir;  // writes results.json and samples.jsonl; "" = none
+  // Live progress on stderr (questions done, accuracy so far): redrawn on a terminal,
+  // a plain line every few seconds otherwise (common/progress_line.h).
+  bool progress = false;
 };
 
-// The first invalid field, with its value and the allowed values.
+// The first invalid field, naming its `servebench eval` flag, with its value and the
+// allowed values (limits from common/limits.h).
 Status Validate(const EvalSettings& settings);
 
 std::string_view ProtocolName(Protocol protocol);  // "lm-eval" | "inferencex"

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "common/log.h"
+#include "common/progress_line.h"
 #include "common/sha256.h"
 #include "common/time_format.h"
 #include "eval/eval.h"
@@ -16,6 +17,7 @@
 #include "eval/prompt.h"
 #include "net/http_client.h"
 #include "net/retry_policy.h"
+#include "net/server_probe.h"
 #include "net/url.h"
 
 namespace servebench::eval {
@@ -111,6 +113,9 @@ net::FetchSettings FetchSettingsOf(const EvalSettings& s) {
   fetch.max_retries = s.max_retries;
   fetch.timeout_ms = s.timeout_ms;
   fetch.retry_backoff_ms = s.retry_backoff_ms;
+  // A timed-out question is tried twice at most: a third deadline would only mean a
+  // hung server waited out again (eval_settings.h).
+  fetch.max_timeout_retries = 1;
   fetch.keep_alive = s.keep_alive;
   fetch.tls = s.tls;
   return fetch;
@@ -161,6 +166,10 @@ StatusOr<EvalResult> RunEval(const EvalSettings& settings, const std::atomic<boo
   result.docs.assign(all_docs.begin(), all_docs.begin() + static_cast<ptrdiff_t>(count));
   result.samples.resize(count);
 
+  // The same probe as `servebench bench`: a server that accepts connections and never
+  // answers fails here in seconds, not after timeout_ms x attempts per question.
+  SB_RETURN_IF_ERROR(net::ProbeServer(base_url.ToString(), settings.tls));
+
   FewshotSampler sampler(&train, settings.fewshot_seed,
                          settings.fewshot_data_path == settings.data_path);
   for (size_t i = 0; i < count; ++i) {
@@ -173,12 +182,18 @@ StatusOr<EvalResult> RunEval(const EvalSettings& settings, const std::atomic<boo
   std::atomic<size_t> next{0};
   std::atomic<size_t> failures_logged{0};
   constexpr size_t kMaxFailureLogs = 5;  // the rest are in samples.jsonl
+  size_t n_workers = std::min<size_t>(settings.num_concurrent, std::max<size_t>(count, 1));
+  // Progress and the stop rule, updated by the workers.
+  std::atomic<size_t> done{0}, failed{0}, right{0};
+  std::atomic<size_t> timeouts_in_a_row{0};
+  std::atomic<bool> stop{false};
+  auto should_stop = [&] { return stop.load() || (cancel != nullptr && cancel->load()); };
   auto start = std::chrono::steady_clock::now();
   auto worker = [&] {
     // Created once above already, so this cannot fail.
     net::HttpClient client = net::HttpClient::Create(base_url, fetch).value();
     for (;;) {
-      if (cancel != nullptr && cancel->load()) return;
+      if (should_stop()) return;
       size_t i = next.fetch_add(1);
       if (i >= count) return;
       SampleResult& sample = result.samples[i];
@@ -190,10 +205,17 @@ StatusOr<EvalResult> RunEval(const EvalSettings& settings, const std::atomic<boo
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - sent)
               .count();
       if (!reply.ok() && reply.status().code() == StatusCode::kCancelled) return;  // not run
+      if (!reply.ok() && reply.status().code() == StatusCode::kDeadlineExceeded) {
+        if (timeouts_in_a_row.fetch_add(1) + 1 >= n_workers) stop.store(true);
+      } else {
+        timeouts_in_a_row.store(0);
+      }
       StatusOr<std::string> text = reply.ok() ? ReplyText(settings, *reply) : reply;
+      done.fetch_add(1);
       if (!text.ok()) {
         sample.state = SampleResult::State::kFailed;
         sample.error = text.status().ToString();
+        failed.fetch_add(1);
         size_t logged = failures_logged.fetch_add(1);
         if (logged < kMaxFailureLogs) {
           Log(LogLevel::kWarning, "eval: doc {} failed: {}", i, sample.error);
@@ -204,13 +226,47 @@ StatusOr<EvalResult> RunEval(const EvalSettings& settings, const std::atomic<boo
       }
       sample.response = std::move(text).value();
       ScoreSample(settings.protocol, result.docs[i], sample);
+      if (sample.flexible_correct) right.fetch_add(1);
     }
   };
+  auto progress_text = [&] {
+    size_t d = done.load(), f = failed.load(), scored = d - std::min(d, f);
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::string accuracy =
+        scored > 0 ? fmt::format("{:.3f}", static_cast<double>(right.load()) / scored) : "-";
+    std::string eta =
+        d > 0 && d < count ? ", ETA " + FormatDuration(elapsed / d * (count - d)) : "";
+    return fmt::format("{}/{} questions, accuracy so far {} (flexible-extract), {} failed, {}{}", d,
+                       count, accuracy, f, FormatDuration(elapsed), eta);
+  };
+  ProgressLine progress("servebench eval: ", settings.progress);
   std::vector<std::thread> workers;
-  size_t n_workers = std::min<size_t>(settings.num_concurrent, std::max<size_t>(count, 1));
   workers.reserve(n_workers);
   for (size_t w = 0; w < n_workers; ++w) workers.emplace_back(worker);
+  std::atomic<bool> finished{false};
+  std::thread progress_thread;
+  if (settings.progress) {
+    progress_thread = std::thread([&] {
+      while (!finished.load()) {
+        progress.Update(progress_text());
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    });
+  }
   for (auto& t : workers) t.join();
+  finished.store(true);
+  if (progress_thread.joinable()) {
+    progress_thread.join();
+    progress.Finish(progress_text());
+  }
+  if (stop.load()) {
+    result.stopped_reason = fmt::format(
+        "the server stopped answering: {} requests in a row got no reply within {} ms; the "
+        "questions not yet sent were not run",
+        timeouts_in_a_row.load(), settings.timeout_ms);
+    Log(LogLevel::kError, "eval: {}", result.stopped_reason);
+  }
   result.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.interrupted = cancel != nullptr && cancel->load();

@@ -249,6 +249,7 @@ StatusOr<HttpReply> HttpClient::Send(const HttpRequest& request, const std::atom
   Attempt last;
   uint32_t& attempts = last_attempts_;
   attempts = 0;
+  uint32_t timeouts = 0;
   for (;;) {
     if (Cancelled(cancel)) return Status::Cancelled("request cancelled (interrupted)");
     if (attempts > 0) {
@@ -269,7 +270,9 @@ StatusOr<HttpReply> HttpClient::Send(const HttpRequest& request, const std::atom
       if (final_attempt || !IsRetryableStatus(last.status)) {
         return HttpReply{last.status, std::move(last.body), attempts};
       }
-    } else if (final_attempt || !last.retryable) {
+    } else if (final_attempt || !last.retryable ||
+               (last.error.code() == StatusCode::kDeadlineExceeded &&
+                ++timeouts > settings.max_timeout_retries)) {
       return Status(last.error.code(),
                     fmt::format("{}: {}{}", where(), last.error.message(), after(attempts)));
     }

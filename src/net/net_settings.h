@@ -26,6 +26,10 @@ struct FetchSettings {
   uint32_t max_retries = 0;
   // Wait before the first retry; doubles per retry, at most kMaxRetryBackoffMs.
   uint64_t retry_backoff_ms = 250;
+  // Of those retries, at most this many after an attempt that timed out: a server that
+  // let a whole deadline pass is likely hung, and each retry would wait it out again.
+  // Default: no separate limit.
+  uint32_t max_timeout_retries = UINT32_MAX;
 
   // ---- Connection ----
   // true: one connection is kept open between requests (HTTP/1.1 keep-alive).

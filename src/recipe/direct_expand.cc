@@ -50,7 +50,8 @@ boost::json::object RowFor(const Recipe& r, const Point& p) {
 }  // namespace
 
 void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* points,
-                  std::vector<boost::json::object>* rows, std::vector<std::string>* errors) {
+                  std::vector<Location>* origins, std::vector<boost::json::object>* rows,
+                  std::vector<std::string>* errors) {
   if (!f.single_node) return;  // native and nightly recipes are single-node
   std::vector<std::pair<int, int>> seq_filter;
   for (const auto& s : f.seq_lens) {
@@ -58,6 +59,7 @@ void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* p
     if (ParseSeqLen(s, &isl, &osl)) seq_filter.emplace_back(isl, osl);
   }
   std::vector<Point> mine;
+  std::vector<Location> mine_origins;
   std::vector<bool> highest_flags;
   for (const auto& sc : r.scenarios) {
     if (!f.scenario_types.empty() && std::find(f.scenario_types.begin(), f.scenario_types.end(),
@@ -94,6 +96,7 @@ void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* p
         p.blocked = r.blocked;
         p.blocked_reason = r.blocked_reason;
         p.blocked_link = r.blocked_link;
+        p.env_not_secret = r.env_not_secret;
         p.serve = r.serve;
         ServeSpec& s = p.serve;
         s.tp = e.tp;
@@ -120,6 +123,7 @@ void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* p
                          : fmt::format("{}_{}", r.model_prefix, SeqLenName(sc.isl, sc.osl));
         highest_flags.push_back(c == highest);
         mine.push_back(std::move(p));
+        mine_origins.push_back(e.location.file.empty() ? r.location : e.location);
       }
     }
   }
@@ -141,6 +145,7 @@ void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* p
     }
     rows->push_back(RowFor(r, p));
     points->push_back(std::move(p));
+    origins->push_back(mine_origins[i]);
   }
 }
 

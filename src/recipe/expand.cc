@@ -240,13 +240,14 @@ StatusOr<Plan> ExpandRecipes(const RecipeSet& set, const MatrixFilters& f) {
   Plan plan;
   RowSet ix;
   std::vector<Point> direct_points;
+  std::vector<Location> direct_origins;
   std::vector<boost::json::object> direct_rows;
   for (const auto& r : set.recipes) {
     if (!RecipeWanted(r, f)) continue;
     if (r.source_format == "inferencex") {
       GenerateInferenceXRows(r, set.runners, f, &ix, &errors);
     } else {
-      ExpandDirect(r, f, &direct_points, &direct_rows, &errors);
+      ExpandDirect(r, f, &direct_points, &direct_origins, &direct_rows, &errors);
     }
   }
   if (!errors.empty()) {
@@ -256,8 +257,14 @@ StatusOr<Plan> ExpandRecipes(const RecipeSet& set, const MatrixFilters& f) {
   }
   ApplyEvalSelection(f.evals, &ix);
   for (size_t i = 0; i < ix.rows.size(); ++i) {
-    for (auto& p : PointsFromInferenceXRow(ix.rows[i], ix.origins[i]))
+    const RowOrigin& origin = ix.origins[i];
+    Location where = origin.entry != nullptr && !origin.entry->location.file.empty()
+                         ? origin.entry->location
+                         : (origin.recipe != nullptr ? origin.recipe->location : Location{});
+    for (auto& p : PointsFromInferenceXRow(ix.rows[i], origin)) {
       plan.points.push_back(std::move(p));
+      plan.origins.push_back(where);
+    }
     if (plan.points.size() > kMaxExpandedPoints)  // multinode rows carry conc lists
       return Status::InvalidArgument(fmt::format(
           "the recipes expand to more than {} points; split them or filter", kMaxExpandedPoints));
@@ -265,6 +272,7 @@ StatusOr<Plan> ExpandRecipes(const RecipeSet& set, const MatrixFilters& f) {
   plan.rows = std::move(ix.rows);
   for (auto& row : direct_rows) plan.rows.push_back(std::move(row));
   for (auto& p : direct_points) plan.points.push_back(std::move(p));
+  for (auto& o : direct_origins) plan.origins.push_back(std::move(o));
   for (auto& p : plan.points) AssignIds(&p);
   return plan;
 }

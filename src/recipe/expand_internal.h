@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/limits.h"
 #include "recipe/recipe.h"
 
 namespace servebench::recipe {
@@ -15,7 +16,7 @@ namespace servebench::recipe {
 // Expansion stops with an error past this many rows or points, so a hostile or
 // mistaken recipe (aliases multiply lists cheaply) cannot exhaust memory. The real
 // InferenceX full sweep is 1,820 rows / 2,078 points.
-inline constexpr size_t kMaxExpandedPoints = 200'000;
+inline constexpr size_t kMaxExpandedPoints = static_cast<size_t>(limits::kMaxPointsPerSweep);
 
 struct RowOrigin {
   const Recipe* recipe = nullptr;
@@ -41,10 +42,12 @@ void ApplyEvalSelection(EvalSelection selection, RowSet* rows);
 // The servebench points of one InferenceX row (one per concurrency), ids unset.
 std::vector<Point> PointsFromInferenceXRow(const boost::json::object& row, const RowOrigin& origin);
 
-// Points of a native or nightly recipe, filtered; ids unset. Also appends one
-// InferenceX-shaped single-node row per point to `rows` (origins left empty).
+// Points of a native or nightly recipe, filtered; ids unset; with where each came
+// from (its search-space entry) in `origins`. Also appends one InferenceX-shaped
+// single-node row per point to `rows`.
 void ExpandDirect(const Recipe& recipe, const MatrixFilters& filters, std::vector<Point>* points,
-                  std::vector<boost::json::object>* rows, std::vector<std::string>* errors);
+                  std::vector<Location>* origins, std::vector<boost::json::object>* rows,
+                  std::vector<std::string>* errors);
 
 // "1k1k" → (1024, 1024); "8k1k"; "1k8k"; "<isl>x<osl>" or "<isl>_<osl>". False if malformed.
 bool ParseSeqLen(const std::string& text, int* isl, int* osl);

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "common/limits.h"
 #include "recipe/formats.h"
 
 namespace servebench::recipe {
@@ -58,6 +59,11 @@ void ReadConcurrency(const LoadContext& ctx, FieldReader& r, ConcurrencySpec* co
                 fmt::format("conc-start {} / conc-end {}: both must be > 0", *start, *end));
       return;
     }
+    if (*end > limits::kMaxConcurrency) {
+      r.ErrorAt("conc-end", fmt::format("is {}; concurrencies are at most {} (docs/limits.md)",
+                                        *end, limits::kMaxConcurrency));
+      return;
+    }
     if (*start > *end) {
       r.ErrorAt("conc-start", fmt::format("conc-start {} is greater than conc-end {}; "
                                           "conc-start must be <= conc-end",
@@ -70,9 +76,12 @@ void ReadConcurrency(const LoadContext& ctx, FieldReader& r, ConcurrencySpec* co
     return;
   }
   for (size_t i = 0; i < list->size(); ++i) {
-    if ((*list)[i] <= 0) {
+    if ((*list)[i] <= 0 || (*list)[i] > limits::kMaxConcurrency) {
       ctx.Error(r.Get("conc-list")->items[i], IndexPath(r.PathOf("conc-list"), i),
-                fmt::format("is {}; conc-list entries must be > 0", (*list)[i]));
+                (*list)[i] <= 0 ? fmt::format("is {}; conc-list entries must be > 0", (*list)[i])
+                                : fmt::format("is {}; conc-list entries must be at most {} "
+                                              "(docs/limits.md)",
+                                              (*list)[i], limits::kMaxConcurrency));
       return;
     }
   }
@@ -295,8 +304,8 @@ void InferenceXLoader::LoadFixed(FieldReader& top, const YNode& list, Recipe* re
     if (!r.valid()) continue;
     Scenario s;
     s.type = "fixed-seq-len";
-    auto isl = r.PositiveInt("isl", true);
-    auto osl = r.PositiveInt("osl", true);
+    auto isl = r.PositiveInt("isl", true, limits::kMaxTokensPerRequest);
+    auto osl = r.PositiveInt("osl", true, limits::kMaxTokensPerRequest);
     const YNode* space = r.Get("search-space");
     if (space == nullptr) {
       r.Missing("search-space");

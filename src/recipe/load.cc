@@ -108,7 +108,7 @@ RecipeSet LoadRecipes(const std::vector<std::string>& paths, Diagnostics* diagno
   }
   std::map<std::string, Location> names;
   for (const auto& p : parsed) {
-    LoadContext ctx{p.path, diagnostics};
+    LoadContext ctx{p.path, diagnostics, &set.field_locations};
     AddRecipes(ctx, p, set.runners, &set, &names);
   }
   return set;
@@ -125,6 +125,7 @@ RecipeSet LoadRecipeText(std::string_view text, const std::string& name, Diagnos
     set.runners = LoadRunners(ctx, p.root);
     return set;
   }
+  ctx.locations = &set.field_locations;
   std::map<std::string, Location> names;
   AddRecipes(ctx, p, set.runners, &set, &names);
   return set;

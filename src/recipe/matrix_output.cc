@@ -123,7 +123,7 @@ std::string RenderMatrix(const Plan& plan, MatrixFormat format,
     }
     case MatrixFormat::kJsonl: {
       std::string out;
-      for (const auto& p : plan.points) out += PointToJson(p) + "\n";
+      for (const auto& p : plan.points) out += PointToJson(WithSecretsRedacted(p)) + "\n";
       return out;
     }
     case MatrixFormat::kGithub: {

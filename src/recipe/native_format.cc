@@ -5,33 +5,24 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/limits.h"
 #include "config/golden_al.h"
 #include "recipe/formats.h"
 
 namespace servebench::recipe {
 namespace {
 
-const std::vector<std::string> kRecipeKeys = {"model",
-                                              "served_model_name",
-                                              "engine",
-                                              "framework",
-                                              "image",
-                                              "precision",
-                                              "hardware",
-                                              "runner",
-                                              "model_prefix",
-                                              "max_model_len",
-                                              "kv_cache_dtype",
-                                              "readiness_timeout_s",
-                                              "extra_args",
-                                              "env",
-                                              "sim",
-                                              "spec_decoding",
-                                              "evals",
-                                              "blocked",
-                                              "nightly",
-                                              "load",
-                                              "scenarios"};
+const std::vector<std::string> kRecipeKeys = {"model",          "served_model_name",
+                                              "engine",         "framework",
+                                              "image",          "precision",
+                                              "hardware",       "runner",
+                                              "model_prefix",   "max_model_len",
+                                              "kv_cache_dtype", "readiness_timeout_s",
+                                              "extra_args",     "env",
+                                              "env_not_secret", "sim",
+                                              "spec_decoding",  "evals",
+                                              "blocked",        "nightly",
+                                              "load",           "scenarios"};
 const std::vector<std::string> kLoadKeys = {"endpoint",
                                             "backend",
                                             "dataset",
@@ -183,8 +174,11 @@ void ReadConcurrency(const LoadContext& ctx, FieldReader& r, ConcurrencySpec* co
   }
   if (n->IsScalar()) {
     auto v = n->AsInt();
-    if (!v || *v <= 0 || *v > 1'000'000) {
-      ctx.Error(*n, path, "expected a concurrency > 0, a list [1, 4, 16] or {start, end, step}");
+    if (!v || *v <= 0 || *v > limits::kMaxConcurrency) {
+      ctx.Error(*n, path,
+                fmt::format("expected a concurrency 1 .. {}, a list [1, 4, 16] or {{start, end, "
+                            "step}}",
+                            limits::kMaxConcurrency));
       *ok = false;
       return;
     }
@@ -198,10 +192,10 @@ void ReadConcurrency(const LoadContext& ctx, FieldReader& r, ConcurrencySpec* co
     }
     for (size_t i = 0; i < n->items.size(); ++i) {
       auto v = n->items[i].AsInt();
-      if (!v || *v <= 0 || *v > 1'000'000) {
-        ctx.Error(
-            n->items[i], IndexPath(path, i),
-            fmt::format("is {}; concurrencies are integers in 1..1000000", n->items[i].scalar));
+      if (!v || *v <= 0 || *v > limits::kMaxConcurrency) {
+        ctx.Error(n->items[i], IndexPath(path, i),
+                  fmt::format("is {}; concurrencies are integers in 1..{} (docs/limits.md)",
+                              n->items[i].scalar, limits::kMaxConcurrency));
         *ok = false;
         continue;
       }
@@ -219,8 +213,8 @@ void ReadConcurrency(const LoadContext& ctx, FieldReader& r, ConcurrencySpec* co
     *ok = false;
     return;
   }
-  auto start = cr.PositiveInt("start", true);
-  auto end = cr.PositiveInt("end", true);
+  auto start = cr.PositiveInt("start", true, limits::kMaxConcurrency);
+  auto end = cr.PositiveInt("end", true, limits::kMaxConcurrency);
   auto step = cr.Int("step");
   if (!start || !end) {
     *ok = false;
@@ -259,8 +253,10 @@ void ReadLoad(const LoadContext& ctx, FieldReader& r, LoadSpec* load, int* per_c
     else
       load->random_range_ratio = *v;
   }
-  if (auto v = r.PositiveInt("num_prompts")) load->num_prompts = static_cast<int>(*v);
-  if (auto v = r.PositiveInt("prompts_per_concurrency")) *per_conc = static_cast<int>(*v);
+  if (auto v = r.PositiveInt("num_prompts", false, limits::kMaxPromptsPerRun))
+    load->num_prompts = static_cast<int>(*v);
+  if (auto v = r.PositiveInt("prompts_per_concurrency", false, limits::kMaxPromptsPerRun))
+    *per_conc = static_cast<int>(*v);
   if (r.Has("num_prompts") && r.Has("prompts_per_concurrency")) {
     r.ErrorAt("prompts_per_concurrency",
               "num_prompts and prompts_per_concurrency are "
@@ -366,7 +362,7 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
   if (const YNode* m = r.Get("max_model_len")) {
     if (m->IsScalar() && m->scalar == "auto") {
       s.max_model_len = -1;  // isl + osl + 256 per scenario, resolved at expansion
-    } else if (auto v = r.PositiveInt("max_model_len")) {
+    } else if (auto v = r.PositiveInt("max_model_len", false, limits::kMaxTokensPerRequest)) {
       s.max_model_len = static_cast<int>(*v);
     } else {
       ok = false;
@@ -381,6 +377,20 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
   if (auto v = r.StringList("extra_args")) s.extra_args = *v;
   if (auto v = r.StringMap("env"))
     for (const auto& [k, val] : *v) s.env[k] = val;
+  // Values of env are secrets unless named here (records and outputs show them).
+  if (auto names = r.StringList("env_not_secret")) {
+    const YNode* list = r.Get("env_not_secret");
+    for (size_t i = 0; i < names->size(); ++i) {
+      const std::string& name = (*names)[i];
+      if (name.empty() || name.find_first_of("= \t") != std::string::npos) {
+        ctx.Error(list->items[i], IndexPath(r.PathOf("env_not_secret"), i),
+                  fmt::format("'{}' is not an environment variable name", name));
+        ok = false;
+        continue;
+      }
+      recipe.env_not_secret.push_back(name);
+    }
+  }
   if (const YNode* sim = r.Get("sim")) {
     // The catalogue model is `model` itself (the sim adapter renders it).
     FieldReader sr(ctx, *sim, r.PathOf("sim"), {"hardware", "time_scale", "seed", "faults"});
@@ -498,8 +508,8 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
     sc.load = defaults;
     sc.prompts_per_concurrency = per_conc;
     ReadLoad(ctx, sr, &sc.load, &sc.prompts_per_concurrency, &ok);
-    auto isl = sr.PositiveInt("isl", true);
-    auto osl = sr.PositiveInt("osl", true);
+    auto isl = sr.PositiveInt("isl", true, limits::kMaxTokensPerRequest);
+    auto osl = sr.PositiveInt("osl", true, limits::kMaxTokensPerRequest);
     if (!isl || !osl) ok = false;
     sc.isl = static_cast<int>(isl.value_or(0));
     sc.osl = static_cast<int>(osl.value_or(0));

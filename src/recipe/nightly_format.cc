@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/limits.h"
 #include "recipe/formats.h"
 
 namespace servebench::recipe {
@@ -260,8 +261,8 @@ std::optional<Scenario> ReadBenchConfig(const LoadContext& ctx, const YNode& n,
   bool ok = true;
   Scenario s;
   auto name = r.String("name", true, true);
-  auto isl = r.PositiveInt("input_len", true);
-  auto osl = r.PositiveInt("output_len", true);
+  auto isl = r.PositiveInt("input_len", true, limits::kMaxTokensPerRequest);
+  auto osl = r.PositiveInt("output_len", true, limits::kMaxTokensPerRequest);
   s.name = name.value_or("");
   s.isl = static_cast<int>(isl.value_or(0));
   s.osl = static_cast<int>(osl.value_or(0));
@@ -287,15 +288,16 @@ std::optional<Scenario> ReadBenchConfig(const LoadContext& ctx, const YNode& n,
       ctx.Error(*mc, r.PathOf("max_concurrency"), "is an empty list"), ok = false;
     for (size_t i = 0; i < mc->items.size(); ++i) {
       auto v = mc->items[i].AsInt();
-      if (!v || *v <= 0 || *v > 1'000'000) {
+      if (!v || *v <= 0 || *v > limits::kMaxConcurrency) {
         ctx.Error(mc->items[i], IndexPath(r.PathOf("max_concurrency"), i),
-                  "expected a concurrency > 0");
+                  fmt::format("expected a concurrency 1 .. {} (docs/limits.md)",
+                              limits::kMaxConcurrency));
         ok = false;
         continue;
       }
       e.conc.list.push_back(static_cast<int>(*v));
     }
-  } else if (auto v = r.PositiveInt("max_concurrency")) {
+  } else if (auto v = r.PositiveInt("max_concurrency", false, limits::kMaxConcurrency)) {
     e.conc.list.push_back(static_cast<int>(*v));
   } else {
     ok = false;
@@ -318,14 +320,16 @@ std::optional<Scenario> ReadBenchConfig(const LoadContext& ctx, const YNode& n,
     }
     for (size_t i = 0; i < np->items.size(); ++i) {
       auto v = np->items[i].AsInt();
-      if (!v || *v <= 0) {
-        ctx.Error(np->items[i], IndexPath(r.PathOf("num_prompts"), i), "expected an integer > 0");
+      if (!v || *v <= 0 || *v > limits::kMaxPromptsPerRun) {
+        ctx.Error(
+            np->items[i], IndexPath(r.PathOf("num_prompts"), i),
+            fmt::format("expected an integer 1 .. {} (docs/limits.md)", limits::kMaxPromptsPerRun));
         ok = false;
         continue;
       }
       s.num_prompts_per_conc.push_back(static_cast<int>(*v));
     }
-  } else if (auto v = r.PositiveInt("num_prompts")) {
+  } else if (auto v = r.PositiveInt("num_prompts", false, limits::kMaxPromptsPerRun)) {
     s.load.num_prompts = static_cast<int>(*v);
   } else {
     ok = false;

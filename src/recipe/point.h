@@ -158,6 +158,11 @@ struct Point {
   bool blocked = false;
   std::string blocked_reason;
   std::string blocked_link;
+  // serve.env names whose values are not secret: records, `matrix` and --dry-run show
+  // their values; every other value is shown as kRedactedValue (recipe.h,
+  // WithSecretsRedacted). How a point is shown, not what it is: left out of every id,
+  // and of the point's JSON when empty (so points without it keep their ids).
+  std::vector<std::string> env_not_secret;
 };
 
 }  // namespace servebench::recipe

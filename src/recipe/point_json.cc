@@ -50,7 +50,7 @@ json::object WorkerJson(const WorkerSpec& w) {
           {"additional_settings", StringsJson(w.additional_settings)}};
 }
 
-json::object ToJson(const Point& p) {
+json::object ToJsonAllFields(const Point& p) {
   const ServeSpec& s = p.serve;
   json::object spec{{"method", SpecMethodName(s.spec.method)},
                     {"draft_model", s.spec.draft_model},
@@ -135,6 +135,12 @@ json::object ToJson(const Point& p) {
           {"blocked_link", p.blocked_link}};
 }
 
+json::object ToJson(const Point& p) {
+  json::object o = ToJsonAllFields(p);
+  if (!p.env_not_secret.empty()) o["env_not_secret"] = StringsJson(p.env_not_secret);
+  return o;
+}
+
 // Reads one JSON object field by field; whatever is left unread is an error.
 class Reader {
  public:
@@ -152,6 +158,7 @@ class Reader {
       if (!read_.count(std::string(kv.key())))
         errors_->push_back(fmt::format("{}.{}: unknown field", path_, std::string(kv.key())));
   }
+  bool Has(const char* key) const { return obj_ != nullptr && obj_->contains(key); }
   const json::value* Get(const char* key) {
     read_.insert(key);
     if (!obj_) return nullptr;
@@ -260,11 +267,21 @@ std::string PointToJson(const Point& point) { return CanonicalJson(ToJson(point)
 
 void AssignIds(Point* point) {
   json::object o = ToJson(*point);
-  point->point_id = HashWithout(o, {"point_id", "session_id", "source_file"}, {});
+  point->point_id = HashWithout(o, {"point_id", "session_id", "source_file", "env_not_secret"}, {});
   point->session_id = HashWithout(o,
                                   {"point_id", "session_id", "source_file", "exp_name", "run_eval",
-                                   "eval_tasks", "evals", "eval_only"},
+                                   "eval_tasks", "evals", "eval_only", "env_not_secret"},
                                   {"concurrency", "num_prompts"});
+}
+
+Point WithSecretsRedacted(const Point& point) {
+  Point out = point;
+  for (auto& [name, value] : out.serve.env) {
+    bool shown = std::find(point.env_not_secret.begin(), point.env_not_secret.end(), name) !=
+                 point.env_not_secret.end();
+    if (!shown) value = kRedactedValue;
+  }
+  return out;
 }
 
 StatusOr<Point> PointFromJson(std::string_view text) {
@@ -293,6 +310,8 @@ StatusOr<Point> PointFromJson(std::string_view text) {
     r.Bool("blocked", &p.blocked);
     r.Str("blocked_reason", &p.blocked_reason);
     r.Str("blocked_link", &p.blocked_link);
+    if (r.Has("env_not_secret"))
+      r.Strings("env_not_secret", &p.env_not_secret);  // absent when empty
     if (const json::value* evals = r.Get("evals")) {
       if (!evals->is_array()) {
         r.Bad("evals", "a list");

@@ -65,6 +65,9 @@ struct MatrixFilters {
 struct Plan {
   std::vector<boost::json::object> rows;
   std::vector<Point> points;
+  // Where each point came from (its search-space entry, else its recipe), parallel to
+  // `points`: checks after expansion (cli/preflight.h) report file:line:column with it.
+  std::vector<Location> origins;
 };
 
 // Fails (InvalidArgument, listing every problem) when a filter is malformed or a
@@ -79,6 +82,17 @@ std::string PointToJson(const Point& point);
 StatusOr<Point> PointFromJson(std::string_view json);
 // Sets point_id and session_id as defined at the top of point.h.
 void AssignIds(Point* point);
+
+// ---- Output ----
+
+// What a secret value reads as wherever a point is written (records, the store,
+// `matrix --format jsonl`, --dry-run): the name stays, the value does not.
+inline constexpr char kRedactedValue[] = "<redacted>";
+
+// A copy of `point` to write out: every serve.env value replaced by kRedactedValue
+// unless its name is in point.env_not_secret. The ids are those of `point` (secrets
+// are part of what ran; their values never leave the process).
+Point WithSecretsRedacted(const Point& point);
 
 // Points sharing one live server, in ascending concurrency.
 struct ServeSession {

@@ -23,6 +23,7 @@ namespace servebench::recipe {
 // the recipe API names them as its own.
 using config::Diagnostic;
 using config::Diagnostics;
+using config::FieldLocations;
 using config::Location;
 
 // A concurrency search space: a geometric range or an explicit list.
@@ -87,6 +88,8 @@ struct Recipe {
   bool nightly = false;
   bool blocked = false;
   std::string blocked_reason, blocked_link;
+  // env names whose values may be shown (point.h, Point::env_not_secret).
+  std::vector<std::string> env_not_secret;
 };
 
 // runners.yaml: label → runner nodes, and hardware facts for DRAM budgets.
@@ -105,6 +108,9 @@ struct RunnerConfig {
 struct RecipeSet {
   std::vector<Recipe> recipes;  // in file order, then key order
   RunnerConfig runners;
+  // Where every field was written, by path (field_reader.h), for checks that run
+  // after loading: recipe.field_locations.find(recipe.name + ".sim.hardware").
+  FieldLocations field_locations;
 };
 
 }  // namespace servebench::recipe

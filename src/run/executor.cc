@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <set>
 
+#include "common/progress_line.h"
 #include "common/time_format.h"
 
 namespace servebench::run {
@@ -63,7 +65,9 @@ Status Executor::DryRun(const std::vector<recipe::ServeSession>& sessions, std::
     out << fmt::format("# session {}/{} {}: recipe {}, engine {}, {} point(s) at concurrency {}\n",
                        ++index, sessions.size(), Short(session.session_id), first.recipe,
                        first.serve.engine, session.points.size(), ConcList(session));
-    SB_ASSIGN_OR_RETURN(std::string rendered, engine_->Render(first.serve));
+    // Shown as it would run, but env values stay secret (recipe.h, WithSecretsRedacted).
+    SB_ASSIGN_OR_RETURN(std::string rendered,
+                        engine_->Render(recipe::WithSecretsRedacted(first).serve));
     out << rendered;
     if (!rendered.empty() && rendered.back() != '\n') out << "\n";
     out << "\n";
@@ -71,11 +75,25 @@ Status Executor::DryRun(const std::vector<recipe::ServeSession>& sessions, std::
   return Status::Ok();
 }
 
+std::string Executor::Progress(const recipe::ServeSession& session) const {
+  std::string out = fmt::format("point {}/{} (session {}/{} {})", points_begun_, points_total_,
+                                session_index_, sessions_total_, Short(session.session_id));
+  if (points_timed_ > 0) {
+    double per_point = points_seconds_ / points_timed_;
+    out += ", ETA " + FormatDuration(per_point * (points_total_ - points_begun_ + 1));
+  }
+  return out;
+}
+
 SweepReport Executor::Run(const std::vector<recipe::ServeSession>& sessions,
                           const std::atomic<bool>* cancel) {
   SweepReport report;
   report.sessions = static_cast<int>(sessions.size());
   for (const auto& s : sessions) report.starts_one_per_point += static_cast<int>(s.points.size());
+  points_total_ = report.starts_one_per_point;
+  points_begun_ = points_timed_ = session_index_ = 0;
+  points_seconds_ = 0;
+  sessions_total_ = report.sessions;
 
   std::vector<std::string> already_ok;
   if (settings_.resume && sink_ != nullptr) {
@@ -104,6 +122,7 @@ SweepReport Executor::Run(const std::vector<recipe::ServeSession>& sessions,
       for (const auto& point : sessions[i].points) RecordSkipped(point, why, &report);
       continue;
     }
+    ++session_index_;
     RunSession(sessions[i], i == 0, already_ok, cancel, &report);
   }
   return report;
@@ -114,7 +133,7 @@ void Executor::RecordSkipped(const recipe::Point& point, const Failure& why, Swe
   result.status = PointStatus::kSkipped;
   result.failure = why;
   Provenance prov{host_, "", Rfc3339Now(), Rfc3339Now()};
-  Record(point, result, prov, report);
+  Record(point, result, prov, report, /*said_above=*/true);
 }
 
 void Executor::RunSession(const recipe::ServeSession& session, bool is_first,
@@ -127,15 +146,16 @@ void Executor::RunSession(const recipe::ServeSession& session, bool is_first,
     ++state.starts;
     ++report->server_starts;
     Failure failure;
-    *log_ << fmt::format("servebench: starting {} for session {} (concurrency {})\n",
-                         session.points.front().serve.engine, Short(session.session_id),
-                         ConcList(session));
+    *log_ << fmt::format("servebench: session {}/{} {}: starting {} (concurrency {})\n",
+                         session_index_, sessions_total_, Short(session.session_id),
+                         session.points.front().serve.engine, ConcList(session));
     state.engine = engine_->Start(session.points.front().serve, state.log_path, &failure);
     state.start_failed = state.engine == nullptr;
     if (state.start_failed) {
       state.start_failure = failure;
-      *log_ << fmt::format("servebench: engine failed to start: {}: {}\n", failure.failure_class,
-                           failure.reason);
+      *log_ << fmt::format("servebench: session {}: the engine did not start: {}: {} (log: {})\n",
+                           Short(session.session_id), failure.failure_class, failure.reason,
+                           state.log_path);
     }
   };
 
@@ -146,6 +166,7 @@ void Executor::RunSession(const recipe::ServeSession& session, bool is_first,
       report->interrupted = true;
       break;
     }
+    ++points_begun_;
     if (std::binary_search(already_ok.begin(), already_ok.end(), point.point_id)) {
       PointReport pr;
       pr.point = point;
@@ -164,9 +185,13 @@ void Executor::RunSession(const recipe::ServeSession& session, bool is_first,
       result.status = DecideStatus(point, /*failed=*/true, false);
       result.engine_log_path = state.log_path;
       Provenance prov{host_, "", Rfc3339Now(), Rfc3339Now()};
-      Record(point, result, prov, report);
+      Record(point, result, prov, report, /*said_above=*/true);
     } else {
+      auto began = std::chrono::steady_clock::now();
       RunPoint(point, &state, cancel, report);
+      points_seconds_ +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+      ++points_timed_;
     }
     const PointReport& done = report->points.back();
     if (done.failure.failure_class == "run.interrupted") {
@@ -176,9 +201,12 @@ void Executor::RunSession(const recipe::ServeSession& session, bool is_first,
     if (canary && done.status == PointStatus::kFailed) {
       report->canary_failed = true;
       report->canary_failure = done.failure;
-      *log_ << fmt::format("servebench: canary failed: {}: {}\n", done.failure.failure_class,
-                           done.failure.reason);
+      int rest = points_total_ - points_begun_;
       if (!settings_.continue_after_canary_failure) {
+        *log_ << fmt::format(
+            "servebench: that was the canary: the sweep stops; the other {} point(s) are recorded "
+            "as skipped (--continue-on-canary-failure runs them)\n",
+            rest);
         Failure why{"run.canary_failed",
                     "not run: the canary failed (" + done.failure.failure_class + ")"};
         for (size_t j = i + 1; j < session.points.size(); ++j) {
@@ -186,6 +214,7 @@ void Executor::RunSession(const recipe::ServeSession& session, bool is_first,
         }
         break;
       }
+      *log_ << "servebench: that was the canary; going on (--continue-on-canary-failure)\n";
     }
     // A dead engine is restarted for the session's remaining points.
     if (state.engine != nullptr && !state.engine->IsAlive()) {
@@ -212,8 +241,9 @@ void Executor::RunPoint(const recipe::Point& point, SessionState* state,
   Provenance prov{host_, state->engine->engine_version(), Rfc3339Now(), ""};
   std::string requests_path =
       fmt::format("{}/requests/{}.jsonl", settings_.out_dir, point.point_id.substr(0, 16));
-  *log_ << fmt::format("servebench: point {} concurrency {} ...\n", Short(point.point_id),
+  *log_ << fmt::format("servebench: {}: concurrency {} ...\n", Progress(*state->session),
                        point.load.concurrency);
+  log_->flush();
   // What the client sends as "model": the recipe's served name, else what the
   // engine lists (the point itself, and so its identity, is unchanged).
   recipe::Point target = point;
@@ -270,7 +300,7 @@ void Executor::RunPoint(const recipe::Point& point, SessionState* state,
 }
 
 void Executor::Record(const recipe::Point& point, const PointResult& result,
-                      const Provenance& provenance, SweepReport* report) {
+                      const Provenance& provenance, SweepReport* report, bool said_above) {
   PointReport pr;
   pr.point = point;
   pr.status = result.status;
@@ -284,12 +314,18 @@ void Executor::Record(const recipe::Point& point, const PointResult& result,
       *log_ << "servebench: error: " << stored.message() << "\n";
     }
   }
-  *log_ << fmt::format(
-      "servebench: point {} concurrency {}: {}{}\n", Short(point.point_id), point.load.concurrency,
-      PointStatusName(result.status),
-      result.failure.failure_class.empty()
-          ? ""
-          : " (" + result.failure.failure_class + ": " + result.failure.reason + ")");
+  // Skipped points are told in one line by the caller; a point whose engine did not
+  // start says so without repeating why (the session's line did).
+  if (result.status != PointStatus::kSkipped) {
+    std::string why;
+    if (said_above) {
+      why = " (" + result.failure.failure_class + ": the engine did not start, see above)";
+    } else if (!result.failure.failure_class.empty()) {
+      why = " (" + result.failure.failure_class + ": " + result.failure.reason + ")";
+    }
+    *log_ << fmt::format("servebench: point {} concurrency {}: {}{}\n", Short(point.point_id),
+                         point.load.concurrency, PointStatusName(result.status), why);
+  }
   report->points.push_back(std::move(pr));
 }
 

@@ -10,6 +10,10 @@
 //  * Cancellation (Ctrl-C) stops at once: the point in flight is recorded as
 //    interrupted with its partial result; untouched points get no record, so
 //    `--resume` finishes them.
+// What it prints (to `log`) is one line per fact: each session's start (and, once, why
+// its engine failed to start), each point's "point k/N (session i/S ...) ... ETA"
+// before it runs and its outcome after, one line for points skipped after a failed
+// canary. The bench progress line of the point in flight comes from client/.
 // Not thread-safe: one Run at a time, from one thread.
 #pragma once
 
@@ -69,10 +73,13 @@ class Executor {
   void RunPoint(const recipe::Point& point, SessionState* state, const std::atomic<bool>* cancel,
                 SweepReport* report);
   // Builds the point's Record, hands it to the sink and appends it to `report`.
+  // `said_above`: why it failed was already printed (the engine did not start).
   void Record(const recipe::Point& point, const PointResult& result, const Provenance& provenance,
-              SweepReport* report);
+              SweepReport* report, bool said_above = false);
   void RecordSkipped(const recipe::Point& point, const Failure& why, SweepReport* report);
   std::string LogPath(const recipe::ServeSession& session, int attempt) const;
+  // "point 3/28 (session 1/4 abc123def456)" and, once a point finished, ", ETA 4m10s".
+  std::string Progress(const recipe::ServeSession& session) const;
 
   RunSettings settings_;
   EngineBackend* engine_;
@@ -81,6 +88,14 @@ class Executor {
   RecordSink* sink_;
   std::ostream* log_;
   std::string host_;
+  // Progress over the whole Run: points in the plan, points begun (resumed ones
+  // included), seconds spent on the points that ran, sessions.
+  int points_total_ = 0;
+  int points_begun_ = 0;
+  int points_timed_ = 0;
+  double points_seconds_ = 0;
+  int sessions_total_ = 0;
+  int session_index_ = 0;
 };
 
 }  // namespace servebench::run

@@ -6,10 +6,28 @@
 
 #include <string>
 
+#include "client/client_settings.h"
+#include "engine/server_command.h"
 #include "run/backends.h"
 #include "run/run_settings.h"
 
 namespace servebench::run {
+
+// The engine command of `serve` as the run starts it (port 0 = the engine's default,
+// as --dry-run shows). The adapter's refusals (owned flags, unsupported combinations)
+// come from here, so `validate` and `run` meet the same ones.
+StatusOr<engine::ServerCommand> RenderEngineCommand(const RunSettings& settings,
+                                                    const recipe::ServeSpec& serve, int port);
+
+// The point's load as `servebench bench` settings: what NativeLoadBackend runs and
+// what the preflight validates (client::Validate) before anything starts.
+client::BenchSettings BenchSettingsFor(const recipe::Point& point, const RunSettings& settings,
+                                       const std::string& base_url,
+                                       const std::string& requests_path);
+
+// What a point's evals need before its engine starts: a real engine needs
+// --eval-data (sim engines get synthetic problems); --eval-thresholds must load.
+Status CheckEvalInputs(const recipe::Point& point, const RunSettings& settings);
 
 // Engines on this machine: a free loopback port per start, the command rendered
 // by engine/ adapters, supervised until Stop().

@@ -64,13 +64,17 @@ engine::RenderOptions Options(const RunSettings& settings, const recipe::ServeSp
 
 }  // namespace
 
+StatusOr<engine::ServerCommand> RenderEngineCommand(const RunSettings& settings,
+                                                    const recipe::ServeSpec& serve, int port) {
+  return engine::RenderServerCommand(serve, Options(settings, serve, port));
+}
+
 SupervisedEngineBackend::SupervisedEngineBackend(const RunSettings& settings)
     : settings_(settings) {}
 
 StatusOr<std::string> SupervisedEngineBackend::Render(const recipe::ServeSpec& serve) {
   // --dry-run shows the engine's own default port: the real run picks a free one.
-  SB_ASSIGN_OR_RETURN(engine::ServerCommand command,
-                      engine::RenderServerCommand(serve, Options(settings_, serve, 0)));
+  SB_ASSIGN_OR_RETURN(engine::ServerCommand command, RenderEngineCommand(settings_, serve, 0));
   return engine::FormatCommandForDisplay(command);
 }
 
@@ -82,7 +86,7 @@ std::unique_ptr<LiveEngine> SupervisedEngineBackend::Start(const recipe::ServeSp
     *failure = {"infra.start_failed", port.status().message()};
     return nullptr;
   }
-  auto command = engine::RenderServerCommand(serve, Options(settings_, serve, *port));
+  auto command = RenderEngineCommand(settings_, serve, *port);
   if (!command.ok()) {
     *failure = {"infra.start_failed", command.status().message()};
     return nullptr;

@@ -14,9 +14,26 @@ constexpr size_t kSyntheticQuestions = 200;
 constexpr size_t kSyntheticFewshot = 50;
 }  // namespace
 
+Status CheckEvalInputs(const recipe::Point& point, const RunSettings& settings) {
+  if (!point.run_eval) return Status::Ok();
+  if (settings.eval_data_path.empty() && point.serve.engine != "sim") {
+    return Status::InvalidArgument(
+        "gsm8k needs its data: pass --eval-data TEST.jsonl --eval-fewshot TRAIN.jsonl "
+        "(docs/eval.md says where to get gsm8k)");
+  }
+  if (!settings.eval_thresholds_path.empty()) {
+    SB_RETURN_IF_ERROR(eval::LoadThresholds(settings.eval_thresholds_path).status());
+  }
+  return Status::Ok();
+}
+
 EvalOutcome NativeEvalBackend::Run(const recipe::Point& point, const std::string& base_url,
                                    const std::string& out_dir, const std::atomic<bool>* cancel) {
   EvalOutcome out;
+  if (Status inputs = CheckEvalInputs(point, settings_); !inputs.ok()) {
+    out.error = inputs.message();
+    return out;
+  }
   eval::EvalSettings es;
   es.base_url = base_url;
   es.model =
@@ -24,13 +41,9 @@ EvalOutcome NativeEvalBackend::Run(const recipe::Point& point, const std::string
   es.output_dir = out_dir;
   es.data_path = settings_.eval_data_path;
   es.fewshot_data_path = settings_.eval_fewshot_path;
-  if (es.data_path.empty()) {
-    if (point.serve.engine != "sim") {
-      out.error =
-          "gsm8k needs its data: pass --eval-data TEST.jsonl --eval-fewshot TRAIN.jsonl "
-          "(docs/eval.md says where to get gsm8k)";
-      return out;
-    }
+  // The per-request deadline of the run fits the eval's requests too.
+  es.timeout_ms = static_cast<uint64_t>(settings_.request_timeout_s * 1000);
+  if (es.data_path.empty()) {  // a sim engine (CheckEvalInputs)
     es.data_path = out_dir + "/synthetic-test.jsonl";
     es.fewshot_data_path = out_dir + "/synthetic-train.jsonl";
     Status written = WriteFileAtomically(

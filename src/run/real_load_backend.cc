@@ -7,12 +7,9 @@
 
 namespace servebench::run {
 
-namespace {
-
-// The point's LoadSpec as `servebench bench` settings.
-client::BenchSettings ToBenchSettings(const recipe::Point& point, const RunSettings& settings,
-                                      const std::string& base_url,
-                                      const std::string& requests_path) {
+client::BenchSettings BenchSettingsFor(const recipe::Point& point, const RunSettings& settings,
+                                       const std::string& base_url,
+                                       const std::string& requests_path) {
   const recipe::LoadSpec& load = point.load;
   client::BenchSettings b;
   b.base_url = base_url;
@@ -44,10 +41,10 @@ client::BenchSettings ToBenchSettings(const recipe::Point& point, const RunSetti
   b.spec_decoding = point.serve.spec.method != recipe::SpecMethod::kNone;
   b.requests_jsonl_path = requests_path;
   b.metadata = {{"point_id", point.point_id}, {"recipe", point.recipe}};
+  // The point's progress line (bench's, inside `run`'s point k of N).
+  b.progress = true;
   return b;
 }
-
-}  // namespace
 
 LoadOutcome NativeLoadBackend::Run(const recipe::Point& point, const std::string& base_url,
                                    const std::string& requests_path,
@@ -61,7 +58,7 @@ LoadOutcome NativeLoadBackend::Run(const recipe::Point& point, const std::string
   for (int i = 0; i < repetitions; ++i) {
     std::string path =
         repetitions == 1 ? requests_path : requests_path + ".run" + std::to_string(i + 1);
-    client::BenchSettings bench = ToBenchSettings(point, settings_, base_url, path);
+    client::BenchSettings bench = BenchSettingsFor(point, settings_, base_url, path);
     auto result = client::RunBench(bench, cancel);
     if (!result.ok()) {
       out.error = result.status().message();

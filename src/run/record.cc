@@ -46,6 +46,8 @@ std::string SeriesId(const recipe::Point& point) {
   identity.session_id.clear();
   // Where the recipe file lives is not what was measured (point_id ignores it too).
   identity.source_file.clear();
+  // How the point is shown is not what was measured.
+  identity.env_not_secret.clear();
   return Sha256Hex(recipe::PointToJson(identity));
 }
 
@@ -105,7 +107,8 @@ boost::json::object BuildRecord(const recipe::Point& point, const RunSettings& s
   prov["ended_at"] = provenance.ended_at;
   r["provenance"] = std::move(prov);
   boost::system::error_code ec;
-  json::value point_json = json::parse(recipe::PointToJson(point), ec);
+  // The point as it may be written: env names kept, secret values never.
+  json::value point_json = json::parse(recipe::PointToJson(recipe::WithSecretsRedacted(point)), ec);
   r["point"] = ec ? json::value(nullptr) : point_json;
   if (result.load != nullptr && result.load->completed) {
     r["summary"] = result.load->summary;

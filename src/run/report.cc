@@ -121,7 +121,9 @@ std::string FormatSweepReport(const SweepReport& r, ReportStyle style) {
       std::vector<std::string> row = {
           std::to_string(p->point.load.concurrency),
           p->resumed ? "ok (resumed)" : std::string(PointStatusName(p->status))};
-      const json::object* s = Summary(*p);
+      // Numbers only for points that measured validly: a failed, invalid or blocked
+      // point is told by its status and failure, never as a number (design.md).
+      const json::object* s = p->status == PointStatus::kOk ? Summary(*p) : nullptr;
       if (s != nullptr) {
         double tpot = Number(*s, "median_tpot_ms");
         int gpus = NumGpus(p->point.serve);

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "common/status.h"
+
 namespace servebench::run {
 
 // The build under test, carried on every record; `regress` compares builds.
@@ -53,5 +55,13 @@ struct RunSettings {
   BuildIdentity build;
   std::string run_id;  // default: <UTC time>-<host>-<pid>
 };
+
+// The first field a run cannot start with, naming its `servebench run` flag, the value
+// and what is allowed: deadlines and limits in range (common/limits.h), a real
+// calendar --build-date, a --run-id safe for file names and SQL (common/safe_id.h),
+// a --db of a known form, a known --container. Empty build.date / run_id pass (the
+// command fills them in). Touches nothing; `run`, `nightly` and `validate` call it
+// before any engine starts.
+Status Validate(const RunSettings& settings);
 
 }  // namespace servebench::run

@@ -248,13 +248,38 @@ StatusOr<Catalogue> Catalogue::FromDir(const std::string& dir) {
   return c;
 }
 
+namespace {
+
+// "; it holds the non-ASCII character U+2011 at byte 6 (catalogue names are ASCII:
+// a look-alike of '-'?)" for a name pasted from a document, else "".
+std::string NonAsciiHint(const std::string& name) {
+  for (size_t i = 0; i < name.size(); ++i) {
+    auto c = static_cast<unsigned char>(name[i]);
+    if (c < 0x80) continue;
+    uint32_t cp = 0;
+    size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    cp = len == 1 ? c : c & (0x7F >> len);
+    for (size_t k = 1; k < len && i + k < name.size(); ++k) {
+      cp = (cp << 6) | (static_cast<unsigned char>(name[i + k]) & 0x3F);
+    }
+    bool dash = cp >= 0x2010 && cp <= 0x2015;
+    return fmt::format(
+        "; it holds the non-ASCII character U+{:04X} at byte {} (catalogue names "
+        "are ASCII{})",
+        cp, i, dash ? ": a look-alike of '-'?" : "");
+  }
+  return "";
+}
+
+}  // namespace
+
 StatusOr<const Hardware*> Catalogue::FindHardware(const std::string& name) const {
   auto it = hardware.find(name);
   if (it != hardware.end()) return &it->second;
   std::string known;
   for (const auto& [k, v] : hardware) known += (known.empty() ? "" : ", ") + k;
-  return Status::NotFound(
-      fmt::format("--hardware {}: not in the catalogue (known: {})", name, known));
+  return Status::NotFound(fmt::format("--hardware {}: not in the catalogue{} (known: {})", name,
+                                      NonAsciiHint(name), known));
 }
 
 StatusOr<const Model*> Catalogue::FindModel(const std::string& name) const {
@@ -265,7 +290,8 @@ StatusOr<const Model*> Catalogue::FindModel(const std::string& name) const {
   }
   std::string known;
   for (const auto& [k, v] : models) known += (known.empty() ? "" : ", ") + k;
-  return Status::NotFound(fmt::format("--model {}: not in the catalogue (known: {})", name, known));
+  return Status::NotFound(fmt::format("--model {}: not in the catalogue{} (known: {})", name,
+                                      NonAsciiHint(name), known));
 }
 
 }  // namespace servebench::sim

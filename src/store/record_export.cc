@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <boost/json.hpp>
+#include <cmath>
 
 namespace servebench::store {
 namespace {
@@ -46,6 +47,10 @@ void Pretty(const boost::json::value& value, int depth, std::string* out) {
     *out += "\n";
     Indent(out, depth);
     *out += "]";
+  } else if (value.is_double()) {
+    // For people: 0.01 and 0, not JSON's exponent forms 1E-2 and 0E0 (still valid JSON).
+    double v = value.get_double();
+    *out += std::isfinite(v) ? fmt::format("{}", v) : "null";
   } else {
     *out += boost::json::serialize(value);
   }

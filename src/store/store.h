@@ -88,15 +88,27 @@ class Store {
   virtual std::string Describe() const = 0;
 };
 
+// The environment variable every command reads --db from when the flag is not given.
+inline constexpr char kStoreUrlEnv[] = "SERVEBENCH_DB";
+
 // Opens (creating if needed) the store at `url` and migrates its schema to the
 // newest version:
 //   "postgresql://..." or "postgres://..."  a PostgreSQL database (libpq URL)
-//   anything else                           a SQLite file path ("servebench.db")
-// Unavailable if the server cannot be reached or the file cannot be opened;
-// FailedPrecondition if the database schema is newer than this servebench.
+//   "sqlite:PATH" or a plain PATH            a SQLite file ("servebench.db")
+// InvalidArgument for any other scheme (CheckStoreUrl); Unavailable if the server
+// cannot be reached or the file cannot be opened; FailedPrecondition if the database
+// schema is newer than this servebench.
 StatusOr<std::unique_ptr<Store>> Open(const std::string& url);
+
+// Checks the form of a --db value without touching anything: "" (no store), a
+// SQLite path, "sqlite:PATH", or a postgresql:// / postgres:// URL. Any other
+// "scheme:" (mysql://, a typo postgre://) is InvalidArgument saying what is accepted.
+Status CheckStoreUrl(std::string_view url);
 
 // True if `url` names a PostgreSQL database.
 bool IsPostgresUrl(std::string_view url);
+
+// The file of a SQLite --db ("sqlite:" removed); "" for a PostgreSQL URL.
+std::string SqlitePathOf(std::string_view url);
 
 }  // namespace servebench::store

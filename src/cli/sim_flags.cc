@@ -1,0 +1,164 @@
+#include "cli/sim_flags.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "sim/resolved_config.h"
+
+namespace servebench::cli {
+
+void AddSimFlags(CLI::App& app, SimFlags* flags) {
+  sim::SimSettings& s = flags->settings;
+  std::string& spec_json = flags->spec_json;
+  std::string& golden_thinking = flags->golden_thinking;
+  std::vector<int>& predict_concurrency = flags->predict_concurrency;
+  sim::PredictLoad& load = flags->load;
+  // ---- serving ----
+  app.add_option("--host", s.host, "address to listen on (IPv4)")->capture_default_str();
+  app.add_option("--port", s.port, "port; 0 picks a free one and prints it")->capture_default_str();
+  app.add_option("--model", s.model,
+                 "catalogue model (llama-3.1-8b, llama-3.1-70b, deepseek-r1, gpt-oss-120b, "
+                 "minimax-m3, minimax-m2.5, qwen3-235b-a22b) or its hub name")
+      ->capture_default_str();
+  app.add_option("--hardware", s.hardware,
+                 "catalogue GPU (h100, h200, b200, b300, gb200, gb300, mi300x, mi325x, "
+                 "mi355x)")
+      ->capture_default_str();
+  app.add_option("--catalogue-dir", s.catalogue_dir,
+                 "load hardware.yaml and models.yaml from here instead of the "
+                 "built-in catalogue");
+  app.add_option("--served-model-name", s.served_model_name,
+                 "name clients send (vLLM); default: the hub name");
+  // ---- vLLM flags ----
+  app.add_option("--tensor-parallel-size", s.tensor_parallel_size, "tensor parallel GPUs")
+      ->capture_default_str();
+  app.add_option("--data-parallel-size", s.data_parallel_size, "data parallel ranks")
+      ->capture_default_str();
+  app.add_flag("--enable-expert-parallel", s.enable_expert_parallel,
+               "shard experts over TP x DP GPUs");
+  app.add_option("--max-model-len", s.max_model_len, "context limit; 0 = the model's maximum")
+      ->capture_default_str();
+  app.add_option("--max-num-seqs", s.max_num_seqs, "sequences per step at most")
+      ->capture_default_str();
+  app.add_option("--max-num-batched-tokens", s.max_num_batched_tokens,
+                 "tokens per step at most (chunked prefill)")
+      ->capture_default_str();
+  app.add_option("--kv-cache-dtype", s.kv_cache_dtype, "auto, bf16, fp8")->capture_default_str();
+  app.add_option("--gpu-memory-utilization", s.gpu_memory_utilization,
+                 "fraction of HBM the engine uses")
+      ->capture_default_str();
+  app.add_option("--quantization,--precision", s.precision,
+                 "weight precision: bf16, fp8, fp4, mxfp4 "
+                 "(default: the model's)");
+  app.add_option("--stream-interval", s.stream_interval, "tokens per SSE event at most")
+      ->capture_default_str();
+  app.add_option("--speculative-config", spec_json,
+                 "JSON: method, model, num_speculative_tokens, "
+                 "rejection_sample_method, synthetic_acceptance_length");
+  app.add_option(
+      "--golden-al-table", s.golden_al.table,
+      "golden acceptance-length table (e.g. minimaxm3_eagle3_gqa) "
+      "for the target AL when --speculative-config gives no synthetic_acceptance_length");
+  app.add_option("--golden-al-model", s.golden_al.model,
+                 "model key in the golden table (default: --model)");
+  app.add_option("--golden-al-thinking", golden_thinking, "on or off: the table's thinking column")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
+  // ---- simulation ----
+  app.add_option("--time-scale", s.time_scale,
+                 "wall seconds per simulated second; 0 = as fast as the socket allows")
+      ->capture_default_str();
+  app.add_option("--build-slowdown", s.build_slowdown,
+                 "multiplies every step time (a slower simulated build)")
+      ->capture_default_str();
+  app.add_option("--seed", s.seed, "seed of generated text, acceptance draws and faults")
+      ->capture_default_str();
+  app.add_option("--eos-after-mean-tokens", s.eos_after_mean_tokens,
+                 "without ignore_eos, stop at a length drawn "
+                 "uniformly in 1..2N; 0 = run to max_tokens")
+      ->capture_default_str();
+  app.add_option("--max-waiting-requests", s.max_waiting_requests,
+                 "answer 429 when this many wait; 0 = unlimited")
+      ->capture_default_str();
+  app.add_option("--api-key", s.api_key,
+                 "require \"Authorization: Bearer KEY\" on /v1/* (as vLLM)");
+  app.add_flag("--send-time-field", s.send_time_field,
+               "add \"servebench_send_ns\" (CLOCK_MONOTONIC) to each SSE "
+               "chunk: ground truth for client timing");
+  // ---- answering mode ----
+  app.add_option("--answer-mode", s.answer_mode, "off, oracle (gsm8k-style answers) or file")
+      ->capture_default_str();
+  app.add_option("--answer-error-rate", s.answer_error_rate, "fraction answered wrong (oracle)")
+      ->capture_default_str();
+  app.add_option("--answer-file", s.answer_file,
+                 "JSONL of {question, response} (answer-mode file)");
+  // ---- faults ----
+  auto& f = s.faults;
+  app.add_option("--fault-http-500-rate", f.http_500_rate,
+                 "fraction of generation requests answered 500");
+  app.add_option("--fault-disconnect-after-tokens", f.disconnect_after_tokens,
+                 "close streams after N tokens");
+  app.add_option("--fault-disconnect-rate", f.disconnect_rate,
+                 "fraction of streams the disconnect hits")
+      ->capture_default_str();
+  app.add_option("--fault-stall-ms", f.stall_ms, "hold a stream's events for T ms");
+  app.add_option("--fault-stall-after-tokens", f.stall_after_tokens,
+                 "stall once N tokens were sent")
+      ->capture_default_str();
+  app.add_option("--fault-stall-rate", f.stall_rate, "fraction of streams that stall")
+      ->capture_default_str();
+  app.add_option("--fault-malformed-sse-rate", f.malformed_sse_rate,
+                 "fraction of streams given one malformed event");
+  app.add_option("--fault-malformed-after-tokens", f.malformed_after_tokens,
+                 "the malformed event follows token N")
+      ->capture_default_str();
+  app.add_option("--fault-ready-after-s", f.ready_after_s,
+                 "/health answers 503 until T seconds after start");
+  app.add_option("--fault-exit-at-startup", f.exit_at_startup,
+                 "print this line and exit before serving");
+  app.add_option("--fault-exit-code", f.exit_code,
+                 "exit code for --fault-exit-at-startup and crashes")
+      ->capture_default_str();
+  app.add_option("--fault-crash-after-requests", f.crash_after_requests,
+                 "exit when generation request N+1 arrives");
+  // ---- prediction (no server) ----
+  app.add_option("--predict", predict_concurrency,
+                 "print the predicted sweep over these concurrencies "
+                 "(e.g. 1,4,16,64) in simulated time and exit; serves nothing")
+      ->delimiter(',');
+  app.add_option("--isl", load.isl, "--predict: prompt tokens per request")->capture_default_str();
+  app.add_option("--osl", load.osl, "--predict: output tokens per request")->capture_default_str();
+  app.add_option("--num-prompts", load.num_requests,
+                 "--predict: requests per point; 0 = 10 x concurrency")
+      ->capture_default_str();
+}
+
+Status FinishSimFlags(SimFlags* flags) {
+  flags->settings.golden_al.thinking = flags->golden_thinking == "on";
+  if (!flags->spec_json.empty()) {
+    auto spec = sim::ParseSpecConfig(flags->spec_json);
+    if (!spec.ok()) return Status::InvalidArgument(spec.status().message());
+    flags->settings.spec = *spec;
+  }
+  return Status::Ok();
+}
+
+StatusOr<int> CheckSimCommandLine(const std::vector<std::string>& args) {
+  CLI::App app{"servebench sim"};
+  SimFlags flags;
+  AddSimFlags(app, &flags);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 pops from the back
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    return Status::InvalidArgument(
+        fmt::format("servebench sim would refuse its options: {}", e.what()));
+  }
+  SB_RETURN_IF_ERROR(FinishSimFlags(&flags));
+  SB_RETURN_IF_ERROR(sim::Validate(flags.settings));
+  SB_ASSIGN_OR_RETURN(sim::ResolvedConfig config, sim::Resolve(flags.settings));
+  return config.max_model_len;
+}
+
+}  // namespace servebench::cli

@@ -1,0 +1,49 @@
+#include "run/report.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace servebench::run {
+namespace {
+
+// A point of session "s1" at `concurrency` whose record carries a summary with a
+// distinctive throughput, in `status`.
+PointReport WithSummary(int concurrency, PointStatus status) {
+  PointReport p;
+  p.point.recipe = "r";
+  p.point.session_id = "s1";
+  p.point.serve.engine = "vllm";
+  p.point.load.concurrency = concurrency;
+  p.status = status;
+  if (status != PointStatus::kOk) p.failure = {"server.died_during_run", "engine died"};
+  p.record["summary"] = boost::json::object{{"request_throughput", 12.5},
+                                            {"output_throughput", 4321.5},
+                                            {"median_ttft_ms", 10.0},
+                                            {"median_tpot_ms", 5.0}};
+  return p;
+}
+
+TEST(ReportTest, AFailedOrInvalidRowShowsNoThroughput) {
+  SweepReport report;
+  report.sessions = 1;
+  report.points = {WithSummary(1, PointStatus::kOk), WithSummary(2, PointStatus::kFailed),
+                   WithSummary(4, PointStatus::kInvalid)};
+  std::string text = FormatSweepReport(report, ReportStyle::kTerminal);
+  // The ok row: 4321.5 out tok/s; the failed and invalid rows: dashes and their class.
+  size_t ok_row = text.find("| 1    | ok");
+  ASSERT_NE(ok_row, std::string::npos) << text;
+  EXPECT_NE(text.find("4321.5", ok_row), std::string::npos);
+  size_t failed_row = text.find("| failed");
+  ASSERT_NE(failed_row, std::string::npos) << text;
+  std::string failed_line = text.substr(failed_row, text.find('\n', failed_row) - failed_row);
+  EXPECT_EQ(failed_line.find("4321.5"), std::string::npos) << failed_line;
+  EXPECT_NE(failed_line.find("server.died_during_run"), std::string::npos) << failed_line;
+  size_t invalid_row = text.find("| invalid");
+  ASSERT_NE(invalid_row, std::string::npos) << text;
+  std::string invalid_line = text.substr(invalid_row, text.find('\n', invalid_row) - invalid_row);
+  EXPECT_EQ(invalid_line.find("4321.5"), std::string::npos) << invalid_line;
+}
+
+}  // namespace
+}  // namespace servebench::run
