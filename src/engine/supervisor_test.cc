@@ -115,23 +115,26 @@ TEST(SupervisorTest, LlamaCppVersionComesFromPropsBuildInfo) {
 
 const std::string kTlsDir = std::string(SERVEBENCH_SOURCE_DIR) + "/src/net/testdata/tls/";
 
-// An engine that serves https: the in-test API behind a TLS-terminating proxy.
-struct HttpsEngineApi {
+// A fake engine that serves https: the in-test API behind a TLS-terminating proxy,
+// and the supervisor options a test adjusts before Start().
+struct HttpsEngine {
+  explicit HttpsEngine(const std::string& name) : dir(TempDir(name)), options(Options(dir)) {}
+  StatusOr<std::unique_ptr<Supervisor>> Start(double readiness_timeout_s = 10) {
+    ServerCommand command = Command({FakeEngine("hang.sh")}, proxy.port());
+    command.tls = true;
+    command.readiness_timeout_s = readiness_timeout_s;
+    return Supervisor::Start(command, options);
+  }
+  std::string dir;
+  SupervisorOptions options;
   net::testing::FakeOpenAiServer api{EngineApi(/*unhealthy_probes=*/1)};
   net::testing::TlsProxy proxy{api.port(), kTlsDir + "server.pem", kTlsDir + "server.key"};
-  ServerCommand Command() const {
-    ServerCommand command = engine::Command({FakeEngine("hang.sh")}, proxy.port());
-    command.tls = true;
-    return command;
-  }
 };
 
 TEST(SupervisorTest, HttpsEngineIsReadyWhenItsCertificateIsTrusted) {
-  const std::string dir = TempDir("https_ready");
-  HttpsEngineApi engine;
-  SupervisorOptions options = Options(dir);
-  options.tls.ca_cert_file = kTlsDir + "ca.pem";
-  auto sup = Supervisor::Start(engine.Command(), options);
+  HttpsEngine engine("https_ready");
+  engine.options.tls.ca_cert_file = kTlsDir + "ca.pem";
+  auto sup = engine.Start();
   ASSERT_TRUE(sup.ok()) << sup.status().ToString();
   auto ready = (*sup)->WaitUntilReady();
   ASSERT_TRUE(ready.ok()) << ready.status().ToString();
@@ -140,21 +143,16 @@ TEST(SupervisorTest, HttpsEngineIsReadyWhenItsCertificateIsTrusted) {
 }
 
 TEST(SupervisorTest, HttpsEngineIsReadyUnverifiedWithInsecure) {
-  const std::string dir = TempDir("https_insecure");
-  HttpsEngineApi engine;
-  SupervisorOptions options = Options(dir);
-  options.tls.insecure = true;
-  auto sup = Supervisor::Start(engine.Command(), options);
+  HttpsEngine engine("https_insecure");
+  engine.options.tls.insecure = true;
+  auto sup = engine.Start();
   ASSERT_TRUE(sup.ok()) << sup.status().ToString();
   EXPECT_TRUE((*sup)->WaitUntilReady().ok());
 }
 
 TEST(SupervisorTest, HttpsEngineWithAnUntrustedCertificateNeverBecomesReady) {
-  const std::string dir = TempDir("https_untrusted");
-  HttpsEngineApi engine;
-  ServerCommand command = engine.Command();
-  command.readiness_timeout_s = 0.6;
-  auto sup = Supervisor::Start(command, Options(dir));
+  HttpsEngine engine("https_untrusted");
+  auto sup = engine.Start(/*readiness_timeout_s=*/0.6);
   ASSERT_TRUE(sup.ok()) << sup.status().ToString();
   auto ready = (*sup)->WaitUntilReady();
   ASSERT_FALSE(ready.ok());
@@ -164,11 +162,9 @@ TEST(SupervisorTest, HttpsEngineWithAnUntrustedCertificateNeverBecomesReady) {
 }
 
 TEST(SupervisorTest, HttpsEngineWithAnUnreadableCaFileIsAStartFailure) {
-  const std::string dir = TempDir("https_bad_ca");
-  HttpsEngineApi engine;
-  SupervisorOptions options = Options(dir);
-  options.tls.ca_cert_file = dir + "/no-such-ca.pem";
-  auto sup = Supervisor::Start(engine.Command(), options);
+  HttpsEngine engine("https_bad_ca");
+  engine.options.tls.ca_cert_file = engine.dir + "/no-such-ca.pem";
+  auto sup = engine.Start();
   ASSERT_FALSE(sup.ok());
   EXPECT_EQ(sup.status().code(), StatusCode::kInvalidArgument);
   // The message says what; the class (infra.start_failed) is the caller's to attach.
