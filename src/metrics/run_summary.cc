@@ -45,10 +45,14 @@ int64_t MaxConcurrent(std::vector<std::pair<int64_t, int>> points) {
   return peak;
 }
 
+// Interactivity of each TPOT statistic (metrics.md §5; Interactivity is its one
+// definition), and the E2E-normalized form 1 / (E2EL/n) in s/token.
 void AddInteractivity(const Stats& s, bool inverse_ms, std::map<std::string, double>& out) {
   if (s.empty()) return;
   auto put = [&](const std::string& key, double v) {
-    if (v > 0) out[key] = inverse_ms ? 1000.0 / v : 1.0 / v;
+    std::optional<double> x =
+        inverse_ms ? Interactivity(v) : (v > 0 ? std::optional(1.0 / v) : std::nullopt);
+    if (x) out[key] = *x;
   };
   put("mean", s.mean);
   put("median", s.median);
@@ -199,22 +203,7 @@ RunSummary ComputeRunSummary(const std::vector<RequestRecord>& records, const Su
   }
   out.max_concurrent_requests = MaxConcurrent(std::move(intervals));
 
-  const GpuTopology& g = in.gpus;
-  if (g.prefill_gpus > 0) {
-    PerGpuThroughput pg;
-    double out_tput = out.output_throughput, total = out.total_token_throughput;
-    pg.tput_per_gpu = total / (g.prefill_gpus + g.decode_gpus);
-    pg.output_tput_per_gpu =
-        g.decode_gpus > 0 ? out_tput / g.decode_gpus : out_tput / g.prefill_gpus;
-    pg.input_tput_per_gpu = (total - out_tput) / g.prefill_gpus;
-    out.per_gpu = pg;
-  } else if (g.num_gpus > 0) {
-    PerGpuThroughput pg;
-    pg.tput_per_gpu = out.total_token_throughput / g.num_gpus;
-    pg.output_tput_per_gpu = out.output_throughput / g.num_gpus;
-    pg.input_tput_per_gpu = (out.total_token_throughput - out.output_throughput) / g.num_gpus;
-    out.per_gpu = pg;
-  }
+  out.per_gpu = PerGpu(out.total_token_throughput, out.output_throughput, in.gpus);
 
   const std::vector<double>& ps = in.percentiles;
   out.ttft = ComputeStats(s.ttft, ps);

@@ -9,20 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "metrics/headline.h"
 #include "metrics/percentile.h"
 #include "metrics/prometheus.h"
 #include "metrics/request_record.h"
 #include "metrics/validity.h"
 
 namespace servebench::metrics {
-
-// GPUs behind the server, for per-GPU throughput (metrics.md §6). Either a single
-// node (num_gpus = tp × pp × pcp) or a multinode topology (prefill P, decode D).
-struct GpuTopology {
-  int num_gpus = 0;      // single node; 0 = unknown (no per-GPU numbers)
-  int prefill_gpus = 0;  // multinode; used when > 0
-  int decode_gpus = 0;   // multinode; 0 with prefill_gpus > 0 = aggregated multinode
-};
 
 // Service-level objectives for goodput, in ms; a missing one is not checked.
 struct GoodputSlo {
@@ -43,11 +36,6 @@ struct SummaryInputs {
   double client_issue_delay_limit_ms = 1.0;             // validity rule client_saturated
 };
 
-// Per-GPU throughput, when the topology is known.
-struct PerGpuThroughput {
-  double tput_per_gpu = 0, output_tput_per_gpu = 0, input_tput_per_gpu = 0;
-};
-
 struct RunSummary {
   int64_t requested = 0, completed = 0, failed = 0;
   int64_t main_phase_start_ns = 0;  // copied from SummaryInputs
@@ -58,14 +46,14 @@ struct RunSummary {
   std::optional<double> request_goodput;  // null without SLOs
   double max_output_tokens_per_s = 0;
   int64_t max_concurrent_requests = 0;
-  std::optional<PerGpuThroughput> per_gpu;
+  std::optional<PerGpuThroughput> per_gpu;  // metrics/headline.h PerGpu
 
   // Milliseconds, over successful requests (metrics.md §4).
   Stats ttft, ttft_from_schedule, tpot, itl, itl_per_token, e2el, e2el_from_schedule, issue_delay,
       client_queue_time;
   // 1 / (E2EL/n) per request, in seconds per token, for e2e_norm_intvty (§5).
   Stats e2el_per_token_s;
-  // Interactivity 1000 / tpot statistic, keyed "mean", "median", "p90", ...
+  // Interactivity (metrics/headline.h) of each tpot statistic, keyed "mean", "median", "p90", ...
   std::map<std::string, double> intvty;
   std::map<std::string, double> e2e_norm_intvty;
 
