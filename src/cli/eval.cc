@@ -78,12 +78,20 @@ void AddMcNemarOptions(CLI::App* app, GateOptions& o) {
 
 struct GateOutcome {
   json::array reports;
-  bool failed = false;
+  bool failed = false;   // a gate said FAIL: exit 5
+  bool invalid = false;  // the runs cannot be compared (INVALID): bad input, exit 1
+
+  // The exit code this outcome alone calls for.
+  int ExitCode() const {
+    if (failed) return kExitGateFailed;
+    return invalid ? kExitInvalidInput : kExitOk;
+  }
 };
 
 void Record(GateOutcome& outcome, json::object report, Verdict verdict) {
   std::printf("%s\n", json::serialize(report).c_str());
-  outcome.failed |= verdict == Verdict::kFail || verdict == Verdict::kInvalid;
+  outcome.failed |= verdict == Verdict::kFail;
+  outcome.invalid |= verdict == Verdict::kInvalid;
   outcome.reports.push_back(std::move(report));
 }
 
@@ -196,7 +204,7 @@ int RunTask(eval::EvalSettings& s, const std::string& protocol, const std::strin
   }
   if (result->interrupted) return kExitInterrupted;
   if (result->n_scored == 0 || !result->stopped_reason.empty()) return kExitRunFailed;
-  if (outcome.failed) return kExitInvalidInput;
+  if (outcome.ExitCode() != kExitOk) return outcome.ExitCode();
   if (result->n_failed > 0) return kExitRunInvalid;
   return kExitOk;
 }
@@ -207,7 +215,8 @@ int RunEvalCommand(int argc, char** argv) {
       "lm-evaluation-harness scores them, and the gates that judge them.\n"
       "Probes the server first (GET /v1/models); shows questions done and accuracy so far.\n"
       "Exit codes: see the table below; 2 = some samples failed, 3 = nothing scored or the\n"
-      "server stopped answering, 130 = interrupted (what was scored is still written).",
+      "server stopped answering, 5 = a gate failed, 130 = interrupted (what was scored is\n"
+      "still written).",
       argv[0]};
   app.require_subcommand(0, 1);
   eval::EvalSettings s;
@@ -312,7 +321,7 @@ int RunEvalCommand(int argc, char** argv) {
       st = Equivalence(reference_path, candidate_path, gates, outcome);
     }
     if (!st.ok()) return Fail(st);
-    return outcome.failed ? kExitInvalidInput : kExitOk;
+    return outcome.ExitCode();
   }
   s.keep_alive = !no_keep_alive;
   s.progress = !no_progress;

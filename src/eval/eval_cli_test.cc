@@ -56,17 +56,17 @@ TEST_F(EvalCliTest, RunWritesFilesAndGatesJudgeThem) {
   EXPECT_EQ(RunCli(RunArgs(good_server.base_url(), "good") + " --thresholds " + thresholds),
             kExitOk);
   EXPECT_EQ(RunCli(RunArgs(bad_server.base_url(), "bad") + " --thresholds " + thresholds),
-            kExitInvalidInput);
+            kExitGateFailed);
   EXPECT_TRUE(ReadFile(dir_ + "/bad/gates.json").ok());
 
   EXPECT_EQ(RunCli("eval gate floor --results " + dir_ + "/good --thresholds " + thresholds),
             kExitOk);
   EXPECT_EQ(RunCli("eval gate floor --results " + dir_ + "/bad --thresholds " + thresholds),
-            kExitInvalidInput);
+            kExitGateFailed);
   EXPECT_EQ(RunCli("eval gate mcnemar --baseline " + dir_ + "/base --candidate " + dir_ + "/good"),
             kExitOk);
   EXPECT_EQ(RunCli("eval gate mcnemar --baseline " + dir_ + "/base --candidate " + dir_ + "/bad"),
-            kExitInvalidInput);
+            kExitGateFailed);
   EXPECT_EQ(
       RunCli("eval gate equivalence --reference " + dir_ + "/base --candidate " + dir_ + "/good"),
       kExitOk);
@@ -76,7 +76,7 @@ TEST_F(EvalCliTest, RunWritesFilesAndGatesJudgeThem) {
             kExitInvalidInput);
   EXPECT_EQ(
       RunCli("eval gate equivalence --reference " + dir_ + "/base --candidate " + dir_ + "/bad"),
-      kExitInvalidInput);
+      kExitGateFailed);
 }
 
 TEST_F(EvalCliTest, BadInputAndUnreachableServerHaveTheirOwnExitCodes) {
