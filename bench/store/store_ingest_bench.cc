@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "record/record_json.h"
 #include "store/store.h"
 #include "store/store_test_util.h"
 
@@ -43,14 +44,14 @@ int main(int argc, char** argv) {
     return 1;
   }
   store::Store& db = **opened;
-  std::vector<boost::json::object> records;
+  std::vector<record::Record> records;
   std::vector<std::string> point_ids;
   for (int i = 0; i < n; ++i) {
     records.push_back(store::testutil::MakeRecord(i));
     point_ids.push_back("point-" + std::to_string(i));
   }
   std::printf("store: %s, %d records of %zu bytes\n", db.Describe().c_str(), n,
-              boost::json::serialize(records[0]).size());
+              record::ToJsonText(records[0]).size());
 
   for (const char* pass : {"ingest (new)", "ingest (already present)"}) {
     auto start = std::chrono::steady_clock::now();

@@ -66,7 +66,7 @@ int RunDashboard(int argc, char** argv) {
     bool bad_input = c == StatusCode::kNotFound || c == StatusCode::kInvalidArgument;
     return Fail(bad_input ? kExitInvalidInput : kExitRunFailed, loaded.status().message());
   }
-  const std::vector<boost::json::object>& records = loaded->records;
+  const std::vector<record::Record>& records = loaded->records;
   options.source = fmt::format("{}", fmt::join(loaded->sources, ", "));
   StatusOr<boost::json::object> data = web::BuildDashboardData(records, options);
   if (!data.ok()) return Fail(kExitInvalidInput, data.status().message());

@@ -1,15 +1,18 @@
 // servebench nightly PATH...: every point marked nightly (native `nightly: true` or a
 // workload's `nightly: true`) through `servebench run`, with the build under test
-// on every record, so `servebench regress` can judge tonight against history.
+// on every record, so `servebench regress` can judge tonight against history; with
+// --regress it judges the night itself and exits with the verdict's code.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
 #include "cli/command.h"
 #include "cli/command_line.h"
+#include "cli/judge_night.h"
 #include "cli/plan_flags.h"
 #include "cli/run_command.h"
 #include "common/exit_codes.h"
+#include "common/time_format.h"
 
 namespace servebench::cli {
 namespace {
@@ -19,9 +22,38 @@ std::string Env(const char* name) {
   return v == nullptr ? "" : v;
 }
 
+// Worst first: the code of a night whose run and verdict differ. A confirmed
+// regression is what a nightly pipeline pages on, so it wins over a failed point
+// (a point that failed after passing is a regression itself); an interruption wins
+// over everything, since the night is incomplete.
+int Severity(int code) {
+  switch (code) {
+    case kExitInterrupted:
+      return 6;
+    case kExitRegression:
+      return 5;
+    case kExitRunFailed:
+      return 4;
+    case kExitGateFailed:
+      return 3;
+    case kExitRunInvalid:
+      return 2;
+    case kExitOk:
+      return 0;
+    default:
+      return 1;
+  }
+}
+
 int RunNightly(int argc, char** argv) {
-  CLI::App app{"Run every nightly workload against tonight's build and store the results.",
-               argv[0]};
+  CLI::App app{
+      "Run every nightly workload against tonight's build and store the results.\n"
+      "Exit status: the run's (0 ok; 2 a point invalid; 3 a point or the canary failed; 5 "
+      "only accuracy gates failed; 130 interrupted; 1 bad input; 64 usage). With --regress, "
+      "tonight is judged against the store afterwards and a confirmed regression exits 4 "
+      "(an accuracy gate alone 5); the worse of the run's and the verdict's code is "
+      "returned: 130, then 4, 3, 5, 2, 0.",
+      argv[0]};
   PlanFlags plan_flags;
   run::RunSettings settings;
   bool dry_run = false;
@@ -34,6 +66,13 @@ int RunNightly(int argc, char** argv) {
   app.add_option("--sim-build-slowdown", sim_build_slowdown,
                  "sim points: the build under test is this much slower (sim --build-slowdown)");
   app.add_flag("--dry-run", dry_run, "print every serve session's command; launch nothing");
+  bool regress = false;
+  std::string regress_output;
+  app.add_flag("--regress", regress,
+               "after the run, judge tonight (--build-date) against --db as `servebench "
+               "regress` does, print the verdict and exit 4 on a confirmed regression");
+  app.add_option("--regress-output", regress_output,
+                 "with --regress: write the Markdown verdict here instead of stdout");
   if (auto done = ParseCommandLine(app, argc, argv)) return *done;
   // The seed pipeline passes the build as environment (nightly-workloads.md §2).
   if (image_override.empty()) image_override = Env("VLLM_IMAGE");
@@ -87,12 +126,26 @@ int RunNightly(int argc, char** argv) {
                settings.build.commit.empty() ? "(none)" : settings.build.commit.c_str(),
                settings.build.date.empty() ? "(today)" : settings.build.date.c_str(),
                nightly.points.size());
+  if (regress && settings.db_url.empty()) {
+    std::fprintf(stderr, "servebench nightly: --regress judges the store: give --db\n");
+    return kExitUsage;
+  }
+  if (regress && settings.build.date.empty()) settings.build.date = FormatNow("%Y-%m-%d");
   int rc = ExecutePlan(nightly, settings, dry_run);
-  if (!dry_run) {
+  if (dry_run) return rc;
+  if (!regress) {
     std::printf("judge tonight against history: servebench regress --db %s\n",
                 settings.db_url.c_str());
+    return rc;
   }
-  return rc;
+  if (rc == kExitInterrupted || rc == kExitInvalidInput) return rc;
+  JudgeRequest q;
+  q.command = "nightly";
+  q.db = settings.db_url;
+  q.date = settings.build.date;
+  q.output = regress_output;
+  int verdict = JudgeNight(q);
+  return Severity(verdict) > Severity(rc) ? verdict : rc;
 }
 
 const CommandRegistration kRegister{

@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "cli/flag_checks.h"
-#include "verdict/record_reader.h"
+#include "record/record_files.h"
 
 namespace servebench::cli {
 
@@ -18,13 +18,13 @@ StatusOr<LoadedRecords> LoadRecords(const std::string& db,
     SB_RETURN_IF_ERROR(CheckStoreToRead(db));
     SB_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> s, store::Open(db));
     filter.order = store::RecordFilter::Order::kBuildDate;
-    StatusOr<std::vector<boost::json::object>> got = s->Query(filter);
+    StatusOr<std::vector<record::Record>> got = s->Query(filter);
     if (!got.ok()) return got.status().WithContext(s->Describe());
     out.records = std::move(*got);
     out.sources.push_back(s->Describe());
   }
   for (const std::string& dir : record_dirs) {
-    SB_ASSIGN_OR_RETURN(std::vector<boost::json::object> got, verdict::ReadRecordDir(dir));
+    SB_ASSIGN_OR_RETURN(std::vector<record::Record> got, record::ReadRecordFolder(dir));
     out.records.insert(out.records.end(), std::make_move_iterator(got.begin()),
                        std::make_move_iterator(got.end()));
     out.sources.push_back(dir);

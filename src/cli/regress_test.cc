@@ -40,7 +40,8 @@ std::string Record(const std::string& series, int night, const std::string& stat
          series + R"(", "recipe": ")" + series +
          R"(", "engine": "sim", "model": "sim/llama-8b", "hardware": "sim-h100", "precision": "bf16",
          "isl": 1024, "osl": 128, "concurrency": 8, "tp": 1, "num_gpus": 1, "status": ")" +
-         status + R"(", "failure_class": ")" + (status == "failed" ? "engine-died" : "") +
+         status + R"(", "failure_class": ")" +
+         (status == "failed" ? "server.died_during_run" : "") +
          R"(", "failure_reason": "", "blocked": )" + (blocked ? "true" : "false") +
          R"(, "blocked_reason": ")" + (blocked ? "waits for engine fix #12" : "") +
          R"(", "build": {"date": ")" + Date(night) + R"(", "image": "sim:nightly-)" +
@@ -75,9 +76,9 @@ class RegressCliTest : public ::testing::Test {
   std::string dir_;
 };
 
-TEST_F(RegressCliTest, MarkdownFlagsTheSlowedSeriesAndExitsOne) {
+TEST_F(RegressCliTest, MarkdownFlagsTheSlowedSeriesAndExitsWithTheRegressionCode) {
   Result r = RunSb("regress --records " + dir_ + "/out");
-  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(r.exit_code, 4) << "kExitRegression, never bad input's 1\n" << r.output;
   EXPECT_NE(r.output.find("night of 2026-11-20"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("**1 regression**, 1 missing, 0 invalid, 1 blocked"), std::string::npos)
       << r.output;
@@ -103,11 +104,11 @@ TEST_F(RegressCliTest, EarlierNightIsGreenAndJunitAndJsonWork) {
   EXPECT_NE(r.output.find("tests=\"4\" failures=\"0\""), std::string::npos) << r.output;
   std::string out = dir_ + "/report.json";
   r = RunSb("regress --records " + dir_ + "/out --format json --output " + out);
-  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(r.exit_code, 4) << r.output;
   std::ifstream in(out);
   std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(json.find("\"status\":\"regression\""), std::string::npos) << json;
-  EXPECT_NE(json.find("\"exit_code\":1"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"exit_code\":4"), std::string::npos) << json;
 }
 
 TEST_F(RegressCliTest, ReadsTheStoreAndExpectedSeries) {
@@ -115,7 +116,7 @@ TEST_F(RegressCliTest, ReadsTheStoreAndExpectedSeries) {
   ASSERT_EQ(ingest.exit_code, 0) << ingest.output;
   std::ofstream(dir_ + "/expected.txt") << "# series the recipes expect\ns-quiet\ns-never-ran\n";
   Result r = RunSb("regress --db " + dir_ + "/r.db --expected " + dir_ + "/expected.txt");
-  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(r.exit_code, 4) << r.output;
   EXPECT_NE(r.output.find("**1 regression**, 2 missing"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("s-never-ran"), std::string::npos) << r.output;
 }
@@ -126,7 +127,12 @@ TEST_F(RegressCliTest, AMissingArgumentIsUsageAndABadValueIsBadInput) {
   Result r = RunSb("regress --records " + dir_ + "/out --date 1999-01-01");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.output.find("2026-11-01 .. 2026-11-20"), std::string::npos) << r.output;
+  // A folder that is not there is bad input (1), like a record that does not read.
   EXPECT_EQ(RunSb("regress --records " + dir_ + "/nowhere").exit_code, 1);
+  Write("broken", 0, R"({"schema_version": 1, "record_id": "broken-0", "status": "great"})");
+  r = RunSb("regress --records " + dir_ + "/out");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("broken-0.json: run_id: missing"), std::string::npos) << r.output;
 }
 
 }  // namespace

@@ -15,8 +15,9 @@
 #include "common/atomic_file.h"
 #include "common/calendar_date.h"
 #include "common/exit_codes.h"
-#include "store/record_columns.h"
-#include "store/record_export.h"
+#include "metrics/headline.h"
+#include "record/record_export.h"
+#include "record/record_json.h"
 #include "store/store.h"
 
 namespace servebench::cli {
@@ -71,41 +72,37 @@ int Fail(const std::string& message, int code) {
   return code;
 }
 
-std::string Cell(const boost::json::object& r, std::string_view path, size_t width) {
-  std::string text = store::FieldText(r, path);
+std::string Cell(std::string text, size_t width) {
   if (text.empty()) text = "-";
   if (text.size() > width) text = text.substr(0, width - 1) + "~";
   return text;
 }
 
-std::string Number(const boost::json::object& r, std::string_view path) {
-  const boost::json::value* v = nullptr;
-  const boost::json::object* o = &r;
-  for (std::string_view rest = path;;) {
-    size_t dot = rest.find('.');
-    v = o->if_contains(rest.substr(0, dot));
-    if (v == nullptr || dot == std::string_view::npos || !v->is_object()) break;
-    o = &v->get_object();
-    rest.remove_prefix(dot + 1);
-  }
-  if (v == nullptr || !v->is_number()) return "-";
-  return fmt::format("{:.2f}", v->to_number<double>());
+// A headline metric as every report prints it (metrics/headline.h).
+std::string Metric(const record::Record& r, std::string_view name) {
+  const metrics::HeadlineMetric* m = metrics::FindHeadlineMetric(name);
+  return metrics::FormatHeadlineValue(*m, r.headline ? (*r.headline).*(m->field) : std::nullopt);
 }
+
+// The columns of `list` after the identity: headline metrics under their one name.
+constexpr std::string_view kListMetrics[] = {"tput_per_gpu", "median_intvty", "median_ttft_ms",
+                                             "median_tpot_ms"};
 
 int List(store::Store& db, const Options& o) {
   auto records = db.Query(o.filter);
   if (!records.ok()) return Fail(records.status().message(), kExitRunFailed);
-  std::printf("%-20s %-8s %-28s %-9s %-10s %5s %10s %9s %9s  %s\n", "started_at", "status",
-              "recipe", "engine", "hardware", "conc", "out_tok/s", "ttft_ms", "tpot_ms",
-              "record_id");
-  for (const auto& r : *records) {
-    std::printf("%-20s %-8s %-28s %-9s %-10s %5s %10s %9s %9s  %s\n",
-                Cell(r, "provenance.started_at", 20).c_str(), Cell(r, "status", 8).c_str(),
-                Cell(r, "recipe", 28).c_str(), Cell(r, "engine", 9).c_str(),
-                Cell(r, "hardware", 10).c_str(), Cell(r, "concurrency", 5).c_str(),
-                Number(r, "summary.output_throughput").c_str(),
-                Number(r, "summary.median_ttft_ms").c_str(),
-                Number(r, "summary.median_tpot_ms").c_str(), Cell(r, "record_id", 16).c_str());
+  std::printf("%-20s %-8s %-28s %-9s %-10s %5s", "started_at", "status", "recipe", "engine",
+              "hardware", "conc");
+  for (std::string_view m : kListMetrics)
+    std::printf(" %14.*s", static_cast<int>(m.size()), m.data());
+  std::printf("  %s\n", "record_id");
+  for (const record::Record& r : *records) {
+    std::printf("%-20s %-8s %-28s %-9s %-10s %5s", Cell(r.provenance.started_at, 20).c_str(),
+                Cell(std::string(record::RecordStatusName(r.status)), 8).c_str(),
+                Cell(r.recipe, 28).c_str(), Cell(r.engine, 9).c_str(), Cell(r.hardware, 10).c_str(),
+                Cell(r.concurrency ? std::to_string(*r.concurrency) : "", 5).c_str());
+    for (std::string_view m : kListMetrics) std::printf(" %14s", Metric(r, m).c_str());
+    std::printf("  %s\n", Cell(r.record_id, 16).c_str());
   }
   std::printf("%zu record%s in %s\n", records->size(), records->size() == 1 ? "" : "s",
               db.Describe().c_str());
@@ -122,8 +119,7 @@ int Show(store::Store& db, const Options& o) {
     auto all = db.Query(store::RecordFilter{});
     if (!all.ok()) return Fail(all.status().message(), kExitRunFailed);
     for (auto& r : *all) {
-      if (store::FieldText(r, "record_id").starts_with(o.record_id))
-        records->push_back(std::move(r));
+      if (r.record_id.starts_with(o.record_id)) records->push_back(std::move(r));
     }
   }
   if (records->empty()) {
@@ -137,7 +133,7 @@ int Show(store::Store& db, const Options& o) {
                             o.record_id, records->size()),
                 kExitInvalidInput);
   }
-  std::fputs(store::PrettyJson(records->front()).c_str(), stdout);
+  std::fputs(record::IndentedJson(record::ToJson(records->front())).c_str(), stdout);
   return kExitOk;
 }
 
@@ -145,7 +141,7 @@ int Export(store::Store& db, const Options& o) {
   auto records = db.Query(o.filter);
   if (!records.ok()) return Fail(records.status().message(), kExitRunFailed);
   std::string text =
-      o.format == "csv" ? store::RecordsToCsv(*records) : store::RecordsToJson(*records);
+      o.format == "csv" ? record::RecordsToCsv(*records) : record::RecordsToJson(*records);
   if (o.output.empty() || o.output == "-") {
     std::fputs(text.c_str(), stdout);
     return kExitOk;
@@ -170,8 +166,8 @@ int RunResults(int argc, char** argv) {
   AddFilters(exp, &o);
   show->add_option("RECORD_ID", o.record_id, "a record id, or the start of one")->required();
   exp->add_option("--format", o.format,
-                  "csv (one row per record, headline metrics) or json "
-                  "(the whole records)")
+                  "csv (one row per record: identity, status, every headline metric under "
+                  "its name) or json (the whole records)")
       ->check(CLI::IsMember({"csv", "json"}))
       ->capture_default_str();
   exp->add_option("-o,--output", o.output, "write to this file (atomically) instead of stdout");

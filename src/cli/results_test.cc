@@ -18,7 +18,7 @@ namespace {
 using Result = servebench::testing::ShellResult;
 using servebench::testing::RunServebench;
 
-// A valid record (docs/record.md) as JSON text.
+// A valid record as the first release wrote it (schema 1), as JSON text.
 std::string Record(const std::string& id, const std::string& engine, const std::string& status,
                    int concurrency, const std::string& started_at) {
   return R"({"schema_version": 1, "record_id": ")" + id +
@@ -27,7 +27,8 @@ std::string Record(const std::string& id, const std::string& engine, const std::
          R"(", "model": "sim/llama-8b", "hardware": "sim-h100", "concurrency": )" +
          std::to_string(concurrency) + R"(, "status": ")" + status +
          R"(", "build": {"date": "2026-11-29"}, "provenance": {"started_at": ")" + started_at +
-         R"("}, "summary": {"output_throughput": 1500.25, "median_ttft_ms": 20.5}})";
+         R"("}, "num_gpus": 2, "summary": {"output_throughput": 1000.0, "total_token_throughput": 3001.0,
+         "median_ttft_ms": 20.5}})";
 }
 
 class ResultsCliTest : public ::testing::Test {
@@ -95,7 +96,9 @@ TEST_F(ResultsCliTest, ListFiltersByEngineStatusAndTime) {
   EXPECT_NE(sim.output.find("aaa111"), std::string::npos) << sim.output;
   EXPECT_NE(sim.output.find("ccc333"), std::string::npos) << sim.output;
   EXPECT_EQ(sim.output.find("bbb222"), std::string::npos) << sim.output;
-  EXPECT_NE(sim.output.find("1500.25"), std::string::npos) << sim.output;
+  // tput_per_gpu: 3001 total tok/s over 2 GPUs, printed as every report prints it.
+  EXPECT_NE(sim.output.find("tput_per_gpu"), std::string::npos) << sim.output;
+  EXPECT_NE(sim.output.find("1500.5"), std::string::npos) << sim.output;
   Result failed = RunServebench("results list --status failed" + Db());
   EXPECT_NE(failed.output.find("1 record in"), std::string::npos) << failed.output;
   Result window =
@@ -114,6 +117,7 @@ TEST_F(ResultsCliTest, ShowPrintsTheWholeRecordByIdOrPrefix) {
   EXPECT_EQ(show.exit_code, 0) << show.output;
   EXPECT_NE(show.output.find("\"record_id\": \"bbb222\""), std::string::npos) << show.output;
   EXPECT_NE(show.output.find("\"median_ttft_ms\": "), std::string::npos) << show.output;
+  EXPECT_NE(show.output.find("\"tput_per_gpu\": 1500.5"), std::string::npos) << show.output;
   Result missing = RunServebench("results show zzz" + Db());
   EXPECT_EQ(missing.exit_code, 1) << missing.output;
   EXPECT_NE(missing.output.find("no record with id (or id prefix) \"zzz\""), std::string::npos);

@@ -39,12 +39,14 @@ int Severity(int code) {
       return 0;
     case kExitRunInvalid:
       return 1;
-    case kExitRunFailed:
+    case kExitGateFailed:
       return 2;
-    case kExitInterrupted:
+    case kExitRunFailed:
       return 3;
-    default:
+    case kExitInterrupted:
       return 4;
+    default:
+      return 5;
   }
 }
 

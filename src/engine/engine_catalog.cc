@@ -147,27 +147,41 @@ void ReadSignatures(const LoadContext& ctx, const YNode& root, EngineCatalog& ca
       FieldReader r(ctx, list->items[i], config::IndexPath("signatures", i),
                     {"class", "match", "near", "near_lines", "secondary", "meaning"});
       FailureSignature sig;
-      sig.failure_class = r.String("class", /*required=*/true, /*non_empty=*/true).value_or("");
+      const std::string class_name =
+          r.String("class", /*required=*/true, /*non_empty=*/true).value_or("");
       sig.match = r.StringList("match").value_or(sig.match);
       sig.near = r.StringList("near").value_or(sig.near);
       sig.near_lines = static_cast<int>(r.PositiveInt("near_lines").value_or(30));
       sig.secondary = r.Bool("secondary").value_or(false);
       sig.meaning = r.String("meaning").value_or("");
       if (!r.valid()) continue;
+      // One vocabulary for failures: a class outside its grammar never reaches a record.
+      StatusOr<FailureClass> parsed = FailureClass::Parse(class_name);
+      if (!parsed.ok()) {
+        r.ErrorAt("class", parsed.status().message());
+        continue;
+      }
+      sig.failure_class = *parsed;
       if (sig.match.empty()) {
         ctx.Error(list->items[i], r.path(),
-                  fmt::format("signature {} has no `match` substrings", sig.failure_class));
+                  fmt::format("signature {} has no `match` substrings", class_name));
       }
       for (const auto& m : sig.match) {
         if (m.empty()) {
-          r.ErrorAt("match",
-                    fmt::format("signature {} has an empty `match` string", sig.failure_class));
+          r.ErrorAt("match", fmt::format("signature {} has an empty `match` string", class_name));
         }
       }
       catalog.signatures.signatures.push_back(std::move(sig));
     }
   }
-  catalog.signatures.situations = ToMap(file.StringMap("situations", true));
+  for (const auto& [name, class_name] : ToMap(file.StringMap("situations", true))) {
+    StatusOr<FailureClass> parsed = FailureClass::Parse(class_name);
+    if (!parsed.ok()) {
+      file.ErrorAt("situations", fmt::format("`{}`: {}", name, parsed.status().message()));
+      continue;
+    }
+    catalog.signatures.situations[name] = *parsed;
+  }
   if (!file.Has("situations")) return;
   for (const char* name :
        {"died_before_ready", "readiness_timeout", "died_during_run", "start_failed"}) {

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/failure_class.h"
 #include "common/status.h"
 
 namespace servebench::engine {
@@ -46,7 +47,7 @@ struct EngineFlagTable {
 
 // One failure signature (data/engine/failure_signatures.yaml, signatures[]).
 struct FailureSignature {
-  std::string failure_class;       // e.g. "server.spec.eagle3_unsupported"
+  FailureClass failure_class;      // e.g. server.spec.eagle3_unsupported
   std::vector<std::string> match;  // any one substring matches a line
   std::vector<std::string> near;   // if set, one must appear within near_lines
   int near_lines = 30;
@@ -58,7 +59,7 @@ struct SignatureCatalog {
   std::vector<FailureSignature> signatures;  // in priority order
   // Situation name -> class: died_before_ready, readiness_timeout, died_during_run,
   // start_failed.
-  std::map<std::string, std::string> situations;
+  std::map<std::string, FailureClass> situations;
 };
 
 struct EngineCatalog {
@@ -69,7 +70,8 @@ struct EngineCatalog {
 
 // Parses and validates the two documents. InvalidArgument naming the file, the key,
 // the bad value and the rule (e.g. a flag not starting with '-', an engine missing a
-// key its adapter renders, a signature with no `match`).
+// key its adapter renders, a signature with no `match`, a class outside the
+// FailureClass grammar).
 StatusOr<EngineCatalog> ParseEngineCatalog(std::string_view flags_yaml,
                                            std::string_view signatures_yaml,
                                            const std::string& origin);

@@ -23,8 +23,10 @@ TEST(EngineCatalogTest, ShippedDataLoadsAndCoversEveryEngine) {
     EXPECT_EQ(catalog->engines.count(engine), 1u) << engine;
   }
   EXPECT_EQ(catalog->engines.at("vllm").Flag("tensor_parallel"), "--tensor-parallel-size");
-  EXPECT_EQ(catalog->signatures.signatures.front().failure_class, "server.spec.eagle3_unsupported");
-  EXPECT_EQ(catalog->signatures.situations.at("readiness_timeout"), "server.readiness_timeout");
+  EXPECT_EQ(catalog->signatures.signatures.front().failure_class.name(),
+            "server.spec.eagle3_unsupported");
+  EXPECT_EQ(catalog->signatures.situations.at("readiness_timeout"),
+            failure_class::kServerReadinessTimeout);
 }
 
 TEST(EngineCatalogTest, DefaultCatalogIsFoundFromTheBuildTree) {
@@ -53,11 +55,30 @@ TEST(EngineCatalogTest, FlagWithoutDashIsRejected) {
 }
 
 TEST(EngineCatalogTest, SignatureWithoutMatchIsRejectedWithItsLine) {
-  const std::string sigs = "version: 1\nsignatures:\n  - class: x.y\n    meaning: m\n";
+  const std::string sigs = "version: 1\nsignatures:\n  - class: server.y\n    meaning: m\n";
   auto catalog = ParseEngineCatalog(Shipped("flags.yaml"), sigs, "dir");
   ASSERT_FALSE(catalog.ok());
   EXPECT_THAT(catalog.status().message(), HasSubstr("dir/failure_signatures.yaml:3:"));
-  EXPECT_THAT(catalog.status().message(), HasSubstr("x.y has no `match`"));
+  EXPECT_THAT(catalog.status().message(), HasSubstr("server.y has no `match`"));
+}
+
+TEST(EngineCatalogTest, ClassOutsideTheFailureClassGrammarIsRejectedWithItsLine) {
+  const std::string sigs = "version: 1\nsignatures:\n  - class: engine-died\n    match: [boom]\n";
+  auto catalog = ParseEngineCatalog(Shipped("flags.yaml"), sigs, "dir");
+  ASSERT_FALSE(catalog.ok());
+  EXPECT_THAT(catalog.status().message(), HasSubstr("dir/failure_signatures.yaml:3:"));
+  EXPECT_THAT(catalog.status().message(),
+              HasSubstr("failure class \"engine-died\" is not <domain>.<name>"));
+}
+
+TEST(EngineCatalogTest, SituationClassOutsideTheGrammarIsRejected) {
+  std::string sigs = Shipped("failure_signatures.yaml");
+  sigs.replace(sigs.find("died_during_run: server.died_during_run"), 39,
+               "died_during_run: EngineDied");
+  auto catalog = ParseEngineCatalog(Shipped("flags.yaml"), sigs, "dir");
+  ASSERT_FALSE(catalog.ok());
+  EXPECT_THAT(catalog.status().message(), HasSubstr("situations: `died_during_run`"));
+  EXPECT_THAT(catalog.status().message(), HasSubstr("\"EngineDied\""));
 }
 
 TEST(EngineCatalogTest, MisspelledKeyIsLocatedWithASuggestion) {

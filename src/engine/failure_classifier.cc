@@ -66,19 +66,23 @@ const char* SituationKey(Situation situation) {
   return "start_failed";
 }
 
-const char* DefaultClass(Situation situation) {
+}  // namespace
+
+FailureClass DefaultClass(Situation situation) {
   switch (situation) {
     case Situation::kDiedBeforeReady:
-      return kClassDiedBeforeReady;
+      return failure_class::kServerDiedBeforeReady;
     case Situation::kReadinessTimeout:
-      return kClassReadinessTimeout;
+      return failure_class::kServerReadinessTimeout;
     case Situation::kDiedDuringRun:
-      return kClassDiedDuringRun;
+      return failure_class::kServerDiedDuringRun;
     case Situation::kStartFailed:
-      return kClassStartFailed;
+      return failure_class::kInfraStartFailed;
   }
-  return kClassStartFailed;
+  return failure_class::kInfraStartFailed;
 }
+
+namespace {
 
 // True for a line that reads like an engine's error ("error:", "Error", "FATAL",
 // "failed", "No such file", "unrecognized arguments", a Python "...Error: ...").

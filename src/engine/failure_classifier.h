@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/failure_class.h"
 #include "engine/engine_catalog.h"
 
 namespace servebench::engine {
@@ -28,15 +29,13 @@ enum class Situation {
   kStartFailed,       // it could not be started at all (fork, log file, config file)
 };
 
-// The failure classes of the situations, as shipped (engines.md §6). A signature
+// The class of a situation when the catalogue maps none: the built-in
+// failure_class::kServer* / kInfraStartFailed (common/failure_class.h). A signature
 // found in the log takes precedence over these.
-inline constexpr char kClassDiedBeforeReady[] = "server.died_before_ready";
-inline constexpr char kClassReadinessTimeout[] = "server.readiness_timeout";
-inline constexpr char kClassDiedDuringRun[] = "server.died_during_run";  // engine died
-inline constexpr char kClassStartFailed[] = "infra.start_failed";
+FailureClass DefaultClass(Situation situation);
 
 struct EngineFailure {
-  std::string failure_class;  // e.g. "server.spec.eagle3_unsupported"
+  FailureClass failure_class;  // e.g. server.spec.eagle3_unsupported
   // One line for people, without the class (printed beside it, once):
   // "<what happened>; log line 42: \"<line>\" (<meaning>)".
   std::string summary;

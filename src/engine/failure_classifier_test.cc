@@ -31,7 +31,7 @@ TEST(FailureClassifierTest, SeedEagle3LineIsClassifiedAndQuoted) {
       "ERROR 08-20 10:01:12 core.py:701] Engine core initialization failed. See root cause "
       "above.\n";
   EngineFailure f = Classify(log);
-  EXPECT_EQ(f.failure_class, "server.spec.eagle3_unsupported");
+  EXPECT_EQ(f.failure_class.name(), "server.spec.eagle3_unsupported");
   EXPECT_EQ(f.line_number, 2);
   EXPECT_THAT(
       f.summary,
@@ -44,14 +44,15 @@ TEST(FailureClassifierTest, FirstMatchingLineWinsOverLaterConsequences) {
   const std::string log =
       "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
       "NCCL error: unhandled system error\n";
-  EXPECT_EQ(Classify(log).failure_class, "server.oom.weights");
+  EXPECT_EQ(Classify(log).failure_class.name(), "server.oom.weights");
 }
 
 TEST(FailureClassifierTest, SecondaryLineCountsOnlyWithoutAPrimaryOne) {
-  EXPECT_EQ(Classify("Engine core initialization failed. See root cause above.\n").failure_class,
-            "server.engine_init_failed");
+  EXPECT_EQ(
+      Classify("Engine core initialization failed. See root cause above.\n").failure_class.name(),
+      "server.engine_init_failed");
   EXPECT_EQ(Classify("Engine core initialization failed.\n[Errno 98] Address already in use\n")
-                .failure_class,
+                .failure_class.name(),
             "infra.port_in_use");
 }
 
@@ -59,8 +60,8 @@ TEST(FailureClassifierTest, OutOfMemoryNearGraphCaptureIsCudagraphElseWeights) {
   const std::string capture =
       "INFO Capturing CUDA graph shapes: 100%\nRuntimeError: CUDA error: out of memory\n"
       "  File \"torch/cuda/graphs.py\", line 88, in capture_end\n";
-  EXPECT_EQ(Classify(capture).failure_class, "server.oom.cudagraph");
-  EXPECT_EQ(Classify("RuntimeError: CUDA error: out of memory\n").failure_class,
+  EXPECT_EQ(Classify(capture).failure_class.name(), "server.oom.cudagraph");
+  EXPECT_EQ(Classify("RuntimeError: CUDA error: out of memory\n").failure_class.name(),
             "server.oom.weights");
 }
 
@@ -91,7 +92,7 @@ TEST(FailureClassifierTest, EveryCatalogueClassHasAWorkingSignature) {
       {"servebench: cannot execute vllm (errno 2)", "infra.command_not_found"},
   };
   for (const auto& [line, expected] : cases) {
-    EXPECT_EQ(Classify("INFO boot\n" + line + "\n").failure_class, expected) << line;
+    EXPECT_EQ(Classify("INFO boot\n" + line + "\n").failure_class.name(), expected) << line;
   }
 }
 
@@ -99,12 +100,14 @@ TEST(FailureClassifierTest, NoSignatureGivesTheSituationClassAndQuotesTheLastLin
   EngineFailure f =
       ClassifyFailure("loading weights\nstill loading\n\n", Situation::kReadinessTimeout,
                       "engine not ready after 30 s", Signatures());
-  EXPECT_EQ(f.failure_class, "server.readiness_timeout");
+  EXPECT_EQ(f.failure_class.name(), "server.readiness_timeout");
   EXPECT_THAT(f.summary, HasSubstr("last line: \"still loading\""));
-  EXPECT_EQ(ClassifyFailure("", Situation::kDiedDuringRun, "died", Signatures()).failure_class,
-            "server.died_during_run");
-  EXPECT_EQ(ClassifyFailure("", Situation::kDiedBeforeReady, "x", Signatures()).failure_class,
-            "server.died_before_ready");
+  EXPECT_EQ(
+      ClassifyFailure("", Situation::kDiedDuringRun, "died", Signatures()).failure_class.name(),
+      "server.died_during_run");
+  EXPECT_EQ(
+      ClassifyFailure("", Situation::kDiedBeforeReady, "x", Signatures()).failure_class.name(),
+      "server.died_before_ready");
 }
 
 TEST(FailureClassifierTest, WithoutASignatureTheErrorLineIsQuotedNotTheHintAfterIt) {
@@ -113,7 +116,7 @@ TEST(FailureClassifierTest, WithoutASignatureTheErrorLineIsQuotedNotTheHintAfter
       "Run with --help for more information.\n",
       Situation::kDiedBeforeReady, "engine exited with code 1 before it became ready",
       Signatures());
-  EXPECT_EQ(f.failure_class, "server.died_before_ready");
+  EXPECT_EQ(f.failure_class, failure_class::kServerDiedBeforeReady);
   EXPECT_EQ(f.line_number, 2);
   EXPECT_THAT(f.summary, HasSubstr("log line 2: \"error: invalid argument: --ctx-size abc\""));
   EXPECT_THAT(f.summary, Not(HasSubstr("--help for more")));
@@ -122,13 +125,13 @@ TEST(FailureClassifierTest, WithoutASignatureTheErrorLineIsQuotedNotTheHintAfter
 TEST(FailureClassifierTest, SummaryLeavesTheClassToTheCaller) {
   EngineFailure f =
       ClassifyFailure("error: boom\n", Situation::kDiedBeforeReady, "exited", Signatures());
-  EXPECT_THAT(f.summary, Not(HasSubstr(f.failure_class)));
+  EXPECT_THAT(f.summary, Not(HasSubstr(f.failure_class.name())));
 }
 
 TEST(FailureClassifierTest, MissingLogFileClassifiesAsEmptyLog) {
   EngineFailure f =
       ClassifyLogFile("/nonexistent/engine.log", Situation::kDiedDuringRun, "died", Signatures());
-  EXPECT_EQ(f.failure_class, "server.died_during_run");
+  EXPECT_EQ(f.failure_class.name(), "server.died_during_run");
   EXPECT_THAT(f.summary, HasSubstr("the log is empty"));
 }
 

@@ -78,7 +78,7 @@ TEST_F(SimSupervisionTest, SeedEagle3StartupFailureIsClassified) {
   auto ready = sup->WaitUntilReady();
   ASSERT_FALSE(ready.ok());
   ASSERT_TRUE(sup->failure().has_value());
-  EXPECT_EQ(sup->failure()->failure_class, "server.spec.eagle3_unsupported");
+  EXPECT_EQ(sup->failure()->failure_class.name(), "server.spec.eagle3_unsupported");
   EXPECT_THAT(sup->failure()->summary, HasSubstr("exited with code 3 before it became ready"));
   EXPECT_THAT(sup->failure()->matched_line, HasSubstr(kEagle3Line));
 }
@@ -92,7 +92,7 @@ TEST_F(SimSupervisionTest, SlowReadinessPastTheDeadlineIsATimeout) {
   auto ready = sup->WaitUntilReady();
   ASSERT_FALSE(ready.ok());
   EXPECT_EQ(ready.status().code(), StatusCode::kDeadlineExceeded);
-  EXPECT_EQ(sup->failure()->failure_class, "server.readiness_timeout");
+  EXPECT_EQ(sup->failure()->failure_class.name(), "server.readiness_timeout");
   EXPECT_TRUE(sup->IsAlive());
   const pid_t group = sup->engine_pid();
   EXPECT_TRUE(sup->Stop().ok());
@@ -119,7 +119,7 @@ TEST_F(SimSupervisionTest, SigkilledSimIsDetectedAsDiedDuringRunAndNothingIsLeft
   ASSERT_TRUE(exit.has_value());
   EXPECT_EQ(exit->signal, SIGKILL);
   EngineFailure failure = sup->Classify(Situation::kDiedDuringRun);
-  EXPECT_EQ(failure.failure_class, kClassDiedDuringRun);
+  EXPECT_EQ(failure.failure_class, failure_class::kServerDiedDuringRun);
   EXPECT_TRUE(testing::ProcessGone(-group));
 }
 

@@ -95,7 +95,7 @@ StatusOr<std::unique_ptr<Supervisor>> Supervisor::Start(const ServerCommand& com
   Status launched = sup->Launch();
   if (!launched.ok()) {
     EngineFailure failure;
-    failure.failure_class = kClassStartFailed;
+    failure.failure_class = DefaultClass(Situation::kStartFailed);
     if (auto it = sup->signatures_->situations.find("start_failed");
         it != sup->signatures_->situations.end()) {
       failure.failure_class = it->second;

@@ -189,7 +189,7 @@ TEST(SupervisorTest, EarlyExitIsNoticedAtOnceAndClassifiedFromTheLog) {
   EXPECT_EQ(ready.status().code(), StatusCode::kUnavailable);
   EXPECT_LT(elapsed_s, 3.0);
   ASSERT_TRUE((*sup)->failure().has_value());
-  EXPECT_EQ((*sup)->failure()->failure_class, "server.spec.eagle3_unsupported");
+  EXPECT_EQ((*sup)->failure()->failure_class.name(), "server.spec.eagle3_unsupported");
   EXPECT_THAT((*sup)->failure()->summary, HasSubstr("exited with code 1 before it became ready"));
   EXPECT_THAT(ready.status().message(), HasSubstr("Model does not support EAGLE3 interface"));
   EXPECT_EQ((*sup)->exit_info()->exit_code, 1);
@@ -204,7 +204,7 @@ TEST(SupervisorTest, ReadinessDeadlineWithTheEngineAliveIsATimeout) {
   auto ready = (*sup)->WaitUntilReady();
   ASSERT_FALSE(ready.ok());
   EXPECT_EQ(ready.status().code(), StatusCode::kDeadlineExceeded);
-  EXPECT_EQ((*sup)->failure()->failure_class, "server.readiness_timeout");
+  EXPECT_EQ((*sup)->failure()->failure_class.name(), "server.readiness_timeout");
   EXPECT_THAT((*sup)->failure()->summary, HasSubstr("not ready after 0.6 s"));
   EXPECT_THAT((*sup)->failure()->summary, HasSubstr("loading weights"));
   EXPECT_TRUE((*sup)->IsAlive());
@@ -219,7 +219,7 @@ TEST(SupervisorTest, MissingEngineBinaryIsCommandNotFound) {
   ASSERT_TRUE(sup.ok()) << sup.status().ToString();
   auto ready = (*sup)->WaitUntilReady();
   ASSERT_FALSE(ready.ok());
-  EXPECT_EQ((*sup)->failure()->failure_class, "infra.command_not_found");
+  EXPECT_EQ((*sup)->failure()->failure_class.name(), "infra.command_not_found");
   EXPECT_EQ((*sup)->exit_info()->exit_code, 127);
 }
 
@@ -280,7 +280,7 @@ TEST(SupervisorTest, SigkilledEngineIsNoticedAndClassifiedDiedDuringRun) {
   EXPECT_EQ(exit->signal, SIGKILL);
   EXPECT_FALSE((*sup)->IsAlive());
   EngineFailure failure = (*sup)->Classify(Situation::kDiedDuringRun);
-  EXPECT_EQ(failure.failure_class, kClassDiedDuringRun);
+  EXPECT_EQ(failure.failure_class, failure_class::kServerDiedDuringRun);
   EXPECT_THAT(failure.summary, HasSubstr("killed by signal 9 (SIGKILL) while serving"));
   EXPECT_TRUE(testing::ProcessGone(-(*sup)->engine_pid()));
 }

@@ -97,6 +97,8 @@ std::string SeriesId(const recipe::Point& point) {
   identity.session_id.clear();
   // Where the recipe file lives is not what was measured (point_id ignores it too).
   identity.source_file.clear();
+  // How the point is shown is not what was measured.
+  identity.env_not_secret.clear();
   return Sha256Hex(recipe::PointToJson(identity));
 }
 
@@ -157,7 +159,8 @@ Record RecordOfPoint(const recipe::Point& point, const std::string& run_id) {
   r.blocked_reason = point.blocked_reason;
   r.blocked_link = point.blocked_link;
   boost::system::error_code ec;
-  json::value point_json = json::parse(recipe::PointToJson(point), ec);
+  // The point as it may be written: env names kept, secret values never.
+  json::value point_json = json::parse(recipe::PointToJson(recipe::WithSecretsRedacted(point)), ec);
   if (!ec && point_json.is_object()) r.point = std::move(point_json.get_object());
   return r;
 }

@@ -13,16 +13,18 @@
 #include <string>
 #include <vector>
 
+#include "common/failure_class.h"
 #include "common/status.h"
 #include "recipe/point.h"
+#include "record/record.h"
 
 namespace servebench::run {
 
-// Why a point or session failed, as a class name from the engine catalogue
-// ("engine-died", "oom", "unsupported-spec-method", "readiness-timeout", ...)
-// plus one line for people.
+// Why a point or session failed: a class (common/failure_class.h: a built-in one, or
+// one of the engine catalogue's, e.g. server.spec.eagle3_unsupported) plus one line
+// for people.
 struct Failure {
-  std::string failure_class;
+  FailureClass failure_class;
   std::string reason;
 };
 
@@ -98,7 +100,7 @@ class EvalBackend {
 class RecordSink {
  public:
   virtual ~RecordSink() = default;
-  virtual Status Put(const boost::json::object& record) = 0;
+  virtual Status Put(const record::Record& record) = 0;
   // Of `point_ids`, those with an ok record already (for --resume).
   virtual StatusOr<std::set<std::string>> OkPointIds(const std::vector<std::string>& point_ids) = 0;
 };

@@ -10,6 +10,7 @@
 
 #include "common/progress_line.h"
 #include "common/time_format.h"
+#include "record/record_builder.h"
 
 namespace servebench::run {
 
@@ -22,7 +23,7 @@ struct Executor::SessionState {
   std::string log_path;
 };
 
-int SweepReport::Count(PointStatus status) const {
+int SweepReport::Count(record::RecordStatus status) const {
   return static_cast<int>(std::count_if(points.begin(), points.end(), [&](const PointReport& p) {
     return p.status == status && !p.resumed;
   }));
@@ -45,7 +46,19 @@ std::string Executor::LogPath(const recipe::ServeSession& session, int attempt) 
                      attempt);
 }
 
+record::Provenance Executor::Observed(std::string engine_version, std::string ended_at) const {
+  record::Provenance p;
+  p.host = host_;
+  p.engine_version = std::move(engine_version);
+  p.started_at = Rfc3339Now();
+  p.ended_at = std::move(ended_at);
+  return p;
+}
+
 namespace {
+using record::RecordStatus;
+namespace fc = failure_class;
+
 std::string Short(const std::string& id) { return id.substr(0, 12); }
 
 std::string ConcList(const recipe::ServeSession& session) {
@@ -117,8 +130,8 @@ SweepReport Executor::Run(const std::vector<recipe::ServeSession>& sessions,
     }
     if (report.canary_failed && !settings_.continue_after_canary_failure) {
       // Not run: recorded as skipped so the gap is visible, and `--resume` reruns it.
-      Failure why{"run.canary_failed",
-                  "not run: the canary failed (" + report.canary_failure.failure_class + ")"};
+      Failure why{fc::kRunCanaryFailed, "not run: the canary failed (" +
+                                            report.canary_failure.failure_class.name() + ")"};
       for (const auto& point : sessions[i].points) RecordSkipped(point, why, &report);
       continue;
     }
@@ -130,9 +143,9 @@ SweepReport Executor::Run(const std::vector<recipe::ServeSession>& sessions,
 
 void Executor::RecordSkipped(const recipe::Point& point, const Failure& why, SweepReport* report) {
   PointResult result;
-  result.status = PointStatus::kSkipped;
+  result.status = RecordStatus::kSkipped;
   result.failure = why;
-  Provenance prov{host_, "", Rfc3339Now(), Rfc3339Now()};
+  record::Provenance prov = Observed("", Rfc3339Now());
   Record(point, result, prov, report, /*said_above=*/true);
 }
 
@@ -154,7 +167,7 @@ void Executor::RunSession(const recipe::ServeSession& session, bool is_first,
     if (state.start_failed) {
       state.start_failure = failure;
       *log_ << fmt::format("servebench: session {}: the engine did not start: {}: {} (log: {})\n",
-                           Short(session.session_id), failure.failure_class, failure.reason,
+                           Short(session.session_id), failure.failure_class.name(), failure.reason,
                            state.log_path);
     }
   };
@@ -170,7 +183,7 @@ void Executor::RunSession(const recipe::ServeSession& session, bool is_first,
     if (std::binary_search(already_ok.begin(), already_ok.end(), point.point_id)) {
       PointReport pr;
       pr.point = point;
-      pr.status = PointStatus::kOk;
+      pr.status = RecordStatus::kOk;
       pr.resumed = true;
       report->points.push_back(std::move(pr));
       continue;
@@ -182,9 +195,9 @@ void Executor::RunSession(const recipe::ServeSession& session, bool is_first,
     if (state.engine == nullptr) {
       PointResult result;
       result.failure = state.start_failure;
-      result.status = DecideStatus(point, /*failed=*/true, false);
+      result.status = record::DecideStatus(point.blocked, /*failed=*/true, false);
       result.engine_log_path = state.log_path;
-      Provenance prov{host_, "", Rfc3339Now(), Rfc3339Now()};
+      record::Provenance prov = Observed("", Rfc3339Now());
       Record(point, result, prov, report, /*said_above=*/true);
     } else {
       auto began = std::chrono::steady_clock::now();
@@ -194,11 +207,11 @@ void Executor::RunSession(const recipe::ServeSession& session, bool is_first,
       ++points_timed_;
     }
     const PointReport& done = report->points.back();
-    if (done.failure.failure_class == "run.interrupted") {
+    if (done.failure.failure_class == fc::kRunInterrupted) {
       report->interrupted = true;
       break;
     }
-    if (canary && done.status == PointStatus::kFailed) {
+    if (canary && done.status == RecordStatus::kFailed) {
       report->canary_failed = true;
       report->canary_failure = done.failure;
       int rest = points_total_ - points_begun_;
@@ -207,8 +220,8 @@ void Executor::RunSession(const recipe::ServeSession& session, bool is_first,
             "servebench: that was the canary: the sweep stops; the other {} point(s) are recorded "
             "as skipped (--continue-on-canary-failure runs them)\n",
             rest);
-        Failure why{"run.canary_failed",
-                    "not run: the canary failed (" + done.failure.failure_class + ")"};
+        Failure why{fc::kRunCanaryFailed,
+                    "not run: the canary failed (" + done.failure.failure_class.name() + ")"};
         for (size_t j = i + 1; j < session.points.size(); ++j) {
           RecordSkipped(session.points[j], why, report);
         }
@@ -225,7 +238,7 @@ void Executor::RunSession(const recipe::ServeSession& session, bool is_first,
           start_engine();
         } else {
           state.start_failed = true;
-          state.start_failure = {"server.died_during_run",
+          state.start_failure = {fc::kServerDiedDuringRun,
                                  fmt::format("the engine died again after {} restart(s); "
                                              "giving up on this session",
                                              state.starts - 1)};
@@ -238,7 +251,7 @@ void Executor::RunSession(const recipe::ServeSession& session, bool is_first,
 
 void Executor::RunPoint(const recipe::Point& point, SessionState* state,
                         const std::atomic<bool>* cancel, SweepReport* report) {
-  Provenance prov{host_, state->engine->engine_version(), Rfc3339Now(), ""};
+  record::Provenance prov = Observed(state->engine->engine_version(), "");
   std::string requests_path =
       fmt::format("{}/requests/{}.jsonl", settings_.out_dir, point.point_id.substr(0, 16));
   *log_ << fmt::format("servebench: {}: concurrency {} ...\n", Progress(*state->session),
@@ -263,20 +276,20 @@ void Executor::RunPoint(const recipe::Point& point, SessionState* state,
   if (load.interrupted) {
     invalid = true;
     result.interrupted = true;
-    result.failure = {"run.interrupted", "interrupted by the user; the partial result is kept"};
+    result.failure = {fc::kRunInterrupted, "interrupted by the user; the partial result is kept"};
   } else if (!alive) {
     failed = true;
     result.failure = state->engine->Diagnose();
     if (result.failure.failure_class.empty())
-      result.failure.failure_class = "server.died_during_run";
+      result.failure.failure_class = fc::kServerDiedDuringRun;
   } else if (!load.completed) {
     failed = true;
-    result.failure = {"client.error", load.error};
+    result.failure = {fc::kClientError, load.error};
   } else if (!load.valid) {
     invalid = true;
     std::string reasons;
     for (const auto& r : load.invalid_reasons) reasons += (reasons.empty() ? "" : ", ") + r;
-    result.failure = {"client.invalid_run", "validity rules broken: " + reasons};
+    result.failure = {fc::kClientInvalidRun, "validity rules broken: " + reasons};
   }
 
   EvalOutcome eval;
@@ -287,25 +300,25 @@ void Executor::RunPoint(const recipe::Point& point, SessionState* state,
     result.eval = &eval;
     if (!eval.ran) {
       failed = true;
-      result.failure = {state->engine->IsAlive() ? "eval.error" : "server.died_during_run",
+      result.failure = {state->engine->IsAlive() ? fc::kEvalError : fc::kServerDiedDuringRun,
                         eval.error};
     } else if (!eval.passed) {
       failed = true;
-      result.failure = {"eval.below_threshold", "accuracy gate failed: " + eval.error};
+      result.failure = {fc::kEvalBelowThreshold, "accuracy gate failed: " + eval.error};
     }
   }
-  result.status = DecideStatus(point, failed, invalid);
+  result.status = record::DecideStatus(point.blocked, failed, invalid);
   prov.ended_at = Rfc3339Now();
   Record(point, result, prov, report);
 }
 
 void Executor::Record(const recipe::Point& point, const PointResult& result,
-                      const Provenance& provenance, SweepReport* report, bool said_above) {
+                      const record::Provenance& provenance, SweepReport* report, bool said_above) {
   PointReport pr;
   pr.point = point;
   pr.status = result.status;
   pr.failure = result.failure;
-  pr.unblocked = point.blocked && result.status == PointStatus::kOk;
+  pr.unblocked = point.blocked && result.status == RecordStatus::kOk;
   pr.record = BuildRecord(point, settings_, provenance, result);
   if (sink_ != nullptr) {
     Status stored = sink_->Put(pr.record);
@@ -316,15 +329,15 @@ void Executor::Record(const recipe::Point& point, const PointResult& result,
   }
   // Skipped points are told in one line by the caller; a point whose engine did not
   // start says so without repeating why (the session's line did).
-  if (result.status != PointStatus::kSkipped) {
+  if (result.status != RecordStatus::kSkipped) {
     std::string why;
     if (said_above) {
-      why = " (" + result.failure.failure_class + ": the engine did not start, see above)";
+      why = " (" + result.failure.failure_class.name() + ": the engine did not start, see above)";
     } else if (!result.failure.failure_class.empty()) {
-      why = " (" + result.failure.failure_class + ": " + result.failure.reason + ")";
+      why = " (" + result.failure.failure_class.name() + ": " + result.failure.reason + ")";
     }
     *log_ << fmt::format("servebench: point {} concurrency {}: {}{}\n", Short(point.point_id),
-                         point.load.concurrency, PointStatusName(result.status), why);
+                         point.load.concurrency, record::RecordStatusName(result.status), why);
   }
   report->points.push_back(std::move(pr));
 }

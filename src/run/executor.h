@@ -3,7 +3,7 @@
 //  * Points sharing a serve spec run against one server, in ascending concurrency.
 //  * The canary — the first session's lowest-concurrency point — runs first; when it
 //    fails the sweep stops with its failure class (unless continue_after_canary_failure).
-//  * An engine that dies mid-point fails that point as engine-died; the session's
+//  * An engine that dies mid-point fails that point (server.died_during_run); the session's
 //    server is restarted for the remaining points.
 //  * Every attempted point yields one Record, written through the RecordSink before
 //    the next point starts, so nothing measured is lost to a crash or Ctrl-C.
@@ -32,11 +32,11 @@ namespace servebench::run {
 
 struct PointReport {
   recipe::Point point;
-  PointStatus status = PointStatus::kSkipped;
+  record::RecordStatus status = record::RecordStatus::kSkipped;
   Failure failure;
   bool resumed = false;  // skipped because the store already had it ok
   bool unblocked = false;
-  boost::json::object record;  // as written (empty for resumed points)
+  record::Record record;  // as written (empty for resumed points)
 };
 
 struct SweepReport {
@@ -49,7 +49,7 @@ struct SweepReport {
   bool interrupted = false;
   std::vector<std::string> sink_errors;  // records that could not be stored
 
-  int Count(PointStatus status) const;
+  int Count(record::RecordStatus status) const;
 };
 
 class Executor {
@@ -74,8 +74,10 @@ class Executor {
                 SweepReport* report);
   // Builds the point's Record, hands it to the sink and appends it to `report`.
   // `said_above`: why it failed was already printed (the engine did not start).
-  void Record(const recipe::Point& point, const PointResult& result, const Provenance& provenance,
-              SweepReport* report, bool said_above = false);
+  void Record(const recipe::Point& point, const PointResult& result,
+              const record::Provenance& provenance, SweepReport* report, bool said_above = false);
+  // What this executor observed of a point about to be recorded.
+  record::Provenance Observed(std::string engine_version, std::string ended_at) const;
   void RecordSkipped(const recipe::Point& point, const Failure& why, SweepReport* report);
   std::string LogPath(const recipe::ServeSession& session, int attempt) const;
   // "point 3/28 (session 1/4 abc123def456)" and, once a point finished, ", ETA 4m10s".

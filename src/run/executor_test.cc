@@ -4,10 +4,14 @@
 
 #include <sstream>
 
+#include "record/record_builder.h"
+#include "record/record_json.h"
 #include "run/report.h"
 
 namespace servebench::run {
 namespace {
+
+using PointStatus = record::RecordStatus;
 
 recipe::Point MakePoint(const std::string& recipe_name, int tp, int conc, bool blocked = false) {
   recipe::Point p;
@@ -44,7 +48,9 @@ class FakeLiveEngine : public LiveEngine {
   std::string engine_version() const override { return "fake-1"; }
   std::string log_path() const override { return "/dev/null"; }
   bool IsAlive() override { return s_->alive; }
-  Failure Diagnose() override { return {"server.died_during_run", "the engine exited (signal 9)"}; }
+  Failure Diagnose() override {
+    return {failure_class::kServerDiedDuringRun, "the engine exited (signal 9)"};
+  }
   void Stop() override { s_->alive = false; }
   std::shared_ptr<FakeEngineState> s_;
 };
@@ -58,7 +64,7 @@ class FakeEngineBackend : public EngineBackend {
                                     Failure* failure) override {
     ++starts;
     if (fail_start_tp == serve.tp) {
-      *failure = {"server.spec.eagle3_unsupported",
+      *failure = {*FailureClass::Parse("server.spec.eagle3_unsupported"),
                   "Model does not support EAGLE3 interface but aux_hidden_state_outputs was "
                   "requested"};
       return nullptr;
@@ -113,8 +119,9 @@ class FakeLoadBackend : public LoadBackend {
 
 class MemorySink : public RecordSink {
  public:
-  Status Put(const boost::json::object& record) override {
-    records.push_back(record);
+  // Keeps each record as it is written (its JSON form).
+  Status Put(const record::Record& record) override {
+    records.push_back(record::ToJson(record));
     return Status::Ok();
   }
   StatusOr<std::set<std::string>> OkPointIds(const std::vector<std::string>& ids) override {
@@ -160,7 +167,7 @@ TEST(ExecutorTest, CanaryFailureStopsTheSweepWithItsClass) {
   h.engine.fail_start_tp = 1;
   auto report = h.Run(Sessions({MakePoint("r", 1, 1), MakePoint("r", 1, 2), MakePoint("r", 2, 1)}));
   EXPECT_TRUE(report.canary_failed);
-  EXPECT_EQ(report.canary_failure.failure_class, "server.spec.eagle3_unsupported");
+  EXPECT_EQ(report.canary_failure.failure_class.name(), "server.spec.eagle3_unsupported");
   EXPECT_EQ(h.engine.starts, 1) << "the second session must not start";
   EXPECT_EQ(report.Count(PointStatus::kFailed), 1);
   EXPECT_EQ(report.Count(PointStatus::kSkipped), 2);
@@ -194,7 +201,7 @@ TEST(ExecutorTest, EngineDeathFailsThePointAndTheSessionGoesOnWithARestartedServ
   ASSERT_EQ(report.points.size(), 3u);
   EXPECT_EQ(report.points[0].status, PointStatus::kOk);
   EXPECT_EQ(report.points[1].status, PointStatus::kFailed);
-  EXPECT_EQ(report.points[1].failure.failure_class, "server.died_during_run");
+  EXPECT_EQ(report.points[1].failure.failure_class, failure_class::kServerDiedDuringRun);
   EXPECT_EQ(report.points[2].status, PointStatus::kOk);
 }
 
@@ -263,10 +270,11 @@ TEST(ExecutorTest, RecordCarriesIdentityAndSeriesIgnoresTheImage) {
   const auto& r = h.sink.records[0];
   EXPECT_EQ(r.at("engine").as_string(), "sim");
   EXPECT_TRUE(r.at("simulated").as_bool());
-  EXPECT_EQ(r.at("series_id").as_string(), SeriesId(other));
+  EXPECT_EQ(r.at("series_id").as_string(), record::SeriesId(other));
   EXPECT_NE(r.at("point_id").as_string(), other.point_id);
   EXPECT_EQ(r.at("provenance").at("engine_version").as_string(), "fake-1");
-  EXPECT_EQ(r.at("record_id").as_string(), RecordId(MakePoint("r", 1, 1).point_id, "run-1"));
+  EXPECT_EQ(r.at("record_id").as_string(),
+            record::RecordId(MakePoint("r", 1, 1).point_id, "run-1"));
 }
 
 TEST(ExecutorTest, DryRunRendersEverySessionAndStartsNothing) {

@@ -3,7 +3,8 @@
 // Nights 1-5 run the normal build (4 baseline nights before the judged window of
 // three, as docs/regression.md requires), nights 6-7 a build 1.5x slower: the
 // regression must be flagged on night 7 (confirmed by persistence) with the right
-// series and exit status 1, and night 5 must be quiet.
+// series and exit status 4 (kExitRegression: never bad input's 1), night 5 must be
+// quiet, and `nightly --regress` must judge its own night and exit with that code.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -49,11 +50,17 @@ recipes:
   std::string db = (dir / "sb.db").string();
   for (int night = 1; night <= 7; ++night) {
     bool slow = night >= 6;
+    // The last night judges itself: nightly propagates the verdict's exit code.
     std::string cmd = bin + " nightly " + recipe + " --out " + (dir / "out").string() + " --db " +
                       db + " --issue-delay-limit-ms 200 --build-date 2026-11-0" +
                       std::to_string(night) + " --build-commit c" + std::to_string(night) +
-                      (slow ? " --sim-build-slowdown 1.5" : "");
+                      (slow ? " --sim-build-slowdown 1.5" : "") + (night == 7 ? " --regress" : "");
     Result r = RunShell(cmd);
+    if (night == 7) {
+      EXPECT_EQ(r.exit_code, 4) << "nightly --regress exits with the verdict's code\n" << r.output;
+      EXPECT_NE(r.output.find("| regression | nightly-llama8b-sim"), std::string::npos) << r.output;
+      continue;
+    }
     ASSERT_EQ(r.exit_code, 0) << "night " << night << ":\n" << r.output;
     if (night == 5) {
       Result quiet = RunShell(bin + " regress --db " + db + " --date 2026-11-05");
@@ -62,7 +69,7 @@ recipes:
     }
   }
   Result r = RunShell(bin + " regress --db " + db + " --date 2026-11-07");
-  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(r.exit_code, 4) << r.output;
   EXPECT_NE(r.output.find("| regression | nightly-llama8b-sim"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("output_tput_per_gpu"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("build-slowdown-1.5"), std::string::npos)
@@ -78,7 +85,7 @@ recipes:
     std::ofstream(wider) << text;
   }
   Result m = RunShell(bin + " regress --db " + db + " --date 2026-11-07 --expected " + wider);
-  EXPECT_EQ(m.exit_code, 1) << m.output;
+  EXPECT_EQ(m.exit_code, 4) << m.output;
   EXPECT_NE(m.output.find("1 missing"), std::string::npos) << m.output;
   EXPECT_NE(m.output.find("expected by the recipes; never reported"), std::string::npos)
       << m.output;

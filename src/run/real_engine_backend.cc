@@ -83,12 +83,12 @@ std::unique_ptr<LiveEngine> SupervisedEngineBackend::Start(const recipe::ServeSp
                                                            Failure* failure) {
   auto port = engine::FindFreePort();
   if (!port.ok()) {
-    *failure = {"infra.start_failed", port.status().message()};
+    *failure = {failure_class::kInfraStartFailed, port.status().message()};
     return nullptr;
   }
   auto command = RenderEngineCommand(settings_, serve, *port);
   if (!command.ok()) {
-    *failure = {"infra.start_failed", command.status().message()};
+    *failure = {failure_class::kInfraStartFailed, command.status().message()};
     return nullptr;
   }
   engine::SupervisorOptions options;
@@ -98,14 +98,14 @@ std::unique_ptr<LiveEngine> SupervisedEngineBackend::Start(const recipe::ServeSp
   options.readiness_timeout_s = settings_.readiness_timeout_s;
   auto supervisor = engine::Supervisor::Start(*command, options);
   if (!supervisor.ok()) {
-    *failure = {"infra.start_failed", supervisor.status().message()};
+    *failure = {failure_class::kInfraStartFailed, supervisor.status().message()};
     return nullptr;
   }
   auto ready = (*supervisor)->WaitUntilReady();
   if (!ready.ok()) {
     const auto& f = (*supervisor)->failure();
-    *failure =
-        f ? Failure{f->failure_class, f->summary} : Failure{"unknown", ready.status().message()};
+    *failure = f ? Failure{f->failure_class, f->summary}
+                 : Failure{failure_class::kUnknown, ready.status().message()};
     (void)(*supervisor)->Stop();
     return nullptr;
   }

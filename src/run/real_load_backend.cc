@@ -1,9 +1,9 @@
 #include <algorithm>
 
 #include "client/client.h"
+#include "record/record_builder.h"
 #include "run/aggregate.h"
 #include "run/real_backends.h"
-#include "run/record.h"
 
 namespace servebench::run {
 
@@ -37,7 +37,8 @@ client::BenchSettings BenchSettingsFor(const recipe::Point& point, const RunSett
   b.ignore_eos = load.ignore_eos;
   b.request_timeout_s = settings.request_timeout_s;
   b.client_issue_delay_limit_ms = settings.client_issue_delay_limit_ms;
-  b.gpus.num_gpus = NumGpus(point.serve);
+  // The same GPUs the record divides by (the prefill/decode split when multinode).
+  b.gpus = record::GpuTopologyOf(point.serve);
   b.spec_decoding = point.serve.spec.method != recipe::SpecMethod::kNone;
   b.requests_jsonl_path = requests_path;
   b.metadata = {{"point_id", point.point_id}, {"recipe", point.recipe}};

@@ -18,7 +18,7 @@ class StoreRecordSink final : public RecordSink {
   // `store` may be null: files only.
   StoreRecordSink(std::string out_dir, std::unique_ptr<store::Store> store);
 
-  Status Put(const boost::json::object& record) override;
+  Status Put(const record::Record& record) override;
   StatusOr<std::set<std::string>> OkPointIds(const std::vector<std::string>& point_ids) override;
 
   int ingested() const { return ingested_; }

@@ -4,31 +4,38 @@
 
 #include <string>
 
+#include "record/record_builder.h"
+
 namespace servebench::run {
 namespace {
 
 // A point of session "s1" at `concurrency` whose record carries a summary with a
 // distinctive throughput, in `status`.
-PointReport WithSummary(int concurrency, PointStatus status) {
+PointReport WithSummary(int concurrency, record::RecordStatus status) {
   PointReport p;
   p.point.recipe = "r";
   p.point.session_id = "s1";
   p.point.serve.engine = "vllm";
   p.point.load.concurrency = concurrency;
   p.status = status;
-  if (status != PointStatus::kOk) p.failure = {"server.died_during_run", "engine died"};
-  p.record["summary"] = boost::json::object{{"request_throughput", 12.5},
-                                            {"output_throughput", 4321.5},
-                                            {"median_ttft_ms", 10.0},
-                                            {"median_tpot_ms", 5.0}};
+  p.point.serve.tp = 1;
+  if (status != record::RecordStatus::kOk) {
+    p.failure = {failure_class::kServerDiedDuringRun, "engine died"};
+  }
+  p.record = record::RecordOfPoint(p.point, "run");
+  record::SetLoadResult(&p.record, boost::json::object{{"request_throughput", 12.5},
+                                                       {"output_throughput", 4321.5},
+                                                       {"median_ttft_ms", 10.0},
+                                                       {"median_tpot_ms", 5.0}});
   return p;
 }
 
 TEST(ReportTest, AFailedOrInvalidRowShowsNoThroughput) {
   SweepReport report;
   report.sessions = 1;
-  report.points = {WithSummary(1, PointStatus::kOk), WithSummary(2, PointStatus::kFailed),
-                   WithSummary(4, PointStatus::kInvalid)};
+  report.points = {WithSummary(1, record::RecordStatus::kOk),
+                   WithSummary(2, record::RecordStatus::kFailed),
+                   WithSummary(4, record::RecordStatus::kInvalid)};
   std::string text = FormatSweepReport(report, ReportStyle::kTerminal);
   // The ok row: 4321.5 out tok/s; the failed and invalid rows: dashes and their class.
   size_t ok_row = text.find("| 1    | ok");

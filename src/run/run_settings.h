@@ -7,15 +7,9 @@
 #include <vector>
 
 #include "common/status.h"
+#include "record/record.h"
 
 namespace servebench::run {
-
-// The build under test, carried on every record; `regress` compares builds.
-struct BuildIdentity {
-  std::string image;   // engine image (overrides nothing; recorded)
-  std::string commit;  // engine commit, e.g. vLLM's git sha
-  std::string date;    // YYYY-MM-DD of the night; default: today (UTC)
-};
 
 struct RunSettings {
   // ---- Where results go ----
@@ -52,7 +46,10 @@ struct RunSettings {
   std::string eval_fewshot_path;     // gsm8k train JSONL for the n-shot examples
   std::string eval_thresholds_path;  // floors (data/evals/thresholds.yaml format); "" = 0.85
   // ---- Identity ----
-  BuildIdentity build;
+  // The build under test, carried on every record (`regress` compares builds): the
+  // engine image (recorded; overrides nothing; default the point's), commit, and the
+  // night YYYY-MM-DD (default: today, UTC).
+  record::Build build;
   std::string run_id;  // default: <UTC time>-<host>-<pid>
 };
 

@@ -3,50 +3,21 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <boost/json.hpp>
 #include <filesystem>
 #include <system_error>
 
-#include "common/atomic_file.h"
+#include "record/record_files.h"
 
 namespace servebench::store {
 namespace fs = std::filesystem;
 
 namespace {
 
-// Records are small (a summary, no per-request data); refuse anything absurd.
-constexpr size_t kMaxRecordBytes = size_t{64} << 20;
-
 bool IsRecordFile(const fs::directory_entry& entry) {
   std::error_code ec;
   return entry.is_regular_file(ec) && entry.path().extension() == ".json" &&
          entry.path().parent_path().filename() == "records" &&
          !entry.path().filename().string().starts_with(".");
-}
-
-// Reads and parses one record file; every error names the file.
-StatusOr<boost::json::object> LoadRecordFile(const std::string& path) {
-  StatusOr<std::string> text = ReadFile(path, kMaxRecordBytes);
-  if (!text.ok()) return text.status();  // ReadFile names the path
-  boost::system::error_code ec;
-  boost::json::value value = boost::json::parse(*text, ec);
-  if (ec) {
-    return Status::InvalidArgument(fmt::format(
-        "{}: not valid JSON ({}); a record file is one JSON object", path, ec.message()));
-  }
-  if (!value.is_object()) {
-    return Status::InvalidArgument(
-        fmt::format("{}: the JSON is not an object; a record file is one JSON object", path));
-  }
-  const boost::json::value* id = value.get_object().if_contains("record_id");
-  std::string stem = fs::path(path).stem().string();
-  if (id != nullptr && id->is_string() && id->get_string() != stem) {
-    return Status::InvalidArgument(
-        fmt::format("{}: record_id is \"{}\" but the file is named {}.json; a record file is named "
-                    "<record_id>.json (was it renamed or edited?)",
-                    path, std::string_view(id->get_string()), stem));
-  }
-  return std::move(value.get_object());
 }
 
 }  // namespace
@@ -74,7 +45,7 @@ StatusOr<std::vector<std::string>> FindRecordFiles(const std::string& root) {
 }
 
 StatusOr<IngestOutcome> IngestRecordFile(Store& store, const std::string& path) {
-  SB_ASSIGN_OR_RETURN(boost::json::object record, LoadRecordFile(path));
+  SB_ASSIGN_OR_RETURN(record::Record record, record::ReadRecordFile(path));
   StatusOr<IngestOutcome> outcome = store.Ingest(record);
   if (!outcome.ok()) return outcome.status().WithContext(path);
   return outcome;
@@ -85,7 +56,7 @@ StatusOr<std::vector<FileOutcome>> IngestRecordFiles(Store& store,
   std::vector<FileOutcome> outcomes;
   outcomes.reserve(paths.size());
   for (const std::string& path : paths) {
-    StatusOr<boost::json::object> record = LoadRecordFile(path);
+    StatusOr<record::Record> record = record::ReadRecordFile(path);
     if (!record.ok()) {
       outcomes.push_back({path, std::nullopt, record.status()});
       continue;

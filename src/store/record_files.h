@@ -1,7 +1,7 @@
-// Record files on disk: finding them under output folders and ingesting them. This
-// is what `servebench ingest DIR...` does, and what `run` calls for each record it
-// writes (`<out>/records/<record_id>.json`, docs/record.md). Thread-compatible: uses
-// the Store it is given, from the calling thread.
+// Ingesting record files (record/record_files.h: `<out>/records/<record_id>.json`):
+// finding them under output folders and storing each. This is what `servebench
+// ingest DIR...` does, and what the Slurm executor does with its tasks' records.
+// Thread-compatible: uses the Store it is given, from the calling thread.
 #pragma once
 
 #include <optional>
@@ -19,10 +19,9 @@ namespace servebench::store {
 // NotFound if `root` does not exist; InvalidArgument if it is not a folder.
 StatusOr<std::vector<std::string>> FindRecordFiles(const std::string& root);
 
-// Reads, parses, validates and ingests one record file. The file name must be
-// `<record_id>.json` (a renamed file is refused: its name would lie about it).
-// Errors are prefixed with the path, e.g.
-// `out/records/ab12.json: record_id: missing; a non-empty string of [A-Za-z0-9._-]`.
+// Reads one record file (record::ReadRecordFile: any schema version, named after its
+// record_id) and ingests it. Errors are prefixed with the path, e.g.
+// `out/records/ab12.json: run_id: missing; a non-empty string of [A-Za-z0-9._-]`.
 StatusOr<IngestOutcome> IngestRecordFile(Store& store, const std::string& path);
 
 // The outcome of one file in IngestRecordFiles.

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "record/record_json.h"
 #include "store/sqlite/sqlite_store.h"
 #include "store/store_test_util.h"
 
@@ -23,6 +24,10 @@ void Write(const std::string& path, const std::string& text) {
 void WriteRecord(const std::string& dir, const boost::json::object& record) {
   Write(dir + "/records/" + std::string(record.at("record_id").as_string()) + ".json",
         boost::json::serialize(record));
+}
+
+void WriteRecord(const std::string& dir, const record::Record& record) {
+  WriteRecord(dir, record::ToJson(record));
 }
 
 TEST(RecordFilesTest, FindsRecordsFoldersAtAnyDepthAndSkipsTemporaries) {
@@ -52,10 +57,10 @@ TEST(RecordFilesTest, BadFilesAreReportedByNameAndFieldWhileGoodOnesAreIngested)
   WriteRecord(out, MakeRecord(1));
   WriteRecord(out, MakeRecord(2));
   Write(out + "/records/corrupt.json", R"({"record_id": "corrupt", "run_)");
-  boost::json::object missing = MakeRecord(3);
+  boost::json::object missing = record::ToJson(MakeRecord(3));
   missing.erase("engine");
   WriteRecord(out, missing);
-  Write(out + "/records/renamed.json", boost::json::serialize(MakeRecord(4)));
+  Write(out + "/records/renamed.json", record::ToJsonText(MakeRecord(4)));
 
   auto store = sqlite::OpenSqliteStore(dir.File("s.db"));
   ASSERT_TRUE(store.ok());

@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 
 #include "common/time_format.h"
+#include "record/record_json.h"
 #include "store/record_columns.h"
 
 namespace servebench::store {
@@ -82,9 +83,12 @@ class SqlStore final : public Store {
   explicit SqlStore(std::unique_ptr<SqlSession> db)
       : db_(std::move(db)), sql_(SqlFor(db_->dialect())) {}
 
-  StatusOr<IngestOutcome> Ingest(const boost::json::object& record) override {
-    SB_ASSIGN_OR_RETURN(RecordColumns columns, ExtractRecordColumns(record));
-    std::string text = boost::json::serialize(record);
+  StatusOr<IngestOutcome> Ingest(const record::Record& record) override {
+    // What is stored must read back: the codec checks every field (a Record built in
+    // code can still hold, say, an empty record_id).
+    std::string text = record::ToJsonText(record);
+    SB_RETURN_IF_ERROR(record::FromJsonText(text).status());
+    RecordColumns columns = ColumnsOf(record);
     if (*sql_.begin_ingest == '\0') return IngestUnlocked(columns, text, record);
     SB_RETURN_IF_ERROR(db_->Exec(sql_.begin_ingest, "start an ingest"));
     StatusOr<IngestOutcome> outcome = IngestUnlocked(columns, text, record);
@@ -96,23 +100,14 @@ class SqlStore final : public Store {
     return outcome;
   }
 
-  StatusOr<std::vector<boost::json::object>> Query(const RecordFilter& filter) override {
+  StatusOr<std::vector<record::Record>> Query(const RecordFilter& filter) override {
     SqlQuery query = BuildRecordQuery(filter, db_->dialect(), sql_.record_column);
-    std::vector<boost::json::object> records;
-    SB_RETURN_IF_ERROR(
-        db_->Run(query, "query records",
-                 [&](const std::vector<std::string>& row) {
-                   boost::system::error_code ec;
-                   boost::json::value value = boost::json::parse(row.at(0), ec);
-                   if (ec || !value.is_object()) {
-                     return Status::DataLoss(fmt::format(
-                         "{}: a stored record is not a JSON object ({}); the database is damaged",
-                         db_->where(), ec ? ec.message() : "not an object"));
-                   }
-                   records.push_back(std::move(value.get_object()));
-                   return Status::Ok();
-                 })
-            .status());
+    std::vector<record::Record> records;
+    SB_RETURN_IF_ERROR(db_->Run(query, "query records",
+                                [&](const std::vector<std::string>& row) {
+                                  return ReadStored(row.at(0), records);
+                                })
+                           .status());
     return records;
   }
 
@@ -140,17 +135,35 @@ class SqlStore final : public Store {
   // The insert, and on a conflict the comparison with the stored record; inside the
   // dialect's ingest transaction when it has one.
   StatusOr<IngestOutcome> IngestUnlocked(const RecordColumns& columns, const std::string& text,
-                                         const boost::json::object& record) {
+                                         const record::Record& record) {
     SqlQuery insert = BuildInsert(columns, text, Rfc3339Now(), db_->dialect());
     SB_ASSIGN_OR_RETURN(int64_t changed, db_->Run(insert, "insert a record"));
     if (changed == 1) return IngestOutcome::kInserted;
     RecordFilter same;
     same.record_id = columns.record_id;
-    SB_ASSIGN_OR_RETURN(std::vector<boost::json::object> existing, Query(same));
-    if (existing.size() == 1 && JsonEquivalent(existing[0], record)) {
+    SB_ASSIGN_OR_RETURN(std::vector<record::Record> existing, Query(same));
+    if (existing.size() == 1 && existing[0] == record) {
       return IngestOutcome::kAlreadyPresent;
     }
     return IngestOutcome::kConflict;
+  }
+
+  // One stored row's record text, read with the codec (older schemas migrated).
+  Status ReadStored(const std::string& text, std::vector<record::Record>& out) {
+    StatusOr<record::Record> r = record::FromJsonText(text);
+    if (r.ok()) {
+      out.push_back(std::move(*r));
+      return Status::Ok();
+    }
+    boost::system::error_code ec;
+    boost::json::value v = boost::json::parse(text, ec);
+    const boost::json::value* id =
+        !ec && v.is_object() ? v.get_object().if_contains("record_id") : nullptr;
+    return Status::FailedPrecondition(fmt::format(
+        "{}: stored record {} does not read as a record ({}); a newer servebench may have "
+        "written it",
+        db_->where(), id != nullptr ? boost::json::serialize(*id) : "(no record_id)",
+        r.status().message()));
   }
 
   std::unique_ptr<SqlSession> db_;

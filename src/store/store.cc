@@ -25,7 +25,7 @@ bool IsPostgresUrl(std::string_view url) {
   return url.starts_with("postgresql://") || url.starts_with("postgres://");
 }
 
-StatusOr<std::vector<boost::json::object>> Store::Series(const std::string& series_id) {
+StatusOr<std::vector<record::Record>> Store::Series(const std::string& series_id) {
   if (series_id.empty()) {
     return Status::InvalidArgument("Series: series_id is empty; pass a record's series_id");
   }

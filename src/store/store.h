@@ -1,17 +1,19 @@
-// The results store: every Record (docs/record.md) that servebench produced, kept in
+// The results store: every Record (record/record.h) that servebench produced, kept in
 // SQLite (default, one file) or PostgreSQL (shared by many machines). This is the
 // store's interface; beside it, record_files.h ingests record files (for `ingest`
-// and run/) and record_export.h renders records as CSV/JSON (for `results`). The
-// backends (sqlite/, postgres/) are not included by other modules.
+// and run/). The backends (sqlite/, postgres/) are not included by other modules.
 //
 // Contract
 //   - Records are never overwritten. Ingest is idempotent on record_id: the same
 //     record ingested twice gives one row (kAlreadyPresent the second time); a
 //     different record with an existing record_id is refused (kConflict), not stored.
-//   - Ingest validates the record first (record_columns.h); an invalid record is
-//     refused with InvalidArgument naming the field, the bad value and the rule.
-//   - Query returns the records as ingested: both backends keep the record's JSON
-//     text, so keys keep their order and numbers their type (2.0 stays a double).
+//   - Ingest checks the record with the codec first (record/record_json.h); an
+//     invalid record is refused with InvalidArgument naming the field, the bad value
+//     and the rule. It stores the record's JSON in the current schema.
+//   - Query returns the records as ingested: both backends keep the record's exact
+//     JSON text (verbatim artefacts keep their key order and number types), read back
+//     with the codec — records stored by an earlier release are migrated as they are
+//     read (record_json.h), never rewritten in the database.
 //   - Failures come back as Status, never as exceptions: a full disk is DataLoss, a
 //     database locked for longer than the busy timeout or an unreachable server is
 //     Unavailable, a database written by a newer servebench is FailedPrecondition.
@@ -20,13 +22,13 @@
 // processes may open the same SQLite file or PostgreSQL database at once.
 #pragma once
 
-#include <boost/json/object.hpp>
 #include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "common/status.h"
+#include "record/record.h"
 
 namespace servebench::store {
 
@@ -68,10 +70,11 @@ class Store {
 
   // Validates and stores `record`. InvalidArgument if it is not a valid record;
   // DataLoss / Unavailable if the database cannot be written.
-  virtual StatusOr<IngestOutcome> Ingest(const boost::json::object& record) = 0;
+  virtual StatusOr<IngestOutcome> Ingest(const record::Record& record) = 0;
 
-  // The records matching `filter`, in `filter.order`.
-  virtual StatusOr<std::vector<boost::json::object>> Query(const RecordFilter& filter) = 0;
+  // The records matching `filter`, in `filter.order`. FailedPrecondition naming the
+  // record when a stored one does not read (written by a newer servebench).
+  virtual StatusOr<std::vector<record::Record>> Query(const RecordFilter& filter) = 0;
 
   // Of `point_ids`, those that already have a record with status "ok" (in any run):
   // what `servebench run --resume` skips.
@@ -79,7 +82,7 @@ class Store {
 
   // Every record of one series (same point identity, any build), oldest build first:
   // the history the regression verdicts compare against.
-  StatusOr<std::vector<boost::json::object>> Series(const std::string& series_id);
+  StatusOr<std::vector<record::Record>> Series(const std::string& series_id);
 
   // The schema version of the open database (migrations.h).
   virtual StatusOr<int> SchemaVersion() = 0;

@@ -11,10 +11,11 @@ MetricVerdict JudgeAccuracy(const AccuracyResult& tonight, const AccuracyResult*
   MetricVerdict v;
   v.metric = "accuracy:" + tonight.task;
   v.value = tonight.value;
-  if (tonight.floor >= 0 && tonight.value < tonight.floor) {
+  if (tonight.floor && tonight.value < *tonight.floor) {
     v.outcome = MetricOutcome::kRegression;
-    v.baseline = tonight.floor;
-    v.rule = fmt::format("below the floor {:.4f}", tonight.floor);
+    v.confirmed_by = Confirmation::kFloor;
+    v.baseline = *tonight.floor;
+    v.rule = fmt::format("below the floor {:.4f}", *tonight.floor);
     if (last_good != nullptr) v.baseline = last_good->value;
     v.change_rel = v.worse_rel = tonight.value - v.baseline;
     return v;
@@ -29,6 +30,7 @@ MetricVerdict JudgeAccuracy(const AccuracyResult& tonight, const AccuracyResult*
   // Accuracy changes are absolute (points of a fraction), not relative.
   double drop = last_good->value - tonight.value;
   double p = 1;
+  Confirmation test = Confirmation::kTwoProportion;
   if (!tonight.items.empty() && !last_good->items.empty()) {
     long b = 0, c = 0, common = 0;  // b: base right, tonight wrong; c: the reverse
     for (const auto& [doc, right_now] : tonight.items) {
@@ -41,6 +43,7 @@ MetricVerdict JudgeAccuracy(const AccuracyResult& tonight, const AccuracyResult*
     if (common > 0) {
       drop = static_cast<double>(b - c) / static_cast<double>(common);
       p = McNemarExactP(b, c);
+      test = Confirmation::kPairedTest;
       v.rule = fmt::format("McNemar b = {}, c = {}, N = {}, p = {:.3g}", b, c, common, p);
     }
   } else {
@@ -52,8 +55,10 @@ MetricVerdict JudgeAccuracy(const AccuracyResult& tonight, const AccuracyResult*
   v.threshold_rel = s.accuracy_min_drop;
   if (p < s.accuracy_max_p && drop >= s.accuracy_min_drop) {
     v.outcome = MetricOutcome::kRegression;
+    v.confirmed_by = test;
   } else if (p < s.accuracy_max_p && -drop >= s.accuracy_min_drop) {
     v.outcome = MetricOutcome::kImprovement;
+    v.confirmed_by = test;
   } else {
     v.outcome = MetricOutcome::kUnchanged;
   }

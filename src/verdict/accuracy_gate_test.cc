@@ -8,7 +8,7 @@ namespace {
 AccuracyResult Items(double value, size_t n, size_t first_wrong, size_t wrong) {
   AccuracyResult a;
   a.task = "gsm8k";
-  a.n = static_cast<long>(n);
+  a.n = static_cast<int64_t>(n);
   a.value = value;
   for (size_t i = 0; i < n; ++i)
     a.items["doc" + std::to_string(i)] = i < first_wrong || i >= first_wrong + wrong;
@@ -33,16 +33,19 @@ TEST(AccuracyGateTest, NightlyWobbleIsUnchanged) {
 }
 
 TEST(AccuracyGateTest, WithoutItemsUsesTwoProportions) {
-  AccuracyResult base{"gsm8k", 0.90, 1319, {}, -1};
-  AccuracyResult tonight{"gsm8k", 0.80, 1319, {}, -1};
+  AccuracyResult base{"gsm8k", 0.90, 1319, std::nullopt, {}};
+  AccuracyResult tonight{"gsm8k", 0.80, 1319, std::nullopt, {}};
   MetricVerdict v = JudgeAccuracy(tonight, &base, VerdictSettings{});
   EXPECT_EQ(v.outcome, MetricOutcome::kRegression);
+  EXPECT_EQ(v.confirmed_by, Confirmation::kTwoProportion);
   EXPECT_NE(v.rule.find("two-proportion"), std::string::npos);
 }
 
 TEST(AccuracyGateTest, BelowTheFloorIsARegressionEvenWithoutHistory) {
-  AccuracyResult tonight{"gsm8k", 0.5, 1319, {}, 0.7};
-  EXPECT_EQ(JudgeAccuracy(tonight, nullptr, VerdictSettings{}).outcome, MetricOutcome::kRegression);
+  AccuracyResult tonight{"gsm8k", 0.5, 1319, 0.7, {}};
+  MetricVerdict v = JudgeAccuracy(tonight, nullptr, VerdictSettings{});
+  EXPECT_EQ(v.outcome, MetricOutcome::kRegression);
+  EXPECT_EQ(v.confirmed_by, Confirmation::kFloor) << "a floor is a gate, not a comparison";
   tonight.floor = 0.4;
   EXPECT_EQ(JudgeAccuracy(tonight, nullptr, VerdictSettings{}).outcome,
             MetricOutcome::kInsufficient);

@@ -32,17 +32,17 @@ std::vector<SeriesHistory> BuildCurveHistories(const std::vector<SeriesHistory>&
         auto x = o.metrics.find("median_intvty");
         auto y = o.metrics.find("tput_per_gpu");
         if (x == o.metrics.end() || y == o.metrics.end() || x->second <= 0) continue;
-        night.pts.push_back({x->second, y->second});
+        night.pts.push_back({x->second, y->second, night.pts.size()});
       }
     }
     std::map<std::string, std::vector<CurvePoint>> frontiers;
     std::vector<double> lows, highs;
     for (const auto& [date, night] : nights) {
       if (night.pts.size() < 2) continue;
-      std::vector<CurvePoint> f = ParetoFrontier(night.pts);
+      std::vector<CurvePoint> f = metrics::ParetoFrontier(night.pts);
       if (f.size() < 2) continue;
-      lows.push_back(f.front().x);
-      highs.push_back(f.back().x);
+      lows.push_back(f.front().intvty);
+      highs.push_back(f.back().intvty);
       frontiers[date] = std::move(f);
     }
     // Fixed range: nearly every night covers it (80th percentile of the lower

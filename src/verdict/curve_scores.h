@@ -1,23 +1,19 @@
 // Per-curve scores of regression.md §3. A curve is the (interactivity, throughput
-// per GPU) points of one configuration across concurrencies; its Pareto frontier is
-// summarised by throughput at a fixed interactivity (monotone cubic Hermite,
-// Steffen's method with the stated end rule) and by the mean throughput over a
-// fixed interactivity range (trapezoidal area / range width). Pure functions.
+// per GPU) points of one configuration across concurrencies; its Pareto frontier
+// (metrics/pareto.h, the one frontier) is summarised by throughput at a fixed
+// interactivity (monotone cubic Hermite, Steffen's method with the stated end rule)
+// and by the mean throughput over a fixed interactivity range (trapezoidal area /
+// range width). Pure functions.
 #pragma once
 
 #include <optional>
 #include <vector>
 
+#include "metrics/pareto.h"
+
 namespace servebench::verdict {
 
-struct CurvePoint {
-  double x = 0;  // median interactivity, tok/s/user (1000 / median TPOT ms)
-  double y = 0;  // throughput per GPU, tok/s/GPU
-};
-
-// Points not dominated by another (x' >= x and y' >= y, one strict), sorted by x.
-// Exact duplicates are kept once.
-std::vector<CurvePoint> ParetoFrontier(std::vector<CurvePoint> points);
+using metrics::CurvePoint;
 
 // Throughput per GPU at interactivity `x` on the frontier; nullopt outside
 // [x_min, x_max] (no extrapolation) or for an empty frontier; clamped at >= 0.

@@ -7,17 +7,18 @@ namespace servebench::verdict {
 namespace {
 
 std::vector<CurvePoint> Example() {
-  return ParetoFrontier({{20, 3000}, {30, 2000}, {40, 2000}, {40, 1800}, {60, 1000}, {100, 200}});
+  return metrics::ParetoFrontier(
+      {{20, 3000}, {30, 2000}, {40, 2000}, {40, 1800}, {60, 1000}, {100, 200}});
 }
 
 TEST(CurveScoresTest, FrontierDropsDominatedPoints) {
   std::vector<CurvePoint> f = Example();
   ASSERT_EQ(f.size(), 4u);
-  EXPECT_EQ(f[0].x, 20);
-  EXPECT_EQ(f[1].x, 40);
-  EXPECT_EQ(f[1].y, 2000);
-  EXPECT_EQ(f[2].x, 60);
-  EXPECT_EQ(f[3].x, 100);
+  EXPECT_EQ(f[0].intvty, 20);
+  EXPECT_EQ(f[1].intvty, 40);
+  EXPECT_EQ(f[1].tput_per_gpu, 2000);
+  EXPECT_EQ(f[2].intvty, 60);
+  EXPECT_EQ(f[3].intvty, 100);
 }
 
 TEST(CurveScoresTest, TputAtIntvtyMatchesWorkedExample) {
@@ -30,7 +31,7 @@ TEST(CurveScoresTest, TputAtIntvtyMatchesWorkedExample) {
 }
 
 TEST(CurveScoresTest, TwoPointsInterpolateLinearly) {
-  std::vector<CurvePoint> f = ParetoFrontier({{10, 100}, {20, 50}});
+  std::vector<CurvePoint> f = metrics::ParetoFrontier({{10, 100}, {20, 50}});
   EXPECT_NEAR(*TputAtIntvty(f, 15), 75, 1e-12);
 }
 

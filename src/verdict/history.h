@@ -1,42 +1,33 @@
 // What the verdicts read: one Observation per series per night, independent of
-// where it came from (the store, a folder of record JSON, or a synthetic test).
-// record_reader.h builds these from Records (docs/record.md). Plain values.
+// where it came from (the store, a folder of record files, or a synthetic test).
+// record_reader.h builds these from Records (record/record.h). Plain values.
 #pragma once
 
 #include <map>
 #include <string>
 #include <vector>
 
+#include "record/record.h"
+
 namespace servebench::verdict {
 
-// The build a night ran: the nightly engine image and commit, and the date.
-struct Build {
-  std::string date;  // "YYYY-MM-DD" (UTC): the night
-  std::string image;
-  std::string commit;
-};
+// The build a night ran: the nightly engine image and commit, and the date
+// ("YYYY-MM-DD", UTC: the night).
+using Build = record::Build;
 
 enum class NightStatus { kOk, kFailed, kInvalid, kBlocked };
 std::string_view NightStatusName(NightStatus status);  // "ok", "failed", ...
 
-// One accuracy task's result on one night.
-struct AccuracyResult {
-  std::string task;  // e.g. "gsm8k"
-  double value = 0;  // fraction correct, 0..1
-  long n = 0;        // items scored
-  // Per-item correctness by doc id, when the eval kept it: enables the paired
-  // (McNemar) test; otherwise a two-proportion test is used.
-  std::map<std::string, bool> items;
-  // Absolute floor from the recipe's eval gate; < 0 when none.
-  double floor = -1;
-};
+// One accuracy task's result on one night. Per-item results enable the paired
+// (McNemar) test; otherwise a two-proportion test is used.
+using AccuracyResult = record::TaskAccuracy;
 
 struct Observation {
   Build build;
   NightStatus status = NightStatus::kOk;
   std::string reason;  // why failed / invalid / blocked ("" when ok)
-  // Judged metric values (metric_catalogue.h names): the median of the night's
-  // repetitions.
+  // The night's headline metrics by their metrics/headline.h names (the catalogue,
+  // metric_catalogue.h, says which are judged): the median of the night's repetitions.
   std::map<std::string, double> metrics;
   // Raw repetitions per metric, when known (same-night reruns add more).
   std::map<std::string, std::vector<double>> raw_runs;

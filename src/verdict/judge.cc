@@ -42,8 +42,25 @@ size_t Report::Count(Verdict verdict) const {
                     [&](const SeriesVerdict& v) { return v.verdict == verdict; }));
 }
 
+bool SeriesVerdict::GateFailedOnly() const {
+  if (verdict != Verdict::kRegression) return false;
+  bool gate = false;
+  for (const MetricVerdict& m : metrics) {
+    if (!m.counted || m.outcome != MetricOutcome::kRegression) continue;
+    if (m.confirmed_by != Confirmation::kFloor) return false;
+    gate = true;
+  }
+  return gate;
+}
+
 int Report::ExitCode() const {
-  return Count(Verdict::kRegression) > 0 ? kExitInvalidInput : kExitOk;
+  bool gate_failed = false;
+  for (const SeriesVerdict& v : verdicts) {
+    if (v.verdict != Verdict::kRegression) continue;
+    if (!v.GateFailedOnly()) return kExitRegression;
+    gate_failed = true;
+  }
+  return gate_failed ? kExitGateFailed : kExitOk;
 }
 
 namespace {
@@ -318,7 +335,7 @@ StatusOr<Report> Judge(const std::vector<SeriesHistory>& histories,
   std::vector<double> ps;
   for (SeriesVerdict& sv : report.verdicts) {
     for (MetricVerdict& m : sv.metrics) {
-      if (m.rule.rfind("rerun:", 0) == 0 && m.outcome != MetricOutcome::kUnchanged) {
+      if (m.confirmed_by == Confirmation::kRerun) {
         tested.emplace_back(&sv, &m);
         ps.push_back(m.p_value);
       }
@@ -328,6 +345,7 @@ StatusOr<Report> Judge(const std::vector<SeriesHistory>& histories,
   for (size_t i = 0; i < tested.size(); ++i) {
     if (keep[i]) continue;
     tested[i].second->outcome = MetricOutcome::kUnchanged;
+    tested[i].second->confirmed_by = Confirmation::kNone;
     tested[i].second->suspect = true;
     tested[i].second->rule += fmt::format(" (not kept at FDR q = {})", s.fdr_q);
     Combine(*tested[i].first);

@@ -18,7 +18,7 @@ namespace servebench::verdict {
 
 // The statuses of issue 7, worst first (the report's sort order).
 enum class Verdict {
-  kRegression,   // confirmed worse (or failed after passing before): exit 1
+  kRegression,   // confirmed worse (or failed after passing before): exit 4 (5 for a gate)
   kMissing,      // expected (recipes, or reported recently) but not reported tonight
   kInvalid,      // refused by Stage 0 / validity rules: never compared
   kBlocked,      // a known-blocked series: its failures are expected
@@ -50,13 +50,20 @@ struct SeriesVerdict {
   std::vector<ChangePointReport> change_points;
   // Worst counted worsening, as a positive fraction (0 when none): sorts the report.
   double severity = 0;
+
+  // A regression whose only counted worsening is an accuracy gate (a task below its
+  // floor), not a comparison with history.
+  bool GateFailedOnly() const;
 };
 
 struct Report {
   std::string date;                     // the night judged
   std::vector<SeriesVerdict> verdicts;  // worst first
   size_t Count(Verdict verdict) const;
-  // 1 on a confirmed regression, else 0 (common/exit_codes.h kExitInvalidInput).
+  // common/exit_codes.h: kExitRegression (4) when any series has a confirmed
+  // regression against its history (a failure after passing counts); else
+  // kExitGateFailed (5) when a series regressed only by an accuracy gate (a task below
+  // its floor); else kExitOk. Never kExitInvalidInput: a typo is not a slowdown.
   int ExitCode() const;
 };
 

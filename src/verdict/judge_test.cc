@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/exit_codes.h"
 #include "verdict/synthetic_history.h"
 
 namespace servebench::verdict {
@@ -15,7 +16,7 @@ SeriesHistory Quiet(const std::string& id, size_t nights) {
   h.label = id;
   for (size_t i = 0; i < nights; ++i) {
     Observation o;
-    o.build = {SyntheticDate(i), "img-" + std::to_string(i), "c" + std::to_string(i)};
+    o.build = {"img-" + std::to_string(i), "c" + std::to_string(i), SyntheticDate(i)};
     o.metrics["tput_per_gpu"] = 1000 * (1 + kWiggle[i % 8]);
     o.metrics["median_ttft_ms"] = 100 * (1 - kWiggle[(i + 3) % 8]);
     h.nights.push_back(o);
@@ -107,7 +108,7 @@ TEST(JudgeTest, ExpectedButNeverReportedIsMissing) {
   EXPECT_EQ(r->verdicts[0].series_id, "ghost");
 }
 
-TEST(JudgeTest, StepIsARegressionWithExitOneAndWorstFirst) {
+TEST(JudgeTest, StepIsARegressionWithItsOwnExitCodeAndWorstFirst) {
   std::vector<SeriesHistory> hs{Quiet("quiet", 20), Quiet("slow", 20), Quiet("slower", 20)};
   for (size_t i = 18; i < 20; ++i) hs[1].nights[i].metrics["tput_per_gpu"] *= 0.95;
   for (size_t i = 18; i < 20; ++i) hs[2].nights[i].metrics["tput_per_gpu"] *= 0.90;
@@ -116,7 +117,35 @@ TEST(JudgeTest, StepIsARegressionWithExitOneAndWorstFirst) {
   EXPECT_EQ(r->Count(Verdict::kRegression), 2u);
   EXPECT_EQ(r->verdicts[0].series_id, "slower");
   EXPECT_EQ(r->verdicts[1].series_id, "slow");
-  EXPECT_EQ(r->ExitCode(), 1);
+  EXPECT_EQ(r->ExitCode(), kExitRegression) << "not kExitInvalidInput: a slowdown is no typo";
+  EXPECT_NE(kExitRegression, kExitInvalidInput);
+}
+
+TEST(JudgeTest, AccuracyBelowItsFloorAloneIsAFailedGate) {
+  SeriesHistory h = Quiet("evals", 20);
+  for (size_t i = 0; i < 20; ++i) {
+    h.nights[i].accuracy.push_back({"gsm8k", i == 19 ? 0.5 : 0.9, 1319, 0.8, {}});
+  }
+  StatusOr<Report> r = Judge({h}, {}, "", VerdictSettings{});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->Count(Verdict::kRegression), 1u);
+  EXPECT_TRUE(r->verdicts[0].GateFailedOnly());
+  EXPECT_EQ(r->ExitCode(), kExitGateFailed);
+  // A slowdown as well: the regression's code wins.
+  for (size_t i = 18; i < 20; ++i) h.nights[i].metrics["tput_per_gpu"] *= 0.9;
+  r = Judge({h}, {}, "", VerdictSettings{});
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->verdicts[0].GateFailedOnly());
+  EXPECT_EQ(r->ExitCode(), kExitRegression);
+}
+
+TEST(JudgeTest, ConfirmationIsAFieldNotText) {
+  SeriesHistory h = Quiet("s", 20);
+  for (size_t i = 18; i < 20; ++i) h.nights[i].metrics["tput_per_gpu"] *= 0.9;
+  SeriesVerdict v = JudgeSeries(h, SyntheticDate(19), VerdictSettings{});
+  ASSERT_EQ(v.verdict, Verdict::kRegression);
+  EXPECT_EQ(v.metrics[0].metric, "tput_per_gpu");
+  EXPECT_EQ(v.metrics[0].confirmed_by, Confirmation::kPersistence) << v.metrics[0].rule;
 }
 
 TEST(JudgeTest, ChangePointNamesTheFirstBadBuildAndRebaselines) {
@@ -140,7 +169,7 @@ TEST(JudgeTest, ChangePointNamesTheFirstBadBuildAndRebaselines) {
 TEST(JudgeTest, AccuracyDropThatPersistsStaysARegression) {
   SeriesHistory h = Quiet("s", 10);
   for (size_t i = 0; i < h.nights.size(); ++i) {
-    h.nights[i].accuracy.push_back({"gsm8k", i >= 8 ? 0.80 : 0.90, 1319, {}, -1});
+    h.nights[i].accuracy.push_back({"gsm8k", i >= 8 ? 0.80 : 0.90, 1319, std::nullopt, {}});
   }
   // Night 8 drops 10 points; night 9 repeats 0.80, and is compared with night 7
   // (the last good night), not with night 8.

@@ -17,7 +17,6 @@ const std::vector<MetricSpec>& AllMetrics() {
       {"p99_tpot_ms", Better::kLower, 0.10, 4, true},
       {"p99_itl_ms", Better::kLower, 0.10, 4, true},
       {"median_intvty", Better::kHigher, 0.05, 3, false},
-      {"peak_memory_gb", Better::kLower, 0.05, 3, true},
       {"tput_at_intvty(20)", Better::kHigher, 0.025, 3, true},
       {"tput_at_intvty(35)", Better::kHigher, 0.025, 3, true},
       {"tput_at_intvty(50)", Better::kHigher, 0.025, 3, true},

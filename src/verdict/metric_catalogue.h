@@ -1,6 +1,8 @@
 // Which metrics are judged, which way is better, and how big a move must be before
 // it counts (regression.md §2 "Minimum effect sizes"). Data, not code: one row per
-// metric name as it appears in an Observation.
+// metric name as it appears in an Observation — a headline metric's name
+// (metrics/headline.h) or a curve score's. Headline metrics without a row are shown,
+// never judged.
 #pragma once
 
 #include <string>

@@ -23,6 +23,28 @@ std::string_view MetricOutcomeName(MetricOutcome outcome) {
   return "?";
 }
 
+std::string_view ConfirmationName(Confirmation confirmation) {
+  switch (confirmation) {
+    case Confirmation::kNone:
+      return "none";
+    case Confirmation::kRerun:
+      return "rerun";
+    case Confirmation::kPersistence:
+      return "persistence";
+    case Confirmation::kTwoNight:
+      return "two-night";
+    case Confirmation::kWindow:
+      return "window";
+    case Confirmation::kFloor:
+      return "floor";
+    case Confirmation::kPairedTest:
+      return "mcnemar";
+    case Confirmation::kTwoProportion:
+      return "two-proportion";
+  }
+  return "?";
+}
+
 namespace {
 
 std::vector<double> Tail(const std::vector<double>& x, size_t from, size_t to, size_t last_n) {
@@ -32,9 +54,10 @@ std::vector<double> Tail(const std::vector<double>& x, size_t from, size_t to, s
 
 // Tries every confirmation rule in one direction. `bad[j]` is window night j's
 // change with the sign that makes the studied direction positive (worse for a
-// regression, better for an improvement). Returns the rule that fired, or "".
+// regression, better for an improvement). Says which rule confirmed it, if any.
 struct Direction {
   std::string rule;
+  Confirmation confirmed_by = Confirmation::kNone;
   double p = -1;
   bool flagged_tonight = false;
   bool noise_by_rerun = false;
@@ -112,6 +135,7 @@ MetricVerdict GateMetric(const MetricSpec& spec, const MetricSeries& series,
         if (p <= s.rerun_p_regression) {
           out.rule = fmt::format("rerun: {} runs vs {} baseline runs, p = {:.3g}",
                                  raw_tonight.size(), raw_base.size(), p);
+          out.confirmed_by = Confirmation::kRerun;
         } else if (p > s.rerun_p_noise) {
           out.noise_by_rerun = true;
         }
@@ -123,6 +147,7 @@ MetricVerdict GateMetric(const MetricSpec& spec, const MetricSeries& series,
     for (size_t j = 0; j < d.size(); ++j) flags += bad(j) > thr ? 1 : 0;
     if (out.flagged_tonight && flags >= s.persistence_flags) {
       out.rule = fmt::format("persistence: flagged on {} of the last {} nights", flags, d.size());
+      out.confirmed_by = Confirmation::kPersistence;
       return out;
     }
     // (c) Two-night mean: tonight and last night together.
@@ -132,6 +157,7 @@ MetricVerdict GateMetric(const MetricSpec& spec, const MetricSeries& series,
       if (mean2 > thr2 && bad(t) > s.two_night_tonight_fraction * spec.delta_min) {
         out.rule =
             fmt::format("two-night mean {:+.2f} % beyond {:.2f} %", -dir * 100 * mean2, 100 * thr2);
+        out.confirmed_by = Confirmation::kTwoNight;
         return out;
       }
     }
@@ -148,6 +174,7 @@ MetricVerdict GateMetric(const MetricSpec& spec, const MetricSeries& series,
       if (-dir * sign * t_stat > s.window_t && -dir * rel >= min_rel) {
         out.rule = fmt::format("window: last {} nights vs {} before, t = {:.2f}, change {:+.2f} %",
                                win.size(), before.size(), t_stat, 100 * sign * rel);
+        out.confirmed_by = Confirmation::kWindow;
       }
     }
     return out;
@@ -163,16 +190,18 @@ MetricVerdict GateMetric(const MetricSpec& spec, const MetricSeries& series,
     return ago;
   };
   Direction worse = judge(+1);
-  if (!worse.rule.empty()) {
+  if (worse.confirmed_by != Confirmation::kNone) {
     v.outcome = MetricOutcome::kRegression;
+    v.confirmed_by = worse.confirmed_by;
     v.rule = worse.rule;
     v.p_value = worse.p;
     v.first_moved_nights_ago = first_moved(+1);
     return v;
   }
   Direction better = judge(-1);
-  if (!better.rule.empty()) {
+  if (better.confirmed_by != Confirmation::kNone) {
     v.outcome = MetricOutcome::kImprovement;
+    v.confirmed_by = better.confirmed_by;
     v.rule = better.rule;
     v.p_value = better.p;
     v.first_moved_nights_ago = first_moved(-1);

@@ -21,10 +21,27 @@ enum class MetricOutcome {
 };
 std::string_view MetricOutcomeName(MetricOutcome outcome);
 
+// Which rule confirmed a regression or an improvement: what code acts on (the
+// report's `rule` text says the same for people, with the numbers).
+enum class Confirmation {
+  kNone,           // not confirmed: unchanged, suspect or too little history
+  kRerun,          // same-night rerun, min(MWU, KS) of the raw runs (multiple-tested, judge.h)
+  kPersistence,    // flagged on enough nights of the window
+  kTwoNight,       // the mean of tonight and last night
+  kWindow,         // the window t test
+  kFloor,          // accuracy below its absolute floor: a gate, not a comparison
+  kPairedTest,     // accuracy: McNemar on per-item results
+  kTwoProportion,  // accuracy: two-proportion test
+};
+// "none", "rerun", "persistence", "two-night", "window", "floor", "mcnemar",
+// "two-proportion".
+std::string_view ConfirmationName(Confirmation confirmation);
+
 struct MetricVerdict {
   std::string metric;
   bool counted = true;
   MetricOutcome outcome = MetricOutcome::kInsufficient;
+  Confirmation confirmed_by = Confirmation::kNone;
   bool suspect = false;      // flagged tonight but not (yet) confirmed
   double value = 0;          // tonight
   double baseline = 0;       // B

@@ -3,25 +3,30 @@
 #include <gtest/gtest.h>
 
 #include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
-#include <filesystem>
 
-#include "common/atomic_file.h"
+#include "record/record_json.h"
 
 namespace servebench::verdict {
 namespace {
 
 namespace json = boost::json;
 
+// A record as the first release wrote it (schema 1), read with the codec.
+record::Record Read(const json::object& o) {
+  StatusOr<record::Record> r = record::FromJson(o);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? *r : record::Record{};
+}
+
 json::object Record(const std::string& id, const std::string& date, const std::string& status,
                     double total_tput, double tpot_ms) {
   return json::parse(R"({
     "schema_version": 1, "record_id": ")" +
-                     id + R"(", "series_id": "s1", "point_id": "p1",
+                     id + R"(", "run_id": "run-1", "series_id": "s1", "point_id": "p1",
     "recipe": "r", "engine": "sim", "model": "m", "hardware": "h200", "precision": "fp8",
     "isl": 1024, "osl": 1024, "concurrency": 4, "tp": 2, "num_gpus": 2,
     "status": ")" + status +
-                     R"(", "failure_class": "engine-died", "failure_reason": "exit 1",
+                     R"(", "failure_class": "server.died_during_run", "failure_reason": "exit 1",
     "blocked": false, "build": {"image": "img", "commit": "abc", "date": ")" +
                      date + R"("},
     "provenance": {"started_at": ")" +
@@ -38,7 +43,7 @@ json::object Record(const std::string& id, const std::string& date, const std::s
 
 TEST(RecordReaderTest, ReadsMetricsPerGpuAndIdentity) {
   HistoryBuilder b;
-  ASSERT_TRUE(b.Add(Record("r1", "2026-11-28", "ok", 2000, 20)).ok());
+  ASSERT_TRUE(b.Add(Read(Record("r1", "2026-11-28", "ok", 2000, 20))).ok());
   std::vector<SeriesHistory> hs = b.Finish();
   ASSERT_EQ(hs.size(), 1u);
   const Observation& o = hs[0].nights[0];
@@ -61,12 +66,12 @@ TEST(RecordReaderTest, ReadsLmEvalResultsEmbeddedInEvals) {
   r["evals"] = json::parse(R"({"results": {"gsm8k": {"exact_match,strict-match": 0.91,
       "exact_match,flexible-extract": 0.93, "exact_match_stderr,flexible-extract": 0.007}},
       "n-samples": {"gsm8k": {"original": 1319, "effective": 1319}}})");
-  ASSERT_TRUE(b.Add(r).ok());
+  ASSERT_TRUE(b.Add(Read(r)).ok());
   // As run/ writes it: evals.gsm8k holds the results JSON, beside the gate verdict.
   json::object nested = Record("r2", "2026-11-29", "ok", 2000, 20);
   nested["evals"] =
       json::object{{"gsm8k", r["evals"]}, {"floor_gate", json::object{{"verdict", "pass"}}}};
-  ASSERT_TRUE(b.Add(nested).ok());
+  ASSERT_TRUE(b.Add(Read(nested)).ok());
   std::vector<SeriesHistory> hs = b.Finish();
   ASSERT_EQ(hs[0].nights[1].accuracy.size(), 1u);
   EXPECT_DOUBLE_EQ(hs[0].nights[1].accuracy[0].value, 0.93);
@@ -79,10 +84,10 @@ TEST(RecordReaderTest, ReadsLmEvalResultsEmbeddedInEvals) {
 
 TEST(RecordReaderTest, SameNightRecordsMergeIntoMedianAndRawRuns) {
   HistoryBuilder b;
-  ASSERT_TRUE(b.Add(Record("r1", "2026-11-28", "ok", 2000, 20)).ok());
-  ASSERT_TRUE(b.Add(Record("r2", "2026-11-28", "ok", 2200, 20)).ok());
-  ASSERT_TRUE(b.Add(Record("r3", "2026-11-28", "ok", 2100, 20)).ok());
-  ASSERT_TRUE(b.Add(Record("r4", "2026-11-28", "failed", 0, 0)).ok());
+  ASSERT_TRUE(b.Add(Read(Record("r1", "2026-11-28", "ok", 2000, 20))).ok());
+  ASSERT_TRUE(b.Add(Read(Record("r2", "2026-11-28", "ok", 2200, 20))).ok());
+  ASSERT_TRUE(b.Add(Read(Record("r3", "2026-11-28", "ok", 2100, 20))).ok());
+  ASSERT_TRUE(b.Add(Read(Record("r4", "2026-11-28", "failed", 0, 0))).ok());
   std::vector<SeriesHistory> hs = b.Finish();
   const Observation& o = hs[0].nights[0];
   EXPECT_EQ(o.status, NightStatus::kOk);
@@ -97,7 +102,7 @@ TEST(RecordReaderTest, RepetitionsBecomeRawRuns) {
   for (double t : {1900.0, 2000.0, 2100.0})
     reps.push_back(json::object{{"total_token_throughput", t}});
   r["summary"].as_object()["servebench"] = json::object{{"repetitions", reps}};
-  ASSERT_TRUE(b.Add(r).ok());
+  ASSERT_TRUE(b.Add(Read(r)).ok());
   std::vector<SeriesHistory> hs = b.Finish();
   EXPECT_EQ(hs[0].nights[0].raw_runs.at("tput_per_gpu"), (std::vector<double>{950, 1000, 1050}));
 }
@@ -107,50 +112,33 @@ TEST(RecordReaderTest, StatusesMapAndBlockedWins) {
   json::object blocked = Record("r1", "2026-11-28", "failed", 0, 0);
   blocked["blocked"] = true;
   blocked["blocked_reason"] = "needs a fix";
-  ASSERT_TRUE(b.Add(blocked).ok());
-  ASSERT_TRUE(b.Add(Record("r2", "2026-11-29", "failed", 0, 0)).ok());
+  ASSERT_TRUE(b.Add(Read(blocked)).ok());
+  ASSERT_TRUE(b.Add(Read(Record("r2", "2026-11-29", "failed", 0, 0))).ok());
   json::object bad = Record("r3", "2026-11-30", "ok", 2000, 20);
   bad["summary"].as_object()["failed"] = 3;
-  ASSERT_TRUE(b.Add(bad).ok());
-  ASSERT_TRUE(b.Add(Record("r4", "2026-12-01", "skipped", 0, 0)).ok());
+  ASSERT_TRUE(b.Add(Read(bad)).ok());
+  ASSERT_TRUE(b.Add(Read(Record("r4", "2026-12-01", "skipped", 0, 0))).ok());
   std::vector<Observation> n = b.Finish()[0].nights;
   ASSERT_EQ(n.size(), 3u);
   EXPECT_EQ(n[0].status, NightStatus::kBlocked);
   EXPECT_NE(n[0].reason.find("needs a fix"), std::string::npos);
   EXPECT_EQ(n[1].status, NightStatus::kFailed);
-  EXPECT_EQ(n[1].reason, "engine-died: exit 1");
+  EXPECT_EQ(n[1].reason, "server.died_during_run: exit 1");
   EXPECT_EQ(n[2].status, NightStatus::kInvalid);
   EXPECT_NE(n[2].reason.find("failed_requests"), std::string::npos);
 }
 
 TEST(RecordReaderTest, RefusesARecordWithoutSeriesOrNight) {
   HistoryBuilder b;
-  json::object r = Record("r1", "2026-11-28", "ok", 1, 1);
-  r.erase("series_id");
+  record::Record r = Read(Record("r1", "2026-11-28", "ok", 1, 1));
+  r.series_id.clear();
   Status s = b.Add(r);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("series_id"), std::string::npos);
-  json::object u = Record("r2", "", "ok", 1, 1);
+  record::Record u = Read(Record("r2", "2026-11-28", "ok", 1, 1));
+  u.build.date.clear();
+  u.provenance.started_at.clear();
   EXPECT_NE(b.Add(u).message().find("build.date"), std::string::npos);
-}
-
-TEST(RecordReaderTest, ReadsAFolderSkippingOtherJson) {
-  std::string dir = ::testing::TempDir() + "/verdict_records_test";
-  std::filesystem::remove_all(dir);
-  ASSERT_TRUE(WriteFileAtomically(dir + "/records/a.json",
-                                  json::serialize(Record("r1", "2026-11-28", "ok", 2000, 20)))
-                  .ok());
-  ASSERT_TRUE(WriteFileAtomically(dir + "/result.json", R"({"output_throughput": 1})").ok());
-  ASSERT_TRUE(WriteFileAtomically(dir + "/notes.txt", "hello").ok());
-  StatusOr<std::vector<json::object>> recs = ReadRecordDir(dir);
-  ASSERT_TRUE(recs.ok()) << recs.status().ToString();
-  EXPECT_EQ(recs->size(), 1u);
-  ASSERT_TRUE(WriteFileAtomically(dir + "/broken.json", "{").ok());
-  recs = ReadRecordDir(dir);
-  ASSERT_FALSE(recs.ok());
-  EXPECT_NE(recs.status().message().find("broken.json"), std::string::npos);
-  EXPECT_EQ(ReadRecordDir(dir + "/nope").status().code(), StatusCode::kNotFound);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

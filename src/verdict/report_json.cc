@@ -29,6 +29,7 @@ std::string RenderJson(const Report& r) {
                      {"counted", m.counted},
                      {"outcome", MetricOutcomeName(m.outcome)},
                      {"suspect", m.suspect},
+                     {"confirmed_by", ConfirmationName(m.confirmed_by)},
                      {"value", m.value},
                      {"baseline", m.baseline},
                      {"baseline_nights", m.baseline_nights},

@@ -5,6 +5,8 @@
 
 #include <boost/json/parse.hpp>
 
+#include "common/exit_codes.h"
+
 namespace servebench::verdict {
 namespace {
 
@@ -15,7 +17,7 @@ Report Sample() {
   reg.series_id = "aaaaaaaaaaaaaaaa";
   reg.label = "llama h200 1024/1024 c64";
   reg.verdict = Verdict::kRegression;
-  reg.build = {"2026-11-29", "vllm:nightly", "abc123"};
+  reg.build = {"vllm:nightly", "abc123", "2026-11-29"};
   MetricVerdict m;
   m.metric = "tput_per_gpu";
   m.outcome = MetricOutcome::kRegression;
@@ -28,8 +30,8 @@ Report Sample() {
   reg.metrics.push_back(m);
   reg.severity = 31.0 / 1001;
   reg.change_points.push_back({"tput_per_gpu",
-                               {"2026-11-28", "vllm:nightly", "abc122"},
-                               {"2026-11-27", "vllm:nightly", "abc121"},
+                               {"vllm:nightly", "abc122", "2026-11-28"},
+                               {"vllm:nightly", "abc121", "2026-11-27"},
                                -0.031,
                                -0.031,
                                0.0004});
@@ -52,7 +54,7 @@ TEST(ReportTest, MarkdownListsWorstFirstWithNumbersBaselineAndNoise) {
       md,
       "## servebench regress: night of 2026-11-29\n\n"
       "**1 regression**, 0 missing, 0 invalid, 1 blocked, 0 improvements, 0 unblocked, 0 new, "
-      "1 unchanged (3 series). Exit status 1.\n\n"
+      "1 unchanged (3 series). Exit status 4.\n\n"
       "Build judged: `vllm:nightly` abc123.\n\n"
       "| Status | Series | Metric | Tonight | Baseline | Change | Noise | Threshold | Rule |\n"
       "|---|---|---|---|---|---|---|---|---|\n"
@@ -100,7 +102,7 @@ TEST(ReportTest, JunitMakesEachSeriesATestCase) {
 TEST(ReportTest, JsonCarriesStatusNumbersAndExitCode) {
   boost::json::value v = boost::json::parse(RenderJson(Sample()));
   const boost::json::object& o = v.as_object();
-  EXPECT_EQ(o.at("exit_code").to_number<int64_t>(), 1);
+  EXPECT_EQ(o.at("exit_code").to_number<int64_t>(), kExitRegression);
   EXPECT_EQ(o.at("counts").at("regression").to_number<int64_t>(), 1);
   const boost::json::object& first = o.at("verdicts").as_array()[0].as_object();
   EXPECT_EQ(first.at("status").as_string(), "regression");

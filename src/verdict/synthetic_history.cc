@@ -10,13 +10,12 @@
 namespace servebench::verdict {
 namespace {
 
-// The deciding rule's first word ("persistence:", "two-night", ...).
+// The metric and the rule that confirmed it ("tput_per_gpu persistence").
 std::string RuleOf(const SeriesVerdict& v) {
   for (const MetricVerdict& m : v.metrics) {
     if (m.counted &&
         (m.outcome == MetricOutcome::kRegression || m.outcome == MetricOutcome::kImprovement)) {
-      std::string rule = m.rule.substr(0, m.rule.find_first_of(" :"));
-      return m.metric + " " + rule;
+      return m.metric + " " + std::string(ConfirmationName(m.confirmed_by));
     }
   }
   return "other";
@@ -56,8 +55,8 @@ SeriesHistory MakeSyntheticSeries(const SyntheticSpec& spec, const std::string& 
   for (size_t night = 0; night < spec.nights; ++night) {
     double speed = spec.step_night && night >= *spec.step_night ? 1 + spec.step_rel : 1;
     Observation o;
-    o.build = {SyntheticDate(night), "sim:nightly-" + std::to_string(night),
-               fmt::format("{:07x}", 0x1000 + night)};
+    o.build = {"sim:nightly-" + std::to_string(night), fmt::format("{:07x}", 0x1000 + night),
+               SyntheticDate(night)};
     double night_speed = spec.between_night_cv * Gaussian(rng);
     double night_ttft = spec.between_night_cv * Gaussian(rng);
     for (size_t r = 0; r < spec.repetitions; ++r) {

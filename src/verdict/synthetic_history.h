@@ -49,7 +49,7 @@ struct DetectionStudy {
   size_t judged_series_nights = 0;  // noise-only nights with a judged verdict
   size_t false_regressions = 0;
   size_t false_improvements = 0;
-  // Which rule raised each false alarm / caught each step (first word of the rule).
+  // Which metric and rule (ConfirmationName) raised each false alarm / caught each step.
   std::map<std::string, size_t> false_alarm_rules;
   std::map<std::string, size_t> detection_rules;
   double DetectionRate() const;

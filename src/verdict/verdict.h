@@ -18,8 +18,9 @@
 //
 // Judge (judge.h) combines them into a Report with the statuses regression,
 // missing, invalid, blocked, improvement, unblocked, new, unchanged; report.h renders
-// it as Markdown, JUnit XML or JSON. Report::ExitCode is 1 on a confirmed
-// regression. Everything here is a pure function of its inputs and thread-safe.
+// it as Markdown, JUnit XML or JSON. Report::ExitCode is kExitRegression (4) on a
+// confirmed regression, kExitGateFailed (5) when only an accuracy gate failed.
+// Everything here is a pure function of its inputs and thread-safe.
 #pragma once
 
 #include "verdict/change_points.h"

@@ -70,6 +70,13 @@ class DashboardBrowserTest : public ::testing::Test {
              {"output_throughput", "total_token_throughput", "request_throughput"}) {
           s[k] = s.at(k).to_number<double>() * f;
         }
+        // The record's headline was derived from its summary when it was written.
+        json::object& h = r["headline"].as_object();
+        for (const char* k :
+             {"output_throughput", "total_token_throughput", "request_throughput",
+              "input_throughput", "tput_per_gpu", "output_tput_per_gpu", "input_tput_per_gpu"}) {
+          if (h.at(k).is_number()) h[k] = h.at(k).to_number<double>() * f;
+        }
         std::ofstream(dir_ / "history" / (id + ".json")) << json::serialize(r);
       }
     }
@@ -80,6 +87,7 @@ class DashboardBrowserTest : public ::testing::Test {
     failed["failure_class"] = "server.died_during_run";
     failed["failure_reason"] = "engine exited 137 <img src=x onerror=alert(1)>";
     failed["summary"] = nullptr;
+    failed["headline"] = nullptr;
     failed["build"].as_object()["date"] = "2026-11-26";
     std::ofstream(dir_ / "history" / "failed-record.json") << json::serialize(failed);
   }

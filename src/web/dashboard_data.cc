@@ -9,10 +9,8 @@
 
 #include "common/time_format.h"
 #include "common/version.h"
-#include "recipe/recipe.h"
-#include "run/pareto.h"
-#include "run/record.h"
-#include "run/report.h"
+#include "metrics/pareto.h"
+#include "record/labels.h"
 #include "verdict/verdict.h"
 
 namespace servebench::web {
@@ -20,90 +18,36 @@ namespace {
 
 namespace json = boost::json;
 
-const json::value* Path(const json::object& o, std::initializer_list<const char*> keys) {
-  const json::object* at = &o;
-  const json::value* v = nullptr;
-  for (const char* k : keys) {
-    if (at == nullptr) return nullptr;
-    v = at->if_contains(k);
-    if (v == nullptr) return nullptr;
-    at = v->is_object() ? &v->get_object() : nullptr;
+json::value Num(std::optional<double> v) {
+  return v && std::isfinite(*v) ? json::value(*v) : json::value(nullptr);
+}
+json::value Num(std::optional<int64_t> v) { return v ? json::value(*v) : json::value(nullptr); }
+
+json::object RecordRow(const record::Record& r) {
+  json::object row{{"record_id", r.record_id},
+                   {"series_id", r.series_id},
+                   {"session_id", r.session_id},
+                   {"recipe", r.recipe},
+                   {"engine", r.engine},
+                   {"model", r.model},
+                   {"precision", r.precision},
+                   {"hardware", r.hardware},
+                   {"status", record::RecordStatusName(r.status)},
+                   {"failure_class", r.failure_class.name()},
+                   {"failure_reason", r.failure_reason},
+                   {"config", record::ConfigLabel(r.deployment)},
+                   {"workload", record::WorkloadLabel(r)},
+                   {"isl", Num(r.isl)},
+                   {"osl", Num(r.osl)},
+                   {"concurrency", Num(r.concurrency)},
+                   {"build_date", r.Night()},
+                   {"build_commit", r.build.commit},
+                   {"started_at", r.provenance.started_at},
+                   {"simulated", r.simulated}};
+  // Every headline metric under its one name (metrics/headline.h); null when missing.
+  for (const metrics::HeadlineMetric& m : metrics::HeadlineMetrics()) {
+    row[m.name] = Num(r.headline ? (*r.headline).*m.field : std::nullopt);
   }
-  return v;
-}
-
-std::string Str(const json::object& o, std::initializer_list<const char*> keys) {
-  const json::value* v = Path(o, keys);
-  return v != nullptr && v->is_string() ? std::string(v->get_string()) : "";
-}
-
-// A finite number, or null (JSON has no NaN; a missing metric stays visibly missing).
-json::value Num(const json::object& o, std::initializer_list<const char*> keys) {
-  const json::value* v = Path(o, keys);
-  if (v == nullptr || !v->is_number()) return nullptr;
-  double d = v->to_number<double>();
-  return std::isfinite(d) ? json::value(d) : json::value(nullptr);
-}
-
-double NumOr(const json::value& v, double fallback) {
-  return v.is_double() ? v.get_double() : fallback;
-}
-
-// The build date a record belongs to: build.date, else the day it started.
-std::string BuildDate(const json::object& r) {
-  std::string date = Str(r, {"build", "date"});
-  if (date.empty()) date = Str(r, {"provenance", "started_at"}).substr(0, 10);
-  return date;
-}
-
-std::string Label(const json::object& r) {
-  if (const json::value* p = r.if_contains("point"); p != nullptr && p->is_object()) {
-    StatusOr<recipe::Point> point = recipe::PointFromJson(json::serialize(*p));
-    if (point.ok()) return run::ConfigLabel(*point);
-  }
-  const json::value* tp = r.if_contains("tp");
-  return tp != nullptr && tp->is_int64() ? fmt::format("tp{}", tp->get_int64()) : "?";
-}
-
-std::string Workload(const json::object& r) {
-  std::string w =
-      fmt::format("{} · {} · {}", Str(r, {"recipe"}), Str(r, {"model"}), Str(r, {"hardware"}));
-  json::value isl = Num(r, {"isl"}), osl = Num(r, {"osl"});
-  if (isl.is_double() && osl.is_double())
-    w += fmt::format(" · {:g}/{:g}", isl.get_double(), osl.get_double());
-  return w;
-}
-
-json::object RecordRow(const json::object& r) {
-  json::object row;
-  for (const char* k : {"record_id", "series_id", "session_id", "recipe", "engine", "model",
-                        "precision", "hardware", "status", "failure_class", "failure_reason"}) {
-    row[k] = Str(r, {k});
-  }
-  row["config"] = Label(r);
-  row["workload"] = Workload(r);
-  row["isl"] = Num(r, {"isl"});
-  row["osl"] = Num(r, {"osl"});
-  row["concurrency"] = Num(r, {"concurrency"});
-  row["build_date"] = BuildDate(r);
-  row["build_commit"] = Str(r, {"build", "commit"});
-  row["started_at"] = Str(r, {"provenance", "started_at"});
-  row["simulated"] = Str(r, {"engine"}) == "sim";
-  double gpus = NumOr(Num(r, {"num_gpus"}), 1);
-  json::value out = Num(r, {"summary", "output_throughput"});
-  json::value tpot = Num(r, {"summary", "median_tpot_ms"});
-  row["request_throughput"] = Num(r, {"summary", "request_throughput"});
-  row["output_throughput"] = out;
-  row["tput_per_gpu"] =
-      out.is_double() && gpus > 0 ? json::value(out.get_double() / gpus) : nullptr;
-  // tok/s/user = 1000 / median TPOT (metrics.md §5).
-  row["intvty"] =
-      tpot.is_double() && tpot.get_double() > 0 ? json::value(1000.0 / tpot.get_double()) : nullptr;
-  row["median_ttft_ms"] = Num(r, {"summary", "median_ttft_ms"});
-  row["p99_ttft_ms"] = Num(r, {"summary", "p99_ttft_ms"});
-  row["median_tpot_ms"] = tpot;
-  row["median_itl_ms"] = Num(r, {"summary", "median_itl_ms"});
-  row["acceptance_length"] = Num(r, {"summary", "servebench", "spec_decode", "acceptance_length"});
   return row;
 }
 
@@ -117,8 +61,8 @@ json::array Charts(const json::array& rows) {
   std::map<std::string, std::map<std::string, Curve>> workloads;
   for (const json::value& v : rows) {
     const json::object& row = v.get_object();
-    if (row.at("status").get_string() != "ok" || !row.at("intvty").is_double() ||
-        !row.at("tput_per_gpu").is_double() || !row.at("concurrency").is_double()) {
+    if (row.at("status").get_string() != "ok" || !row.at("median_intvty").is_double() ||
+        !row.at("tput_per_gpu").is_double() || !row.at("concurrency").is_int64()) {
       continue;
     }
     Curve& c = workloads[std::string(row.at("workload").get_string())]
@@ -129,12 +73,12 @@ json::array Charts(const json::array& rows) {
       c.date = date;
       c.by_conc.clear();
     }
-    double conc = row.at("concurrency").get_double();
+    double conc = static_cast<double>(row.at("concurrency").get_int64());
     auto it = c.by_conc.find(conc);
     if (it == c.by_conc.end() ||
         it->second.at("started_at").get_string() < row.at("started_at").get_string()) {
       c.by_conc[conc] = json::object{{"concurrency", conc},
-                                     {"intvty", row.at("intvty")},
+                                     {"median_intvty", row.at("median_intvty")},
                                      {"tput_per_gpu", row.at("tput_per_gpu")},
                                      {"median_ttft_ms", row.at("median_ttft_ms")},
                                      {"record_id", row.at("record_id")},
@@ -144,23 +88,26 @@ json::array Charts(const json::array& rows) {
   json::array charts;
   for (const auto& [workload, configs] : workloads) {
     json::array curves;
-    std::vector<run::CurvePoint> all;
+    std::vector<metrics::CurvePoint> all;
+    std::vector<std::pair<std::string, const json::object*>> tags;  // config, point
     for (const auto& [config, curve] : configs) {
       json::array points;
       for (const auto& [conc, p] : curve.by_conc) {
         points.push_back(p);
-        all.push_back({p.at("intvty").get_double(), p.at("tput_per_gpu").get_double(),
-                       static_cast<int>(conc), config});
+        all.push_back(
+            {p.at("median_intvty").get_double(), p.at("tput_per_gpu").get_double(), tags.size()});
+        tags.emplace_back(config, &p);
       }
       curves.push_back(json::object{
           {"config", config}, {"build_date", curve.date}, {"points", std::move(points)}});
     }
     json::array frontier;
-    for (const run::CurvePoint& p : run::ParetoFrontier(all)) {
-      frontier.push_back(json::object{{"intvty", p.interactivity},
-                                      {"tput_per_gpu", p.throughput_per_gpu},
-                                      {"concurrency", p.concurrency},
-                                      {"config", p.label}});
+    for (const metrics::CurvePoint& p : metrics::ParetoFrontier(all)) {
+      const auto& [config, point] = tags[p.tag];
+      frontier.push_back(json::object{{"median_intvty", p.intvty},
+                                      {"tput_per_gpu", p.tput_per_gpu},
+                                      {"concurrency", point->at("concurrency")},
+                                      {"config", config}});
     }
     charts.push_back(json::object{
         {"workload", workload}, {"curves", std::move(curves)}, {"frontier", std::move(frontier)}});
@@ -170,11 +117,11 @@ json::array Charts(const json::array& rows) {
 
 // The verdict report of the newest night and every series' history, when the
 // records span more than one build date (one night has nothing to compare with).
-StatusOr<json::value> Nightly(const std::vector<json::object>& records,
+StatusOr<json::value> Nightly(const std::vector<const record::Record*>& records,
                               const std::set<std::string>& dates) {
   if (dates.size() < 2) return json::value(nullptr);
   verdict::HistoryBuilder builder;
-  for (const json::object& r : records) SB_RETURN_IF_ERROR(builder.Add(r));
+  for (const record::Record* r : records) SB_RETURN_IF_ERROR(builder.Add(*r));
   std::vector<verdict::SeriesHistory> histories = builder.Finish();
   SB_ASSIGN_OR_RETURN(verdict::Report report,
                       verdict::Judge(histories, {}, "", verdict::VerdictSettings{}));
@@ -185,10 +132,10 @@ StatusOr<json::value> Nightly(const std::vector<json::object>& records,
       json::object night{{"date", o.build.date},
                          {"status", verdict::NightStatusName(o.status)},
                          {"reason", o.reason}};
-      for (const char* m : {"output_tput_per_gpu", "median_ttft_ms", "median_tpot_ms"}) {
+      for (const char* m :
+           {"tput_per_gpu", "output_tput_per_gpu", "median_ttft_ms", "median_tpot_ms"}) {
         auto it = o.metrics.find(m);
-        night[m] =
-            it != o.metrics.end() && std::isfinite(it->second) ? json::value(it->second) : nullptr;
+        night[m] = Num(it != o.metrics.end() ? std::optional(it->second) : std::nullopt);
       }
       nights.push_back(std::move(night));
     }
@@ -207,31 +154,29 @@ json::array BuildDatesNewestFirst(const std::set<std::string>& dates) {
 
 }  // namespace
 
-StatusOr<json::object> BuildDashboardData(const std::vector<json::object>& records,
+StatusOr<json::object> BuildDashboardData(const std::vector<record::Record>& records,
                                           const DashboardOptions& options) {
   json::array rows;
   std::set<std::string> dates;
   std::map<std::string, int64_t> status_counts;
-  std::vector<json::object> unique;  // the same record from the store and a folder counts once
+  std::vector<const record::Record*> unique;  // the same record from the store and a folder
   std::set<std::string> seen;
-  for (const json::object& r : records) {
-    std::string id = Str(r, {"record_id"});
-    if (!id.empty() && !seen.insert(id).second) continue;
-    if (id.empty() || Str(r, {"series_id"}).empty()) {
+  for (const record::Record& r : records) {
+    if (!r.record_id.empty() && !seen.insert(r.record_id).second) continue;
+    if (r.record_id.empty() || r.series_id.empty()) {
       return Status::InvalidArgument(fmt::format(
           "a record without record_id or series_id (recipe '{}'): not a servebench record",
-          Str(r, {"recipe"})));
+          r.recipe));
     }
-    if (BuildDate(r).empty()) {
+    if (r.Night().empty()) {
       return Status::InvalidArgument(
-          fmt::format("record {}: no build.date and no provenance.started_at", id));
+          fmt::format("record {}: no build.date and no provenance.started_at", r.record_id));
     }
     json::object row = RecordRow(r);
-    if (row.at("status").get_string() != "skipped")
-      dates.insert(std::string(row.at("build_date").get_string()));
-    ++status_counts[std::string(row.at("status").get_string())];
+    if (r.status != record::RecordStatus::kSkipped) dates.insert(r.Night());
+    ++status_counts[std::string(record::RecordStatusName(r.status))];
     rows.push_back(std::move(row));
-    unique.push_back(r);
+    unique.push_back(&r);
   }
   // Newest first, as people read a results table.
   std::sort(rows.begin(), rows.end(), [](const json::value& a, const json::value& b) {

@@ -1,11 +1,12 @@
-// The dashboard's data: everything the page shows, computed here from Records
-// (docs/record.md) so the front end only draws. Three views:
+// The dashboard's data: everything the page shows, taken from Records' fields
+// (record/record.h) so the front end only draws. Three views:
 //
 //   records   one row per record: identity, configuration label, status and failure,
-//             the headline metrics (throughput, per GPU, tok/s/user, TTFT, TPOT, AL)
-//   charts    per workload (recipe, model, hardware, ISL/OSL), the throughput-per-GPU
-//             against tok/s/user curve of each configuration on its newest build
-//             date, and the Pareto frontier over them (run/pareto.h)
+//             every headline metric under its metrics/headline.h name (tput_per_gpu
+//             is total tokens per GPU, median_intvty tok/s/user, ...)
+//   charts    per workload (recipe, model, hardware, ISL/OSL), the tput_per_gpu
+//             against median_intvty curve of each configuration on its newest build
+//             date, and the Pareto frontier over them (metrics/pareto.h)
 //   nightly   when records span more than one build date: the verdict report of the
 //             newest night (verdict/, the same rule as `servebench regress`) and each
 //             series' history of the judged metrics
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "record/record.h"
 
 namespace servebench::web {
 
@@ -30,7 +32,7 @@ struct DashboardOptions {
 // The JSON the page embeds. A record_id given twice (the store and a folder) counts
 // once. InvalidArgument (naming the record) when a record lacks what every record
 // has (record_id, series_id, a date).
-StatusOr<boost::json::object> BuildDashboardData(const std::vector<boost::json::object>& records,
+StatusOr<boost::json::object> BuildDashboardData(const std::vector<record::Record>& records,
                                                  const DashboardOptions& options);
 
 }  // namespace servebench::web

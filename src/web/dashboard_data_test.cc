@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 #include <string>
 
+#include "record/record_builder.h"
 #include "web/dashboard_page.h"
 
 namespace servebench::web {
@@ -13,49 +14,51 @@ namespace {
 namespace json = boost::json;
 
 // A record as `servebench run` writes it, reduced to what the dashboard reads. Two
-// configurations are told apart by tp (no point JSON: the label falls back to it).
-json::object Record(int tp, int conc, const std::string& date, double out_tput, double tpot_ms,
-                    const std::string& status = "ok") {
+// configurations are told apart by tp.
+record::Record Record(int tp, int conc, const std::string& date, double out_tput, double tpot_ms,
+                      const std::string& status = "ok") {
   std::string series = "series-tp" + std::to_string(tp) + "-c" + std::to_string(conc);
-  json::object r{{"record_id", series + "-" + date},
-                 {"series_id", series},
-                 {"recipe", "r1"},
-                 {"engine", "sim"},
-                 {"model", "llama-3.1-8b"},
-                 {"hardware", "h200"},
-                 {"isl", 1024},
-                 {"osl", 128},
-                 {"concurrency", conc},
-                 {"tp", tp},
-                 {"num_gpus", tp},
-                 {"status", status},
-                 {"failure_class", status == "ok" ? "" : "server.died_during_run"},
-                 {"failure_reason",
-                  status == "ok" ? "" : "engine exited 137 </script><script>alert(1)</script>"},
-                 {"build", json::object{{"date", date}, {"image", "img"}, {"commit", "c-" + date}}},
-                 {"provenance", json::object{{"started_at", date + "T01:00:00Z"}}}};
+  record::Record r;
+  r.record_id = series + "-" + date;
+  r.run_id = "run-" + date;
+  r.point_id = series;
+  r.series_id = series;
+  r.recipe = "r1";
+  r.engine = "sim";
+  r.model = "llama-3.1-8b";
+  r.hardware = "h200";
+  r.isl = 1024;
+  r.osl = 128;
+  r.concurrency = conc;
+  r.deployment.tp = tp;
+  r.deployment.num_gpus = tp;
+  r.status = *record::RecordStatusFromName(status);
+  if (status != "ok") {
+    r.failure_class = failure_class::kServerDiedDuringRun;
+    r.failure_reason = "engine exited 137 </script><script>alert(1)</script>";
+  }
+  r.build = {"img", "c-" + date, date};
+  r.provenance.started_at = date + "T01:00:00Z";
   if (status == "ok") {
-    r["summary"] = json::object{{"completed", 100},
-                                {"failed", 0},
-                                {"request_throughput", out_tput / 128},
-                                {"output_throughput", out_tput},
-                                {"total_token_throughput", out_tput * 9},
-                                {"median_ttft_ms", 20.0},
-                                {"p99_ttft_ms", 40.0},
-                                {"median_tpot_ms", tpot_ms},
-                                {"p99_tpot_ms", tpot_ms * 1.2},
-                                {"median_itl_ms", tpot_ms},
-                                {"p99_itl_ms", tpot_ms * 2},
-                                {"median_e2el_ms", 20 + 127 * tpot_ms},
-                                {"p99_e2el_ms", 40 + 127 * tpot_ms}};
-  } else {
-    r["summary"] = nullptr;
+    record::SetLoadResult(&r, json::object{{"completed", 100},
+                                           {"failed", 0},
+                                           {"request_throughput", out_tput / 128},
+                                           {"output_throughput", out_tput},
+                                           {"total_token_throughput", out_tput * 9},
+                                           {"median_ttft_ms", 20.0},
+                                           {"p99_ttft_ms", 40.0},
+                                           {"median_tpot_ms", tpot_ms},
+                                           {"p99_tpot_ms", tpot_ms * 1.2},
+                                           {"median_itl_ms", tpot_ms},
+                                           {"p99_itl_ms", tpot_ms * 2},
+                                           {"median_e2el_ms", 20 + 127 * tpot_ms},
+                                           {"p99_e2el_ms", 40 + 127 * tpot_ms}});
   }
   return r;
 }
 
-std::vector<json::object> TwoNights() {
-  std::vector<json::object> rs;
+std::vector<record::Record> TwoNights() {
+  std::vector<record::Record> rs;
   for (const char* date : {"2026-11-28", "2026-11-29"}) {
     for (int tp : {1, 2}) {
       for (int conc : {1, 8, 64})
@@ -89,8 +92,9 @@ TEST(DashboardDataTest, RowsChartsAndNightlyFromRecords) {
   }
   const json::object& p = curves[1].at("points").as_array()[2].as_object();  // tp2, concurrency 64
   EXPECT_EQ(curves[1].at("config").as_string(), "tp2");
-  EXPECT_DOUBLE_EQ(p.at("tput_per_gpu").as_double(), 64000.0);  // 128,000 tok/s over 2 GPUs
-  EXPECT_DOUBLE_EQ(p.at("intvty").as_double(), 1000.0 / 13.0);  // 1000 / median TPOT
+  // InferenceX's tput_per_gpu: 1,152,000 total tok/s over 2 GPUs (not output per GPU).
+  EXPECT_DOUBLE_EQ(p.at("tput_per_gpu").as_double(), 576000.0);
+  EXPECT_DOUBLE_EQ(p.at("median_intvty").as_double(), 1000.0 / 13.0);  // 1000 / median TPOT
   EXPECT_FALSE(charts[0].at("frontier").as_array().empty());
 
   // Two nights: the newest is judged, every series has its history.
@@ -101,8 +105,8 @@ TEST(DashboardDataTest, RowsChartsAndNightlyFromRecords) {
 }
 
 TEST(DashboardDataTest, OneNightHasNoVerdictsAndDuplicatesCountOnce) {
-  std::vector<json::object> rs = {Record(1, 1, "2026-11-29", 100, 5),
-                                  Record(1, 1, "2026-11-29", 100, 5)};
+  std::vector<record::Record> rs = {Record(1, 1, "2026-11-29", 100, 5),
+                                    Record(1, 1, "2026-11-29", 100, 5)};
   auto data = BuildDashboardData(rs, {});
   ASSERT_TRUE(data.ok()) << data.status().ToString();
   EXPECT_EQ(data->at("records").as_array().size(), 1u);
@@ -111,8 +115,8 @@ TEST(DashboardDataTest, OneNightHasNoVerdictsAndDuplicatesCountOnce) {
 }
 
 TEST(DashboardDataTest, ARecordWithoutIdentityIsRefusedByName) {
-  json::object r = Record(1, 1, "2026-11-29", 100, 5);
-  r.erase("series_id");
+  record::Record r = Record(1, 1, "2026-11-29", 100, 5);
+  r.series_id.clear();
   auto data = BuildDashboardData({r}, {});
   ASSERT_FALSE(data.ok());
   EXPECT_NE(data.status().message().find("series_id"), std::string::npos)

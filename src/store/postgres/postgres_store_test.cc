@@ -15,6 +15,7 @@
 #include <fstream>
 #include <thread>
 
+#include "record/record_json.h"
 #include "store/postgres/pg_connection.h"
 #include "store/store_contract.h"
 #include "store/store_test_util.h"
@@ -83,7 +84,7 @@ TEST(PostgresStoreTest, RecordIsQueryableAsJsonbInSql) {
   auto db = Connection::Open(url, 10);
   ASSERT_TRUE(db.ok());
   auto result = (*db)->Exec(
-      "SELECT record_json->'summary'->>'output_throughput', concurrency FROM records", {}, "read");
+      "SELECT record_json->'headline'->>'output_throughput', concurrency FROM records", {}, "read");
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   ASSERT_EQ(result->rows(), 1);
   EXPECT_EQ(result->Text(0, 0), "1237.5");
@@ -157,9 +158,8 @@ TEST(PostgresStoreTest, CliIngestTwiceGivesOneRowEach) {
   TempDir dir;
   std::filesystem::create_directories(dir.File("out/records"));
   for (int i = 0; i < 3; ++i) {
-    boost::json::object r = MakeRecord(i);
     std::ofstream(dir.File("out/records/rec-" + std::to_string(i) + ".json"))
-        << boost::json::serialize(r);
+        << record::ToJsonText(MakeRecord(i));
   }
   std::string cmd =
       std::string(SERVEBENCH_BIN) + " ingest --db '" + url + "' " + dir.File("out") + " 2>&1";

@@ -63,7 +63,7 @@
   function drawChart(chart) {
     const W = 480, H = 320, L = 76, R = 12, T = 12, B = 40;
     const pts = chart.curves.flatMap((c) => c.points);
-    const xs = pts.map((p) => p.intvty), ys = pts.map((p) => p.tput_per_gpu);
+    const xs = pts.map((p) => p.median_intvty), ys = pts.map((p) => p.tput_per_gpu);
     const x0 = 0, x1 = Math.max(...xs) * 1.05, y0 = 0, y1 = Math.max(...ys) * 1.05;
     const sx = (x) => L + (x - x0) / (x1 - x0 || 1) * (W - L - R);
     const sy = (y) => H - B - (y - y0) / (y1 - y0 || 1) * (H - T - B);
@@ -83,14 +83,14 @@
       s.append(lab);
     }
     const xl = svg("text", {x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", "font-size": 12});
-    xl.textContent = "tok/s/user (1000 / median TPOT)";
+    xl.textContent = "median_intvty: tok/s/user (1000 / median TPOT)";
     const yl = svg("text", {x: 14, y: (T + H - B) / 2, "text-anchor": "middle", "font-size": 12,
                             transform: `rotate(-90 14 ${(T + H - B) / 2})`});
-    yl.textContent = "output tok/s per GPU";
+    yl.textContent = "tput_per_gpu: total tok/s per GPU";
     s.append(xl, yl);
     if (chart.frontier.length > 1) {
       s.append(svg("polyline", {class: "frontier", fill: "none", stroke: "#888", "stroke-dasharray": "4 3",
-                                points: chart.frontier.map((p) => `${sx(p.intvty)},${sy(p.tput_per_gpu)}`).join(" ")}));
+                                points: chart.frontier.map((p) => `${sx(p.median_intvty)},${sy(p.tput_per_gpu)}`).join(" ")}));
     }
     const legend = el("div", {class: "legend"});
     chart.curves.forEach((c, i) => {
@@ -98,13 +98,13 @@
       // In concurrency order (the data's): the curve a sweep traces.
       s.append(svg("polyline", {class: "curve", fill: "none", stroke: color, "stroke-width": 1.5,
                                 "data-config": c.config,
-                                points: c.points.map((p) => `${sx(p.intvty)},${sy(p.tput_per_gpu)}`).join(" ")}));
+                                points: c.points.map((p) => `${sx(p.median_intvty)},${sy(p.tput_per_gpu)}`).join(" ")}));
       for (const p of c.points) {
-        const dot = svg("circle", {class: "pt", cx: sx(p.intvty), cy: sy(p.tput_per_gpu), r: 3.5, fill: color,
+        const dot = svg("circle", {class: "pt", cx: sx(p.median_intvty), cy: sy(p.tput_per_gpu), r: 3.5, fill: color,
                                    "data-record": p.record_id});
         const tip = svg("title", {});
-        tip.textContent = `${c.config}, concurrency ${p.concurrency}: ${fmt(p.intvty)} tok/s/user, ` +
-                          `${fmt(p.tput_per_gpu)} tok/s/GPU, TTFT p50 ${fmt(p.median_ttft_ms)} ms`;
+        tip.textContent = `${c.config}, concurrency ${p.concurrency}: ${fmt(p.median_intvty)} tok/s/user (median_intvty), ` +
+                          `${fmt(p.tput_per_gpu)} tok/s/GPU (tput_per_gpu), TTFT p50 ${fmt(p.median_ttft_ms)} ms`;
         dot.append(tip);
         s.append(dot);
       }
@@ -148,7 +148,7 @@
     nightly.append(head);
     const table = el("table", {id: "verdict-table"});
     const hr = el("tr", {});
-    for (const h of ["status", "series", "what changed", "output tok/s/GPU by night", "note"]) hr.append(el("th", {}, h));
+    for (const h of ["status", "series", "what changed", "tput_per_gpu by night", "note"]) hr.append(el("th", {}, h));
     table.append(el("thead", {}), el("tbody", {}));
     table.tHead.append(hr);
     for (const v of report.verdicts) {
@@ -158,7 +158,7 @@
       const s = series.get(v.series_id);
       const td = (x, cls) => { const c = el("td", cls ? {class: cls} : {}); c.append(x); return c; };
       tr.append(td(badge(v.status)), td(v.label), td(worst || "–"),
-                td(s ? sparkline(s.nights, "output_tput_per_gpu") : ""), td(v.note || "", "reason"));
+                td(s ? sparkline(s.nights, "tput_per_gpu") : ""), td(v.note || "", "reason"));
       table.tBodies[0].append(tr);
     }
     nightly.append(table);
@@ -168,9 +168,11 @@
   const COLUMNS = [
     ["status", "status"], ["build_date", "build"], ["recipe", "recipe"], ["engine", "engine"],
     ["model", "model"], ["hardware", "hardware"], ["config", "config"], ["concurrency", "conc", true],
-    ["output_throughput", "out tok/s", true], ["tput_per_gpu", "tok/s/GPU", true], ["intvty", "tok/s/user", true],
-    ["median_ttft_ms", "TTFT p50 ms", true], ["p99_ttft_ms", "TTFT p99 ms", true],
-    ["median_tpot_ms", "TPOT p50 ms", true], ["acceptance_length", "AL", true],
+    // Headline metrics under their one name (metrics/headline.h), as every report shows them.
+    ["output_throughput", "output_throughput", true], ["tput_per_gpu", "tput_per_gpu", true],
+    ["output_tput_per_gpu", "output_tput_per_gpu", true], ["median_intvty", "median_intvty", true],
+    ["median_ttft_ms", "median_ttft_ms", true], ["p99_ttft_ms", "p99_ttft_ms", true],
+    ["median_tpot_ms", "median_tpot_ms", true], ["acceptance_length", "acceptance_length", true],
     ["failure_class", "failure"], ["failure_reason", "reason"],
   ];
   const table = document.getElementById("record-table");
