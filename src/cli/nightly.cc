@@ -22,29 +22,6 @@ std::string Env(const char* name) {
   return v == nullptr ? "" : v;
 }
 
-// Worst first: the code of a night whose run and verdict differ. A confirmed
-// regression is what a nightly pipeline pages on, so it wins over a failed point
-// (a point that failed after passing is a regression itself); an interruption wins
-// over everything, since the night is incomplete.
-int Severity(int code) {
-  switch (code) {
-    case kExitInterrupted:
-      return 6;
-    case kExitRegression:
-      return 5;
-    case kExitRunFailed:
-      return 4;
-    case kExitGateFailed:
-      return 3;
-    case kExitRunInvalid:
-      return 2;
-    case kExitOk:
-      return 0;
-    default:
-      return 1;
-  }
-}
-
 int RunNightly(int argc, char** argv) {
   CLI::App app{
       "Run every nightly workload against tonight's build and store the results.\n"
@@ -52,7 +29,7 @@ int RunNightly(int argc, char** argv) {
       "only accuracy gates failed; 130 interrupted; 1 bad input; 64 usage). With --regress, "
       "tonight is judged against the store afterwards and a confirmed regression exits 4 "
       "(an accuracy gate alone 5); the worse of the run's and the verdict's code is "
-      "returned: 130, then 4, 3, 5, 2, 0.",
+      "returned: 130, then 1/64, 4, 3, 5, 2, 0.",
       argv[0]};
   PlanFlags plan_flags;
   run::RunSettings settings;
@@ -145,7 +122,8 @@ int RunNightly(int argc, char** argv) {
   q.date = settings.build.date;
   q.output = regress_output;
   int verdict = JudgeNight(q);
-  return Severity(verdict) > Severity(rc) ? verdict : rc;
+  // The worse of the two (common/exit_codes.h ExitSeverity).
+  return ExitSeverity(verdict) > ExitSeverity(rc) ? verdict : rc;
 }
 
 const CommandRegistration kRegister{

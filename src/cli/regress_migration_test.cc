@@ -6,13 +6,13 @@
 // exit code differs, by design: a confirmed regression is 4 now, 1 then.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
-#include <stdlib.h>
 
 #include <boost/json.hpp>
 #include <filesystem>
 #include <map>
 
 #include "common/atomic_file.h"
+#include "common/testing/files.h"
 #include "common/testing/shell.h"
 #include "record/exact_json.h"
 #include "record/record_files.h"
@@ -80,11 +80,7 @@ void ExpectSameVerdicts(const json::object& old_report, const json::object& new_
 
 class RegressMigrationTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "sbmigrate-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
+  void SetUp() override { dir_ = servebench::testing::FreshTestDir("migrate"); }
   void TearDown() override { fs::remove_all(dir_); }
 
   json::object OldVerdicts(const std::string& night) {

@@ -32,24 +32,6 @@ bool OwnedBySubmitter(const std::string& flag) {
   return TakesValue(flag) || flag == "--no-wait" || flag == "--dry-run";
 }
 
-// Worst first: what the whole sweep's exit code is when tasks differ.
-int Severity(int code) {
-  switch (code) {
-    case kExitOk:
-      return 0;
-    case kExitRunInvalid:
-      return 1;
-    case kExitGateFailed:
-      return 2;
-    case kExitRunFailed:
-      return 3;
-    case kExitInterrupted:
-      return 4;
-    default:
-      return 5;
-  }
-}
-
 }  // namespace
 
 std::vector<std::string> SlurmTaskArgv(const std::string& self, int argc, char** argv,
@@ -144,7 +126,7 @@ int ExecuteOnSlurm(const recipe::Plan& plan, const run::RunSettings& settings,
     std::printf("task %zu  session %s  %s  %s/report.md  log %s\n", t.index,
                 t.session_id.substr(0, 12).c_str(), what.c_str(), t.dir.c_str(), t.log.c_str());
     int code = t.exit_code < 0 ? kExitRunFailed : t.exit_code;
-    if (Severity(code) > Severity(worst)) worst = code;
+    if (ExitSeverity(code) > ExitSeverity(worst)) worst = code;
   }
   std::printf(
       "\nSlurm job %s: %zu task(s); records: %s/*/records/  store: %s (%d record(s) ingested%s)\n",
@@ -152,7 +134,7 @@ int ExecuteOnSlurm(const recipe::Plan& plan, const run::RunSettings& settings,
       settings.db_url.empty() ? "(none)" : settings.db_url.c_str(), ingested,
       refused > 0 ? fmt::format(", {} refused", refused).c_str() : "");
   if (job->cancelled) return kExitInterrupted;
-  if ((!waited.ok() || refused > 0) && Severity(worst) < Severity(kExitRunFailed))
+  if ((!waited.ok() || refused > 0) && ExitSeverity(worst) < ExitSeverity(kExitRunFailed))
     worst = kExitRunFailed;
   return worst;
 }

@@ -3,7 +3,6 @@
 // (tput_per_gpu is total tokens per GPU everywhere, as InferenceX defines it). Runs
 // the real binary: two nights of `servebench nightly` on the simulated engine.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <boost/json.hpp>
 #include <filesystem>
@@ -11,6 +10,7 @@
 #include <sstream>
 
 #include "common/atomic_file.h"
+#include "common/testing/files.h"
 #include "common/testing/shell.h"
 #include "metrics/headline.h"
 #include "record/exact_json.h"
@@ -69,9 +69,7 @@ std::string ReportCell(const std::string& report, const std::string& session_id,
 class SameNumberTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "sbsame-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
+    dir_ = servebench::testing::FreshTestDir("same_number");
     std::ofstream(dir_ + "/nightly.yaml")
         << "servebench: 1\nrecipes:\n  same-number-sim:\n    engine: sim\n"
            "    model: llama-3.1-8b\n    hardware: h200\n    precision: bf16\n"

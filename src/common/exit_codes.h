@@ -46,4 +46,29 @@ inline constexpr ExitCodeMeaning kExitCodeTable[] = {
     {kExitInterrupted, "interrupted (Ctrl-C, SIGTERM); what was measured is kept"},
 };
 
+// How bad a code is, where one command combines several (a Slurm sweep's tasks,
+// `nightly --regress`'s run and verdict): the combined code is the most severe.
+// ok < run invalid < gate failed < run failed < regression confirmed < anything else
+// (bad input, usage, a code no command uses) < interrupted. A confirmed regression is
+// what a nightly pipeline pages on, and a point that failed after passing is one
+// itself; an interrupted run is incomplete whatever else happened.
+constexpr int ExitSeverity(int code) {
+  switch (code) {
+    case kExitOk:
+      return 0;
+    case kExitRunInvalid:
+      return 1;
+    case kExitGateFailed:
+      return 2;
+    case kExitRunFailed:
+      return 3;
+    case kExitRegression:
+      return 4;
+    case kExitInterrupted:
+      return 6;
+    default:
+      return 5;
+  }
+}
+
 }  // namespace servebench

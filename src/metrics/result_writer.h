@@ -3,7 +3,8 @@
 // InferenceX's benchmark_start_time_unix / benchmark_end_time_unix; every
 // servebench-only field lives under the nested "servebench" object, whose shape is
 // the same for every run (perf-eval compares key sets across repetitions).
-// The run/ module embeds this object as a Record's `summary` (docs/record.md).
+// The run/ module embeds this object as a Record's `summary` (record/README.md), and
+// metrics/headline.h derives the Record's headline from it.
 #pragma once
 
 #include <boost/json.hpp>

@@ -6,21 +6,14 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 
+#include "common/testing/files.h"
 #include "record/record_json.h"
 
 namespace servebench::record {
 namespace {
 
 const std::string kReadme = std::string(SERVEBENCH_SOURCE_DIR) + "/src/record/README.md";
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Replaces the text between "<!-- generated:NAME -->\n" and "<!-- end generated:NAME -->"
 // with `body`; false when the markers are missing.
@@ -34,7 +27,7 @@ bool Splice(std::string& text, const std::string& name, const std::string& body)
 }
 
 TEST(RecordDocTest, ReadmeShowsWhatTheCodecWrites) {
-  std::string readme = Slurp(kReadme);
+  std::string readme = servebench::testing::ReadFileOrEmpty(kReadme);
   ASSERT_FALSE(readme.empty()) << kReadme;
   std::string wanted = readme;
   ASSERT_TRUE(Splice(wanted, "fields", FieldTableMarkdown()));

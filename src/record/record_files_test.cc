@@ -2,11 +2,11 @@
 #include "record/record_files.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
 
+#include "common/testing/files.h"
 #include "record/record_doc.h"
 
 namespace servebench::record {
@@ -16,11 +16,7 @@ namespace fs = std::filesystem;
 
 class RecordFilesTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "sbrecord-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
+  void SetUp() override { dir_ = servebench::testing::FreshTestDir("record_files"); }
   void TearDown() override { fs::remove_all(dir_); }
   std::string dir_;
 };

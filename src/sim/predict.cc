@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <memory>
 
+#include "metrics/headline.h"
+
 namespace servebench::sim {
 namespace {
 
@@ -117,9 +119,14 @@ StatusOr<PredictedPoint> PredictClosedLoop(const PerfModel& perf,
     p.output_tok_s = out_tokens / p.duration_s;
     p.total_tok_s = (out_tokens + static_cast<double>(p.completed) * load.isl) / p.duration_s;
   }
-  p.output_tok_s_per_gpu = p.output_tok_s / perf.gpus();
-  p.total_tok_s_per_gpu = p.total_tok_s / perf.gpus();
-  p.interactivity = p.median_tpot_ms > 0 ? 1000.0 / p.median_tpot_ms : 0;
+  // The derived metrics as metrics/headline.h defines them for every measured run.
+  metrics::GpuTopology gpus;
+  gpus.num_gpus = perf.gpus();
+  if (auto pg = metrics::PerGpu(p.total_tok_s, p.output_tok_s, gpus)) {
+    p.output_tok_s_per_gpu = pg->output_tput_per_gpu;
+    p.total_tok_s_per_gpu = pg->tput_per_gpu;
+  }
+  p.interactivity = metrics::Interactivity(p.median_tpot_ms).value_or(0);
   const EngineMetrics& m = engine->metrics();
   if (m.spec_decode_num_drafts > 0) {
     p.acceptance_length =
