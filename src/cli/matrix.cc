@@ -8,6 +8,8 @@
 #include "common/exit_codes.h"
 #include "recipe/matrix_output.h"
 #include "recipe/recipe.h"
+#include "record/labels.h"
+#include "record/record_builder.h"
 
 namespace servebench::cli {
 namespace {
@@ -25,7 +27,12 @@ int RunMatrix(int argc, char** argv) {
     std::fprintf(stderr, "servebench matrix: %s\n", plan.status().message().c_str());
     return kExitInvalidInput;
   }
-  std::string out = recipe::RenderMatrix(*plan, *recipe::ParseMatrixFormat(format), flags.paths);
+  // Step labels name the configuration as every report does (record/labels.h).
+  auto config_label = [](const recipe::ServeSpec& serve) {
+    return record::ConfigLabel(record::DeploymentOf(serve));
+  };
+  std::string out =
+      recipe::RenderMatrix(*plan, *recipe::ParseMatrixFormat(format), flags.paths, config_label);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return kExitOk;
 }

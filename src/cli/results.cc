@@ -16,6 +16,7 @@
 #include "common/calendar_date.h"
 #include "common/exit_codes.h"
 #include "metrics/headline.h"
+#include "record/labels.h"
 #include "record/record_export.h"
 #include "record/record_json.h"
 #include "store/store.h"
@@ -91,15 +92,18 @@ constexpr std::string_view kListMetrics[] = {"tput_per_gpu", "median_intvty", "m
 int List(store::Store& db, const Options& o) {
   auto records = db.Query(o.filter);
   if (!records.ok()) return Fail(records.status().message(), kExitRunFailed);
-  std::printf("%-20s %-8s %-28s %-9s %-10s %5s", "started_at", "status", "recipe", "engine",
-              "hardware", "conc");
+  std::printf("%-20s %-8s %-28s %-9s %-10s %-26s %5s", "started_at", "status", "recipe", "engine",
+              "hardware", "config", "conc");
   for (std::string_view m : kListMetrics)
     std::printf(" %14.*s", static_cast<int>(m.size()), m.data());
   std::printf("  %s\n", "record_id");
   for (const record::Record& r : *records) {
-    std::printf("%-20s %-8s %-28s %-9s %-10s %5s", Cell(r.provenance.started_at, 20).c_str(),
+    // The configuration as every view names it (record/labels.h), so two sessions of
+    // one recipe read as two rows.
+    std::printf("%-20s %-8s %-28s %-9s %-10s %-26s %5s", Cell(r.provenance.started_at, 20).c_str(),
                 Cell(std::string(record::RecordStatusName(r.status)), 8).c_str(),
                 Cell(r.recipe, 28).c_str(), Cell(r.engine, 9).c_str(), Cell(r.hardware, 10).c_str(),
+                Cell(record::ConfigLabel(r.deployment), 26).c_str(),
                 Cell(r.concurrency ? std::to_string(*r.concurrency) : "", 5).c_str());
     for (std::string_view m : kListMetrics) std::printf(" %14s", Metric(r, m).c_str());
     std::printf("  %s\n", Cell(r.record_id, 16).c_str());

@@ -111,6 +111,20 @@ TEST_F(ResultsCliTest, ListFiltersByEngineStatusAndTime) {
       << bad.output;
 }
 
+TEST_F(ResultsCliTest, ListNamesEachConfigurationSoSessionsOfOneRecipeDiffer) {
+  std::string wide = Record("ddd444", "vllm", "ok", 8, "2026-11-30T10:00:00Z");
+  wide.insert(1, R"("tp": 8, "ep": 8, "dp_attn": true, )");
+  std::string spec = Record("eee555", "vllm", "ok", 8, "2026-11-30T11:00:00Z");
+  spec.insert(1, R"("tp": 1, "spec_method": "eagle3", )");
+  Write("more/records/ddd444.json", wide);
+  Write("more/records/eee555.json", spec);
+  ASSERT_EQ(RunServebench("ingest -q" + Db() + dir_ + "/more").exit_code, 0);
+  Result list = RunServebench("results list --engine vllm --status ok" + Db());
+  EXPECT_THAT(list.output, ::testing::HasSubstr("config"));
+  EXPECT_THAT(list.output, ::testing::HasSubstr("tp8 ep8 dpa"));
+  EXPECT_THAT(list.output, ::testing::HasSubstr("tp1 eagle3"));
+}
+
 TEST_F(ResultsCliTest, ShowPrintsTheWholeRecordByIdOrPrefix) {
   ASSERT_EQ(RunServebench("ingest -q" + Db() + dir_ + "/out").exit_code, 0);
   Result show = RunServebench("results show bbb" + Db());

@@ -16,6 +16,9 @@
 namespace servebench::recipe {
 namespace {
 
+// What record::ConfigLabel is to `servebench matrix` (recipe/ cannot include record/).
+std::string TestLabel(const ServeSpec& serve) { return "label-tp" + std::to_string(serve.tp); }
+
 const std::string kData = std::string(SERVEBENCH_SOURCE_DIR) + "/src/recipe/testdata/";
 
 boost::json::array ReadJsonArray(const std::string& path) {
@@ -78,7 +81,7 @@ TEST(InferenceXGoldenTest, JsonFormatIsOneLineOfInferenceXRows) {
   MatrixFilters f;
   f.evals = EvalSelection::kNone;
   Plan plan = Expand({kData + "minimaxm3-mi355x-mtp.inferencex.yaml"}, f);
-  std::string json = RenderMatrix(plan, MatrixFormat::kJson, {});
+  std::string json = RenderMatrix(plan, MatrixFormat::kJson, {}, TestLabel);
   auto parsed = boost::json::parse(json).as_array();
   EXPECT_EQ(parsed.size(), 53u);
   EXPECT_EQ(json.find('\n'), json.size() - 1);
@@ -141,7 +144,7 @@ TEST(InferenceXGoldenTest, FiltersAndEvalModesMatchInferenceXGeneratorByteForByt
     auto plan = ExpandRecipes(set, c.filters);
     ASSERT_TRUE(plan.ok()) << c.name << ": " << plan.status().ToString();
     EXPECT_EQ(plan->rows.size(), c.rows) << c.name;
-    std::string json = RenderMatrix(*plan, MatrixFormat::kJson, {});
+    std::string json = RenderMatrix(*plan, MatrixFormat::kJson, {}, TestLabel);
     json.pop_back();  // trailing newline
     EXPECT_EQ(Sha256Hex(json), c.sha256) << c.name;
   }

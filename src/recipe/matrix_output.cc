@@ -75,7 +75,8 @@ std::string Table(const Plan& plan) {
   return out;
 }
 
-std::string Buildkite(const Plan& plan, const std::vector<std::string>& paths) {
+std::string Buildkite(const Plan& plan, const std::vector<std::string>& paths,
+                      const ConfigLabeler& config_label) {
   boost::json::array steps;
   std::string files;
   for (const auto& p : paths) files += " '" + p + "'";
@@ -90,7 +91,7 @@ std::string Buildkite(const Plan& plan, const std::vector<std::string>& paths) {
     for (const auto& p : s.points)
       concs += (concs.empty() ? "" : ",") + std::to_string(p.load.concurrency);
     boost::json::object step;
-    step["label"] = fmt::format("{} {} conc {}", first.recipe, Topology(first.serve), concs);
+    step["label"] = fmt::format("{} {} conc {}", first.recipe, config_label(first.serve), concs);
     step["key"] = "session-" + s.session_id.substr(0, 16);
     step["command"] = fmt::format("servebench {}{} --session {}", subcommand, files, s.session_id);
     step["agents"] = boost::json::object{{"queue", first.runner}};
@@ -112,7 +113,8 @@ std::optional<MatrixFormat> ParseMatrixFormat(std::string_view name) {
 }
 
 std::string RenderMatrix(const Plan& plan, MatrixFormat format,
-                         const std::vector<std::string>& recipe_paths) {
+                         const std::vector<std::string>& recipe_paths,
+                         const ConfigLabeler& config_label) {
   switch (format) {
     case MatrixFormat::kTable:
       return Table(plan);
@@ -132,7 +134,7 @@ std::string RenderMatrix(const Plan& plan, MatrixFormat format,
       return OrderedJson(boost::json::object{{"include", std::move(rows)}}) + "\n";
     }
     case MatrixFormat::kBuildkite:
-      return Buildkite(plan, recipe_paths);
+      return Buildkite(plan, recipe_paths, config_label);
   }
   return "";
 }

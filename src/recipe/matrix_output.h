@@ -7,6 +7,7 @@
 // Thread-safe (pure functions).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,9 +22,16 @@ enum class MatrixFormat { kTable, kJson, kJsonl, kGithub, kBuildkite };
 // nullopt for an unknown name.
 std::optional<MatrixFormat> ParseMatrixFormat(std::string_view name);
 
+// How a serve session's configuration is named for people: the buildkite step labels
+// use it. The one definition is record::ConfigLabel (record/labels.h), which recipe/
+// cannot include (record/ builds on recipe/): the caller passes it in.
+using ConfigLabeler = std::function<std::string(const ServeSpec&)>;
+
 // `recipe_paths` are the files the plan came from; the buildkite steps pass them
-// to `servebench run` together with the session id.
+// to `servebench run` together with the session id, and are labelled
+// "<recipe> <config_label(serve)> conc 1,4,16".
 std::string RenderMatrix(const Plan& plan, MatrixFormat format,
-                         const std::vector<std::string>& recipe_paths);
+                         const std::vector<std::string>& recipe_paths,
+                         const ConfigLabeler& config_label);
 
 }  // namespace servebench::recipe

@@ -9,6 +9,9 @@
 namespace servebench::recipe {
 namespace {
 
+// What record::ConfigLabel is to `servebench matrix` (recipe/ cannot include record/).
+std::string TestLabel(const ServeSpec& serve) { return "label-tp" + std::to_string(serve.tp); }
+
 const std::string kRoot = std::string(SERVEBENCH_SOURCE_DIR) + "/";
 
 Plan Quickstart() {
@@ -86,17 +89,21 @@ TEST(PointJsonTest, UnknownFieldsAndBadJsonAreErrors) {
 
 TEST(MatrixOutputTest, FormatsAgreeOnTheSweep) {
   Plan plan = Quickstart();
-  std::string jsonl = RenderMatrix(plan, MatrixFormat::kJsonl, {});
+  std::string jsonl = RenderMatrix(plan, MatrixFormat::kJsonl, {}, TestLabel);
   EXPECT_EQ(std::count(jsonl.begin(), jsonl.end(), '\n'), 28);
-  auto github = boost::json::parse(RenderMatrix(plan, MatrixFormat::kGithub, {}));
+  auto github = boost::json::parse(RenderMatrix(plan, MatrixFormat::kGithub, {}, TestLabel));
   EXPECT_EQ(github.at("include").as_array().size(), 28u);
-  auto bk = boost::json::parse(RenderMatrix(plan, MatrixFormat::kBuildkite, {"q.yaml"}));
+  auto bk = boost::json::parse(RenderMatrix(plan, MatrixFormat::kBuildkite, {"q.yaml"}, TestLabel));
   const auto& steps = bk.at("steps").as_array();
   ASSERT_EQ(steps.size(), 4u);
   EXPECT_NE(
       std::string(steps[0].at("command").as_string()).find("servebench run 'q.yaml' --session "),
       std::string::npos);
-  std::string table = RenderMatrix(plan, MatrixFormat::kTable, {});
+  // The step label is the recipe, the caller's configuration label and the concurrencies.
+  std::string label(steps[0].at("label").as_string());
+  EXPECT_NE(label.find(" label-tp"), std::string::npos) << label;
+  EXPECT_NE(label.find(" conc "), std::string::npos) << label;
+  std::string table = RenderMatrix(plan, MatrixFormat::kTable, {}, TestLabel);
   EXPECT_NE(table.find("28 points, 4 serve sessions"), std::string::npos) << table;
   EXPECT_NE(table.find("spec=eagle3x3 AL=2.5"), std::string::npos);
 }

@@ -6,7 +6,6 @@
 #include <boost/json.hpp>
 
 #include "recipe/recipe.h"
-#include "record/labels.h"
 
 namespace servebench::record {
 namespace {
@@ -106,25 +105,6 @@ TEST(RecordBuilderTest, AccuracyIsReadFromEveryEvalShape) {
   EXPECT_EQ(a[1].task, "mmlu");
   EXPECT_EQ(a[1].floor, 0.65);
   EXPECT_EQ(a[1].items, (std::map<std::string, bool>{{"q1", true}, {"q2", false}}));
-}
-
-TEST(LabelsTest, ConfigLabelNamesParallelismAndSpeculativeDecoding) {
-  Deployment d;
-  d.tp = 8;
-  d.ep = 8;
-  d.dp_attn = true;
-  EXPECT_EQ(ConfigLabel(d), "tp8 ep8 dpa");
-  Deployment s;
-  s.spec_method = recipe::SpecMethod::kEagle3;
-  s.num_speculative_tokens = 3;
-  EXPECT_EQ(ConfigLabel(s), "tp1 eagle3 n3");
-}
-
-TEST(LabelsTest, SeriesLabelAddsTheConcurrencyToTheCurveLabel) {
-  Record r = RecordOfPoint(SimPoint(), "run-1");
-  EXPECT_EQ(CurveLabel(r), "quick llama-3.1-8b h200 sim 1024/128");
-  EXPECT_EQ(SeriesLabel(r), "quick llama-3.1-8b h200 sim 1024/128 c8");
-  EXPECT_EQ(WorkloadLabel(r), "quick · llama-3.1-8b · h200 · 1024/128");
 }
 
 }  // namespace

@@ -56,7 +56,7 @@ TEST(RecordReaderTest, ReadsMetricsPerGpuAndIdentity) {
   EXPECT_DOUBLE_EQ(o.metrics.at("p99_ttft_ms"), 200);
   ASSERT_EQ(o.accuracy.size(), 1u);
   EXPECT_EQ(o.accuracy[0].items.size(), 3u);
-  EXPECT_EQ(hs[0].label, "r m h200 sim 1024/1024 c4");
+  EXPECT_EQ(hs[0].label, "r m h200 sim 1024/1024 tp2 c4") << "the configuration is named";
   EXPECT_FALSE(hs[0].curve_id.empty());
 }
 
