@@ -3,7 +3,8 @@
 // its records are copied into a six-night history whose last night is 40 % slower
 // on one series, one failed record carries markup in its reason, then
 // `servebench dashboard` writes the page and Chromium (--headless --dump-dom) runs
-// its script. The test reads the DOM the script built.
+// its script in a 1,400 px window. The test reads the DOM the script built, and what
+// its own measuring script (added to a copy of the page) found about table widths.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -130,13 +131,35 @@ TEST_F(DashboardBrowserTest, ChromiumRendersCurvesVerdictsAndRecordsFromRealReco
   ASSERT_EQ(dash.exit_code, 0) << dash.output;
   EXPECT_NE(dash.output.find("37 record(s)"), std::string::npos) << dash.output;
 
+  // The test's own measurement, after the page's script: at a 1,400 px window, which
+  // tables are wider than the page (or than their box) and whether the page scrolls
+  // sideways, written into the DOM that --dump-dom prints. The page is unchanged.
+  fs::path measured_page = dir_ / "measured.html";
+  {
+    std::string html = ReadFileOrEmpty(page);
+    size_t end = html.rfind("</body>");
+    ASSERT_NE(end, std::string::npos);
+    html.insert(end, R"(<script>
+  const vw = document.documentElement.clientWidth;
+  const wide = [...document.querySelectorAll("table")]
+      .filter((t) => t.getBoundingClientRect().right > vw + 0.5 ||
+                     t.scrollWidth > t.parentElement.clientWidth + 0.5)
+      .map((t) => t.id || "table");
+  document.body.setAttribute("data-test-viewport", String(vw));
+  document.body.setAttribute("data-test-overflowing", wide.join(",") || "none");
+  document.body.setAttribute("data-test-page-scrolls",
+      document.documentElement.scrollWidth > vw + 0.5 ? "yes" : "no");
+</script>
+)");
+    std::ofstream(measured_page) << html;
+  }
   fs::path dom_file = dir_ / "dom.html";
-  auto browser =
-      RunShell("timeout 120 " + chromium +
-               " --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run"
-               " --user-data-dir=" +
-               (dir_ / "chromium-profile").string() + " --dump-dom file://" + page.string() +
-               " > " + dom_file.string() + " 2> " + (dir_ / "chromium.log").string());
+  auto browser = RunShell(
+      "timeout 120 " + chromium +
+      " --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run"
+      " --hide-scrollbars --window-size=1400,1000 --user-data-dir=" +
+      (dir_ / "chromium-profile").string() + " --dump-dom file://" + measured_page.string() +
+      " > " + dom_file.string() + " 2> " + (dir_ / "chromium.log").string());
   std::string dom = ReadFileOrEmpty(dom_file);
   ASSERT_EQ(browser.exit_code, 0) << ReadFileOrEmpty(dir_ / "chromium.log");
   ASSERT_NE(dom.find("data-rendered=\"yes\""), std::string::npos) << "the script did not finish:\n"
@@ -144,16 +167,37 @@ TEST_F(DashboardBrowserTest, ChromiumRendersCurvesVerdictsAndRecordsFromRealReco
   EXPECT_NE(dom.find("<pre id=\"errors\" hidden=\"\"></pre>"), std::string::npos)
       << "script errors shown";
 
+  // At 1,400 px every table fits the page: nothing cut, nothing scrolled sideways.
+  std::smatch viewport;
+  ASSERT_TRUE(std::regex_search(dom, viewport, std::regex("data-test-viewport=\"([0-9]+)\"")));
+  EXPECT_GE(std::stoi(viewport[1]), 1380) << "the window is not 1,400 px wide";
+  EXPECT_NE(dom.find("data-test-overflowing=\"none\""), std::string::npos)
+      << dom.substr(dom.find("<body"), 400);
+  EXPECT_NE(dom.find("data-test-page-scrolls=\"no\""), std::string::npos);
+
   // Records: every one a table row; the failed one's reason is text, not markup.
   EXPECT_EQ(Count(dom, "<tr data-record="), 37u);
   EXPECT_NE(dom.find("engine exited 137 &lt;img src=x onerror=alert(1)&gt;"), std::string::npos);
   EXPECT_EQ(dom.find("<img src=x"), std::string::npos);
   EXPECT_NE(dom.find("<h1 id=\"title\">nightly &lt;sim&gt;</h1>"), std::string::npos);
 
-  // Curves: one workload, two configurations, three points each, a frontier.
+  // Records are grouped by configuration: one group per session of the sweep.
+  EXPECT_EQ(Count(dom, "<tr class=\"group-head\""), 2u);
+  // Simulated records say so, with their time scale.
+  EXPECT_NE(dom.find("sim ×0.05"), std::string::npos);
+
+  // Curves: one workload, two configurations, three points each on the newest night
+  // and five earlier nights drawn faint under them, a frontier.
   EXPECT_EQ(Count(dom, "class=\"chart-svg\""), 1u);
   EXPECT_EQ(Count(dom, "class=\"curve\""), 2u);
-  EXPECT_EQ(Count(dom, "class=\"pt\""), 6u);
+  EXPECT_EQ(Count(dom, "class=\"curve history\""), 10u);
+  EXPECT_NE(dom.find("Simulated engine: simulated, time scale 0.05"), std::string::npos);
+  // The regressed series is drawn distinct: its point, and only it, is ringed.
+  EXPECT_EQ(Count(dom, "class=\"pt\""), 5u);
+  EXPECT_EQ(Count(dom, "class=\"pt regressed\""), 1u);
+  EXPECT_NE(dom.find("class=\"pt regressed\" cx="), std::string::npos);
+  std::regex regressed_dot("class=\"pt regressed\"[^>]*data-series=\"" + slow + "\"");
+  EXPECT_TRUE(std::regex_search(dom, regressed_dot)) << "the ringed point is the slowed series";
   EXPECT_NE(dom.find("data-config=\"tp1 eagle3 n3\""), std::string::npos);
   EXPECT_NE(dom.find("class=\"frontier\""), std::string::npos);
 

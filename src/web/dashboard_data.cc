@@ -43,7 +43,9 @@ json::object RecordRow(const record::Record& r) {
                    {"build_date", r.Night()},
                    {"build_commit", r.build.commit},
                    {"started_at", r.provenance.started_at},
-                   {"simulated", r.simulated}};
+                   {"simulated", r.simulated},
+                   // Simulated times are wall-clock = modelled times x the scale.
+                   {"time_scale", Num(record::SimTimeScale(r))}};
   // Every headline metric under its one name (metrics/headline.h); null when missing.
   for (const metrics::HeadlineMetric& m : metrics::HeadlineMetrics()) {
     row[m.name] = Num(r.headline ? (*r.headline).*m.field : std::nullopt);
@@ -51,55 +53,64 @@ json::object RecordRow(const record::Record& r) {
   return row;
 }
 
-// Per workload: each configuration's curve on its newest build date, and the
-// frontier over them.
+// One point of a curve: what the chart draws and its tooltip says.
+json::object CurvePointOf(const json::object& row) {
+  return json::object{
+      {"concurrency", row.at("concurrency")},   {"median_intvty", row.at("median_intvty")},
+      {"tput_per_gpu", row.at("tput_per_gpu")}, {"median_ttft_ms", row.at("median_ttft_ms")},
+      {"record_id", row.at("record_id")},       {"series_id", row.at("series_id")},
+      {"simulated", row.at("simulated")},       {"time_scale", row.at("time_scale")},
+      {"started_at", row.at("started_at")}};
+}
+
+// Per workload: each configuration's curve on every build date (the newest drawn over
+// the earlier ones, so a slower night shows on the chart), and the frontier over the
+// configurations' newest curves.
 json::array Charts(const json::array& rows) {
-  struct Curve {
-    std::string date;
-    std::map<double, json::object> by_conc;  // concurrency -> the latest-started point
-  };
-  std::map<std::string, std::map<std::string, Curve>> workloads;
+  // workload -> config -> build date -> concurrency -> the latest-started point.
+  using Night = std::map<int64_t, json::object>;
+  std::map<std::string, std::map<std::string, std::map<std::string, Night>>> workloads;
   for (const json::value& v : rows) {
     const json::object& row = v.get_object();
     if (row.at("status").get_string() != "ok" || !row.at("median_intvty").is_double() ||
         !row.at("tput_per_gpu").is_double() || !row.at("concurrency").is_int64()) {
       continue;
     }
-    Curve& c = workloads[std::string(row.at("workload").get_string())]
-                        [std::string(row.at("config").get_string())];
-    std::string date(row.at("build_date").get_string());
-    if (date < c.date) continue;
-    if (date > c.date) {
-      c.date = date;
-      c.by_conc.clear();
-    }
-    double conc = static_cast<double>(row.at("concurrency").get_int64());
-    auto it = c.by_conc.find(conc);
-    if (it == c.by_conc.end() ||
+    Night& night = workloads[std::string(row.at("workload").get_string())][std::string(
+        row.at("config").get_string())][std::string(row.at("build_date").get_string())];
+    int64_t conc = row.at("concurrency").get_int64();
+    auto it = night.find(conc);
+    if (it == night.end() ||
         it->second.at("started_at").get_string() < row.at("started_at").get_string()) {
-      c.by_conc[conc] = json::object{{"concurrency", conc},
-                                     {"median_intvty", row.at("median_intvty")},
-                                     {"tput_per_gpu", row.at("tput_per_gpu")},
-                                     {"median_ttft_ms", row.at("median_ttft_ms")},
-                                     {"record_id", row.at("record_id")},
-                                     {"started_at", row.at("started_at")}};
+      night[conc] = CurvePointOf(row);
     }
   }
+  auto points_of = [](const Night& night) {
+    json::array points;
+    for (const auto& [conc, p] : night) points.push_back(p);
+    return points;
+  };
   json::array charts;
   for (const auto& [workload, configs] : workloads) {
     json::array curves;
     std::vector<metrics::CurvePoint> all;
     std::vector<std::pair<std::string, const json::object*>> tags;  // config, point
-    for (const auto& [config, curve] : configs) {
-      json::array points;
-      for (const auto& [conc, p] : curve.by_conc) {
-        points.push_back(p);
+    for (const auto& [config, nights] : configs) {
+      const auto& [date, newest] = *nights.rbegin();
+      for (const auto& [conc, p] : newest) {
         all.push_back(
             {p.at("median_intvty").get_double(), p.at("tput_per_gpu").get_double(), tags.size()});
         tags.emplace_back(config, &p);
       }
-      curves.push_back(json::object{
-          {"config", config}, {"build_date", curve.date}, {"points", std::move(points)}});
+      json::array history;  // earlier nights, oldest first
+      for (auto it = nights.begin(); it->first != date; ++it) {
+        history.push_back(
+            json::object{{"build_date", it->first}, {"points", points_of(it->second)}});
+      }
+      curves.push_back(json::object{{"config", config},
+                                    {"build_date", date},
+                                    {"points", points_of(newest)},
+                                    {"history", std::move(history)}});
     }
     json::array frontier;
     for (const metrics::CurvePoint& p : metrics::ParetoFrontier(all)) {

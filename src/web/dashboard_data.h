@@ -1,12 +1,14 @@
 // The dashboard's data: everything the page shows, taken from Records' fields
 // (record/record.h) so the front end only draws. Three views:
 //
-//   records   one row per record: identity, configuration label, status and failure,
-//             every headline metric under its metrics/headline.h name (tput_per_gpu
-//             is total tokens per GPU, median_intvty tok/s/user, ...)
+//   records   one row per record: identity, configuration label (record/labels.h),
+//             simulated and the sim's time scale, status and failure, every headline
+//             metric under its metrics/headline.h name (tput_per_gpu is total tokens
+//             per GPU, median_intvty tok/s/user, ...)
 //   charts    per workload (recipe, model, hardware, ISL/OSL), the tput_per_gpu
 //             against median_intvty curve of each configuration on its newest build
-//             date, and the Pareto frontier over them (metrics/pareto.h)
+//             date with its earlier nights as `history`, and the Pareto frontier over
+//             the newest curves (metrics/pareto.h)
 //   nightly   when records span more than one build date: the verdict report of the
 //             newest night (verdict/, the same rule as `servebench regress`) and each
 //             series' history of the judged metrics

@@ -89,6 +89,11 @@ TEST(DashboardDataTest, RowsChartsAndNightlyFromRecords) {
   for (const json::value& c : curves) {
     EXPECT_EQ(c.at("build_date").as_string(), "2026-11-29");
     ASSERT_EQ(c.at("points").as_array().size(), 3u);
+    // The earlier night is drawn under it, so a slower night shows on the chart.
+    const json::array& history = c.at("history").as_array();
+    ASSERT_EQ(history.size(), 1u);
+    EXPECT_EQ(history[0].at("build_date").as_string(), "2026-11-28");
+    EXPECT_EQ(history[0].at("points").as_array().size(), 3u);
   }
   const json::object& p = curves[1].at("points").as_array()[2].as_object();  // tp2, concurrency 64
   EXPECT_EQ(curves[1].at("config").as_string(), "tp2");

@@ -59,16 +59,32 @@
     counts.append(badge(status), " " + n + "  ");
   }
 
+  // Series the newest night's verdict calls a regression: drawn distinct on the charts.
+  const regressed = new Set(data.nightly ? data.nightly.report.verdicts
+      .filter((v) => v.kind === "point" && v.status === "regression").map((v) => v.series_id) : []);
+  // "simulated" or "simulated, time scale 0.1": how a point's times relate to real ones.
+  function simText(p) {
+    if (!p.simulated) return "";
+    return typeof p.time_scale === "number"
+        ? `simulated, time scale ${p.time_scale} (wall-clock = modelled times × ${p.time_scale})`
+        : "simulated";
+  }
+
   // ---- Curves ----
   function drawChart(chart) {
-    const W = 480, H = 320, L = 76, R = 12, T = 12, B = 40;
-    const pts = chart.curves.flatMap((c) => c.points);
+    const W = 560, H = 340, L = 76, R = 12, T = 12, B = 40;
+    const pts = chart.curves.flatMap((c) => c.points.concat(c.history.flatMap((h) => h.points)));
     const xs = pts.map((p) => p.median_intvty), ys = pts.map((p) => p.tput_per_gpu);
     const x0 = 0, x1 = Math.max(...xs) * 1.05, y0 = 0, y1 = Math.max(...ys) * 1.05;
     const sx = (x) => L + (x - x0) / (x1 - x0 || 1) * (W - L - R);
     const sy = (y) => H - B - (y - y0) / (y1 - y0 || 1) * (H - T - B);
     const box = el("div", {class: "chart"});
     box.append(el("h3", {}, chart.workload));
+    const sims = [...new Set(pts.map(simText).filter((t) => t))];
+    if (sims.length) box.append(el("p", {class: "note sim-note"}, "Simulated engine: " + sims.join("; ")));
+    const bad = chart.curves.flatMap((c) => c.points.filter((p) => regressed.has(p.series_id))
+                                                     .map((p) => `${c.config} c${p.concurrency}`));
+    if (bad.length) box.append(el("p", {class: "regressed-note"}, "Regressed tonight (ringed): " + bad.join(", ")));
     const s = svg("svg", {class: "chart-svg", width: W, height: H, viewBox: `0 0 ${W} ${H}`});
     for (const t of niceTicks(x0, x1, 5)) {
       s.append(svg("line", {x1: sx(t), x2: sx(t), y1: T, y2: H - B, stroke: "#eef1f5"}));
@@ -93,18 +109,33 @@
                                 points: chart.frontier.map((p) => `${sx(p.median_intvty)},${sy(p.tput_per_gpu)}`).join(" ")}));
     }
     const legend = el("div", {class: "legend"});
+    const line = (points) => points.map((p) => `${sx(p.median_intvty)},${sy(p.tput_per_gpu)}`).join(" ");
     chart.curves.forEach((c, i) => {
       const color = COLORS[i % COLORS.length];
+      // Earlier nights first, faint, so the newest is drawn over them.
+      for (const h of c.history) {
+        const old = svg("polyline", {class: "curve history", fill: "none", stroke: color, "stroke-width": 1,
+                                     "stroke-opacity": 0.3, "data-config": c.config, "data-build-date": h.build_date,
+                                     points: line(h.points)});
+        const tip = svg("title", {});
+        tip.textContent = `${c.config} on ${h.build_date}`;
+        old.append(tip);
+        s.append(old);
+      }
       // In concurrency order (the data's): the curve a sweep traces.
-      s.append(svg("polyline", {class: "curve", fill: "none", stroke: color, "stroke-width": 1.5,
-                                "data-config": c.config,
-                                points: c.points.map((p) => `${sx(p.median_intvty)},${sy(p.tput_per_gpu)}`).join(" ")}));
+      s.append(svg("polyline", {class: "curve", fill: "none", stroke: color, "stroke-width": 2,
+                                "data-config": c.config, "data-build-date": c.build_date, points: line(c.points)}));
       for (const p of c.points) {
-        const dot = svg("circle", {class: "pt", cx: sx(p.median_intvty), cy: sy(p.tput_per_gpu), r: 3.5, fill: color,
-                                   "data-record": p.record_id});
+        const bad = regressed.has(p.series_id);
+        // Simulated points are hollow; a regressed series is ringed in red and larger.
+        const dot = svg("circle", {class: bad ? "pt regressed" : "pt", cx: sx(p.median_intvty), cy: sy(p.tput_per_gpu),
+                                   r: bad ? 6 : 3.5, fill: p.simulated ? "#fff" : color, stroke: bad ? "#b3261e" : color,
+                                   "stroke-width": bad ? 3 : 1.5, "data-record": p.record_id, "data-series": p.series_id,
+                                   "data-simulated": p.simulated ? "yes" : "no"});
         const tip = svg("title", {});
         tip.textContent = `${c.config}, concurrency ${p.concurrency}: ${fmt(p.median_intvty)} tok/s/user (median_intvty), ` +
-                          `${fmt(p.tput_per_gpu)} tok/s/GPU (tput_per_gpu), TTFT p50 ${fmt(p.median_ttft_ms)} ms`;
+                          `${fmt(p.tput_per_gpu)} tok/s/GPU (tput_per_gpu), TTFT p50 ${fmt(p.median_ttft_ms)} ms` +
+                          (p.simulated ? "; " + simText(p) : "") + (bad ? "; REGRESSED tonight" : "");
         dot.append(tip);
         s.append(dot);
       }
@@ -112,6 +143,11 @@
       item.append(el("i", {style: "background:" + color}), `${c.config} (${c.build_date})`);
       legend.append(item);
     });
+    if (chart.curves.some((c) => c.history.length)) {
+      const item = el("span", {class: "history"});
+      item.append(el("i", {style: "background:#888"}), "faint: earlier nights");
+      legend.append(item);
+    }
     box.append(s, legend);
     return box;
   }
@@ -157,7 +193,7 @@
                                       .map((m) => `${m.metric} ${fmt(100 * m.change_rel, 1)}%`).join(", ");
       const s = series.get(v.series_id);
       const td = (x, cls) => { const c = el("td", cls ? {class: cls} : {}); c.append(x); return c; };
-      tr.append(td(badge(v.status)), td(v.label), td(worst || "–"),
+      tr.append(td(badge(v.status)), td(v.label, "wrap"), td(worst || "–", "wrap"),
                 td(s ? sparkline(s.nights, "tput_per_gpu") : ""), td(v.note || "", "reason"));
       table.tBodies[0].append(tr);
     }
@@ -175,6 +211,8 @@
     ["median_tpot_ms", "median_tpot_ms", true], ["acceptance_length", "acceptance_length", true],
     ["failure_class", "failure"], ["failure_reason", "reason"],
   ];
+  // Text columns that may wrap so the table fits the page.
+  const WRAP = new Set(["recipe", "model", "config", "failure_class"]);
   const table = document.getElementById("record-table");
   const headRow = el("tr", {});
   let sortKey = null, sortDir = 1;
@@ -202,18 +240,36 @@
         return (x < y ? -1 : 1) * sortDir;
       });
     }
+    // Grouped by configuration (workload, engine, config), in that order; the chosen
+    // sort (default: newest first) applies inside each group.
+    const groups = new Map();
+    for (const r of rows) {
+      const key = `${r.workload} · ${r.engine} · ${r.config}`;
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key).push(r);
+    }
     const body = table.tBodies[0];
     body.replaceChildren();
-    for (const r of rows) {
-      const tr = el("tr", {"data-record": r.record_id});
-      for (const [key, , numeric] of COLUMNS) {
-        const td = el("td", numeric ? {class: "num"} : key === "failure_reason" ? {class: "reason"} : {});
-        if (key === "status") td.append(badge(r.status));
-        else td.textContent = numeric ? fmt(r[key], key === "concurrency" ? 0 : undefined) : (r[key] ?? "");
-        if (key === "engine" && r.simulated) td.title = "simulated engine";
-        tr.append(td);
+    for (const key of [...groups.keys()].sort()) {
+      const members = groups.get(key);
+      const head = el("tr", {class: "group-head", "data-group": key});
+      head.append(el("td", {colspan: COLUMNS.length}, `${key} — ${members.length} record(s)`));
+      body.append(head);
+      for (const r of members) {
+        const tr = el("tr", {"data-record": r.record_id});
+        for (const [key, , numeric] of COLUMNS) {
+          const cls = numeric ? "num" : key === "failure_reason" ? "reason" : WRAP.has(key) ? "wrap" : "";
+          const td = el("td", cls ? {class: cls} : {});
+          if (key === "status") td.append(badge(r.status));
+          else td.textContent = numeric ? fmt(r[key], key === "concurrency" ? 0 : undefined) : (r[key] ?? "");
+          if (key === "engine" && r.simulated) {
+            td.append(el("span", {class: "badge sim", title: simText(r)},
+                         typeof r.time_scale === "number" ? `sim ×${r.time_scale}` : "sim"));
+          }
+          tr.append(td);
+        }
+        body.append(tr);
       }
-      body.append(tr);
     }
     document.getElementById("shown").textContent = `${rows.length} of ${data.records.length} shown`;
   }
