@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -16,6 +17,14 @@ namespace {
 double MaxDrawn(int64_t len, double ratio) { return static_cast<double>(len) * (1.0 + ratio); }
 
 }  // namespace
+
+int64_t PromptsForDuration(const BenchSettings& s) {
+  if (!(s.duration_s > 0) || !(s.request_rate_per_s > 0)) return s.num_prompts;
+  double want = std::ceil(s.request_rate_per_s * s.duration_s * 1.25) + 16;
+  double most =
+      static_cast<double>(limits::kMaxPromptsPerRun - std::max<int64_t>(s.num_warmups, 0));
+  return static_cast<int64_t>(std::min(want, most));
+}
 
 std::string ApiKeyVariable(const BenchSettings& s) {
   if (!s.api_key_env.empty()) return s.api_key_env;
@@ -103,6 +112,14 @@ Status Validate(const BenchSettings& s) {
   if (!(s.request_timeout_s >= 0) || s.request_timeout_s > limits::kMaxDeadlineSeconds) {
     return bad(fmt::format("--request-timeout {}: must be 0 (none) .. {:.0f} s",
                            s.request_timeout_s, limits::kMaxDeadlineSeconds));
+  }
+  if (!(s.duration_s >= 0) || s.duration_s > limits::kMaxDeadlineSeconds) {
+    return bad(fmt::format("--duration {}: must be 0 (sized by --num-prompts) .. {:.0f} s",
+                           s.duration_s, limits::kMaxDeadlineSeconds));
+  }
+  if (!(s.grace_period_s >= 0) || s.grace_period_s > limits::kMaxDeadlineSeconds) {
+    return bad(fmt::format("--grace-period {}: must be 0 (cut at the end) .. {:.0f} s",
+                           s.grace_period_s, limits::kMaxDeadlineSeconds));
   }
   if (!(s.client_issue_delay_limit_ms > 0) || !std::isfinite(s.client_issue_delay_limit_ms)) {
     return bad(

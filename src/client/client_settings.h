@@ -75,6 +75,22 @@ struct BenchSettings {
   double request_timeout_s = 600;      // per-request deadline; 0 = none
   int num_workers = 0;                 // event-loop threads; 0 = chosen from concurrency
 
+  // ---- Duration bound (docs/bench.md "Duration-bounded runs") ----
+  // > 0: the measured phase issues requests for this many seconds from its start and
+  // then stops issuing: an open-loop arrival scheduled at or after it is not sent, a
+  // closed-loop slot released at or after it starts nothing. `num_prompts` is then the
+  // most requests the run may issue (each prompt is sent once, so no prompt repeats into
+  // a prefix cache); the result's servebench.run.ended_by says which bound ended it.
+  // 0: the run is sized by num_prompts alone.
+  double duration_s = 0;
+  // With duration_s: how long requests still in flight when the duration ends may take
+  // to finish (AIPerf's --benchmark-grace-period has the same default). Those still in
+  // flight after it, and open-loop arrivals still waiting for a concurrency slot at the
+  // end, are cancelled and recorded as failures of kind cut_at_end: counted, never
+  // dropped, and the run is invalid (its latency tail would otherwise be censored).
+  // 0 = cut at the end of the duration.
+  double grace_period_s = 30;
+
   // ---- Metrics ----
   std::vector<double> percentiles = {90, 99, 99.9};  // servebench stats
   metrics::GoodputSlo goodput;
@@ -98,6 +114,11 @@ struct BenchSettings {
 // common/limits.h, finite numbers, an --api-key-env that is set. Reads nothing but
 // the environment; called before any socket is opened.
 Status Validate(const BenchSettings& settings);
+
+// The prompts an open-loop run bounded by duration_s needs for its schedule: the mean
+// count plus a margin for gamma jitter (1.25 x rate x duration + 16), within
+// limits::kMaxPromptsPerRun; num_prompts when the run is not open-loop and bounded.
+int64_t PromptsForDuration(const BenchSettings& settings);
 
 // The environment variable the API key is read from ("" when none is to be sent).
 std::string ApiKeyVariable(const BenchSettings& settings);

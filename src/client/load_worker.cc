@@ -312,9 +312,17 @@ void LoadWorker::OnArrivalTimer() {
   CheckDone();
 }
 
+bool LoadWorker::MayIssue(int64_t released_ns) const {
+  if (cancelled_ || issuing_ended_) return false;
+  return cfg_.duration_ns <= 0 || released_ns < start_ns_ + cfg_.duration_ns;
+}
+
 void LoadWorker::ScheduleNext(int64_t slot_free_ns) {
-  if (cancelled_) return CheckDone();
+  if (cancelled_ || issuing_ended_) return CheckDone();
   if (cfg_.closed_loop) {
+    // A slot released at or after the duration's end starts nothing (the release time,
+    // not the time this thread noticed it, decides: a late thread changes no load).
+    if (!MayIssue(slot_free_ns)) return CheckDone();
     int64_t i = cfg_.next_job->fetch_add(1, std::memory_order_relaxed);
     // The slot's release is the request's t_scheduled (metrics.md).
     if (i < static_cast<int64_t>(cfg_.jobs->size())) {
@@ -330,10 +338,10 @@ void LoadWorker::ScheduleNext(int64_t slot_free_ns) {
 
 void LoadWorker::CheckDone() {
   if (in_flight_ > 0) return;
-  bool all_started =
-      cancelled_ || (cfg_.closed_loop ? cfg_.next_job->load(std::memory_order_relaxed) >=
-                                            static_cast<int64_t>(cfg_.jobs->size())
-                                      : next_arrival_ >= cfg_.my_jobs.size() && pending_.empty());
+  bool all_started = cancelled_ || issuing_ended_ ||
+                     (cfg_.closed_loop ? cfg_.next_job->load(std::memory_order_relaxed) >=
+                                             static_cast<int64_t>(cfg_.jobs->size())
+                                       : next_arrival_ >= cfg_.my_jobs.size() && pending_.empty());
   if (all_started) Shutdown();
 }
 
@@ -355,11 +363,59 @@ void LoadWorker::PollCancel() {
   });
 }
 
+void LoadWorker::OnDurationEnd() {
+  if (shut_down_ || cancelled_) return;
+  // Every arrival of `my_jobs` is before the end (RunBench keeps only those): any the
+  // arrival timer has not reached yet is due now, late by this thread, not by design.
+  std::vector<Job>& jobs = *cfg_.jobs;
+  while (!cfg_.closed_loop && next_arrival_ < cfg_.my_jobs.size()) {
+    Dispatch(&jobs[cfg_.my_jobs[next_arrival_++]]);
+  }
+  issuing_ended_ = true;
+  arrival_timer_.cancel();
+  // Open loop with a cap: arrivals still waiting for a slot were offered in the window
+  // and never served; they are recorded, unsent, as cut.
+  int64_t now = MonotonicNowNs();
+  for (const auto& [job, t_scheduled] : pending_) {
+    RequestRecord& r = records_.emplace_back();
+    r.index = job->index;
+    r.warmup = job->warmup;
+    r.t_scheduled_ns = t_scheduled;
+    r.client_prompt_tokens = job->client_prompt_tokens;
+    r.max_tokens = job->max_tokens;
+    r.t_done_ns = now;
+    r.failure = FailureKind::kCutAtEnd;
+    r.error =
+        fmt::format("still waiting for a concurrency slot when the {} s duration ended; never sent",
+                    static_cast<double>(cfg_.duration_ns) / 1e9);
+    cfg_.progress->failed.fetch_add(1, std::memory_order_relaxed);
+  }
+  pending_.clear();
+  if (in_flight_ == 0) return CheckDone();
+  if (cfg_.grace_ns <= 0) return OnGraceEnd();
+  duration_timer_.expires_at(AtNs(start_ns_ + cfg_.duration_ns + cfg_.grace_ns));
+  duration_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) OnGraceEnd();
+  });
+}
+
+void LoadWorker::OnGraceEnd() {
+  if (shut_down_) return;
+  std::string why = fmt::format(
+      "still in flight {} s after the {} s duration ended (--grace-period); cut",
+      static_cast<double>(cfg_.grace_ns) / 1e9, static_cast<double>(cfg_.duration_ns) / 1e9);
+  for (auto& c : conns_) {
+    if (c->rec != nullptr) Fail(c.get(), FailureKind::kCutAtEnd, why);
+  }
+  CheckDone();
+}
+
 void LoadWorker::Shutdown() {
   if (shut_down_) return;
   shut_down_ = true;
   arrival_timer_.cancel();
   cancel_timer_.cancel();
+  duration_timer_.cancel();
   for (auto& c : conns_) {
     c->deadline.cancel();
     c->transport.Close();
@@ -377,6 +433,12 @@ void LoadWorker::Run() {
     cfg_.start->start_ns.wait(0);
     start_ns_ = cfg_.start->start_ns.load();
     PollCancel();
+    if (cfg_.duration_ns > 0) {
+      duration_timer_.expires_at(AtNs(start_ns_ + cfg_.duration_ns));
+      duration_timer_.async_wait([this](const boost::system::error_code& ec) {
+        if (!ec) OnDurationEnd();
+      });
+    }
     if (cfg_.closed_loop) {
       auto timer = std::make_shared<asio::steady_timer>(io_, AtNs(start_ns_));
       timer->async_wait([this, timer](const boost::system::error_code&) {

@@ -59,7 +59,14 @@ struct WorkerConfig {
   // Closed loop: requests this worker keeps in flight. Open loop: the cap on
   // requests in flight (0 = none); arrivals beyond it wait in a FIFO.
   int64_t slots = 0;
-  int64_t preconnect = 0;                    // connections opened before the start
+  int64_t preconnect = 0;  // connections opened before the start
+  // Duration bound (BenchSettings::duration_s), from the phase start; 0 = none. At
+  // start + duration_ns the worker stops issuing (open loop: `my_jobs` holds only
+  // arrivals before it, all dispatched by then; closed loop: a slot released at or
+  // after it starts nothing) and cuts what still waits for a slot; at
+  // start + duration_ns + grace_ns it cuts what is still in flight (kCutAtEnd).
+  int64_t duration_ns = 0;
+  int64_t grace_ns = 0;
   std::vector<Job>* jobs = nullptr;          // all jobs of the phase
   std::atomic<int64_t>* next_job = nullptr;  // closed loop: next index to take
   std::vector<size_t> my_jobs;               // open loop: this worker's jobs, by time
@@ -103,23 +110,30 @@ class LoadWorker {
   void ScheduleNext(int64_t slot_free_ns);
   void CheckDone();
   void PollCancel();
+  // The duration bound: stop issuing; then, after the grace period, cut.
+  void OnDurationEnd();
+  void OnGraceEnd();
+  // Whether a request released at `released_ns` (monotonic) may still start.
+  bool MayIssue(int64_t released_ns) const;
   void Shutdown();
 
   WorkerConfig cfg_;
   boost::asio::io_context io_{1};
   boost::asio::steady_timer arrival_timer_{io_};
   boost::asio::steady_timer cancel_timer_{io_};
+  boost::asio::steady_timer duration_timer_{io_};  // end of the issue window, then of grace
   std::vector<std::unique_ptr<Conn>> conns_;
   std::vector<Conn*> idle_;
-  std::deque<metrics::RequestRecord> records_;  // stable addresses for in-flight decoders
-  std::deque<std::pair<Job*, int64_t>> pending_;
-  LagHistogram receive_lag_;  // open loop over the cap: (job, t_scheduled)
+  std::deque<metrics::RequestRecord> records_;    // stable addresses for in-flight decoders
+  std::deque<std::pair<Job*, int64_t>> pending_;  // open loop over the cap: (job, t_scheduled)
+  LagHistogram receive_lag_;
   size_t next_arrival_ = 0;
   int64_t in_flight_ = 0;
   int64_t start_ns_ = 0;
   int64_t connections_opened_ = 0;
   uint64_t serial_ = 0;
   bool cancelled_ = false;
+  bool issuing_ended_ = false;  // the duration bound passed: nothing more starts
   bool shut_down_ = false;
 };
 

@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -72,6 +73,7 @@ struct PhasePlan {
   int64_t max_in_flight = 0;  // closed loop: loops; open loop: cap (0 = none)
   double rate_per_s = 0;
   int workers = 1;
+  int64_t duration_ns = 0, grace_ns = 0;  // the duration bound (0 = none)
 };
 
 struct PhaseOutcome {
@@ -82,6 +84,7 @@ struct PhaseOutcome {
   int64_t reads = 0, kernel_stamped_reads = 0;
   LagHistogram receive_lag;
   bool cancelled = false;
+  bool prompts_left = false;  // closed loop: the duration ended before every job started
 };
 
 std::string ProgressText(const Progress& p, int64_t total, int64_t start_ns) {
@@ -121,6 +124,8 @@ PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::resu
     c.kernel_rx_timestamps = s.kernel_rx_timestamps;
     c.request_timeout_s = s.request_timeout_s;
     c.closed_loop = plan.closed_loop;
+    c.duration_ns = plan.duration_ns;
+    c.grace_ns = plan.grace_ns;
     int64_t cap = plan.max_in_flight;
     int64_t share = cap > 0 ? cap / w_count + (w < cap % w_count ? 1 : 0) : 0;
     c.slots = share;
@@ -168,6 +173,7 @@ PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::resu
     out.receive_lag.Merge(w->receive_lag());
     for (RequestRecord& r : w->records()) out.records.push_back(std::move(r));
   }
+  out.prompts_left = plan.closed_loop && next_job.load() < n_jobs;
   out.events = progress.events.load();
   out.reads = progress.reads.load();
   out.kernel_stamped_reads = progress.kernel_stamped_reads.load();
@@ -339,12 +345,25 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
 
   std::vector<int64_t> offsets =
       MakeArrivalSchedule(s.num_prompts, s.request_rate_per_s, s.burstiness, s.arrival, s.seed);
+  PhasePlan plan;
+  plan.closed_loop = s.request_rate_per_s <= 0 && s.max_concurrency > 0;
+  bool schedule_cut = false;  // open loop: arrivals at or after the duration's end dropped
+  if (s.duration_s > 0) {
+    plan.duration_ns = static_cast<int64_t>(s.duration_s * 1e9);
+    plan.grace_ns = static_cast<int64_t>(s.grace_period_s * 1e9);
+    if (!plan.closed_loop) {
+      // The schedule is sorted: keep the arrivals due inside the issue window.
+      size_t keep = static_cast<size_t>(
+          std::lower_bound(offsets.begin(), offsets.end(), plan.duration_ns) - offsets.begin());
+      schedule_cut = keep < offsets.size();
+      offsets.resize(keep);
+      prompts.measured.resize(keep);
+    }
+  }
   std::vector<Job> jobs = make_jobs(prompts.measured, false, offsets);
   prompts.measured.clear();
   prompts.measured.shrink_to_fit();
-  PhasePlan plan;
   plan.jobs = &jobs;
-  plan.closed_loop = s.request_rate_per_s <= 0 && s.max_concurrency > 0;
   plan.max_in_flight = s.max_concurrency;
   plan.rate_per_s = s.request_rate_per_s;
   int64_t concurrency = s.max_concurrency > 0 ? s.max_concurrency : s.num_prompts;
@@ -368,10 +387,23 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
   int64_t end_rt = RealtimeNowNs();
   if (s.scrape_metrics && !main.cancelled) after = Scrape(metrics_url, s.tls);
   result.interrupted = main.cancelled;
+  int64_t issued = static_cast<int64_t>(main.records.size());
   for (RequestRecord& r : main.records) result.records.push_back(std::move(r));
+  // What ended the issue window (recorded as servebench.run.ended_by).
+  std::string ended_by = result.interrupted                                        ? "interrupted"
+                         : s.duration_s > 0 && (schedule_cut || main.prompts_left) ? "duration"
+                                                                                   : "prompts";
+  if (s.duration_s > 0 && ended_by == "prompts") {
+    Log(LogLevel::kWarning,
+        "--duration {} s: every one of the {} prompts was issued before the duration ended; "
+        "raise --num-prompts for a run bounded by time",
+        s.duration_s, jobs.size());
+  }
 
   metrics::SummaryInputs in;
-  in.requested_prompts = s.num_prompts;
+  // A duration-bounded run is judged against what it issued (cut requests included:
+  // they are failures), not against the prompt cap it did not reach.
+  in.requested_prompts = s.duration_s > 0 && !result.interrupted ? issued : s.num_prompts;
   in.main_phase_start_ns = main.start_ns;
   in.percentiles = s.percentiles;
   for (double p : s.metric_percentiles) {
@@ -412,8 +444,13 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
   h.benchmark_start_time_unix = start_unix;
   h.benchmark_end_time_unix = static_cast<double>(end_rt) / 1e9;
   h.save_detailed = s.save_detailed;
-  h.servebench_extra["run"] =
+  json::object run =
       RunObject(s, url, prompts, plan.workers, result.interrupted, anchor_rt, anchor_mono);
+  run["duration_s"] = s.duration_s > 0 ? json::value(s.duration_s) : nullptr;
+  run["grace_period_s"] = s.duration_s > 0 ? json::value(s.grace_period_s) : nullptr;
+  run["ended_by"] = ended_by;
+  run["requests_offered"] = issued;  // sent, or cut while waiting for a slot
+  h.servebench_extra["run"] = std::move(run);
   h.servebench_extra["client"] =
       json::object{{"cpu_s", cpu_s},
                    {"events", main.events},

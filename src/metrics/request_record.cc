@@ -54,6 +54,8 @@ std::string_view FailureKindName(FailureKind kind) {
       return "no_tokens";
     case FailureKind::kCancelled:
       return "cancelled";
+    case FailureKind::kCutAtEnd:
+      return "cut_at_end";
   }
   return "none";
 }

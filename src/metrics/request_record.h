@@ -56,6 +56,9 @@ enum class FailureKind {
   kStreamError,  // the server sent an error object in the stream
   kNoTokens,     // the stream ended normally without a token-carrying event
   kCancelled,    // the run was interrupted while this request was in flight
+  // A duration-bounded run's grace period ended while the request was in flight (or,
+  // open loop with a cap, still waiting for a slot): the client cancelled it.
+  kCutAtEnd,
 };
 std::string_view FailureKindName(FailureKind kind);
 

@@ -1,0 +1,231 @@
+#include "cli/bench_flags.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#include "cli/flag_checks.h"
+
+namespace servebench::cli {
+namespace {
+
+std::vector<std::string> SplitCommas(const std::vector<std::string>& in) {
+  std::vector<std::string> out;
+  for (const std::string& s : in) {
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      if (!item.empty()) out.push_back(item);
+    }
+  }
+  return out;
+}
+
+// "KEY=VALUE" (or KEY:VALUE for --goodput) into a pair; false when malformed.
+bool SplitPair(const std::string& s, char sep, std::pair<std::string, std::string>* out) {
+  size_t at = s.find(sep);
+  if (at == std::string::npos || at == 0) return false;
+  *out = {s.substr(0, at), s.substr(at + 1)};
+  return true;
+}
+
+Status Bad(std::string message) { return Status::InvalidArgument(std::move(message)); }
+
+}  // namespace
+
+void AddBenchFlags(CLI::App& app, BenchFlags* f) {
+  client::BenchSettings& s = f->settings;
+  app.add_option("--backend", s.backend, "openai (completions) or openai-chat; recorded");
+  f->base_url_flag =
+      app.add_option("--base-url", s.base_url, "server URL http(s)://host:port[/prefix]")
+          ->default_str("");
+  auto* host_flag = app.add_option("--host", f->host, "server host (without --base-url)");
+  auto* port_flag = app.add_option("--port", f->port, "server port 1-65535 (without --base-url)");
+  f->base_url_flag->excludes(host_flag);
+  f->base_url_flag->excludes(port_flag);
+  app.add_option("--endpoint", s.endpoint);
+  app.add_option("--model", s.model, "model id")->required();
+  app.add_option("--served-model-name", s.served_model_name, "name sent in requests");
+  app.add_option("--tokenizer", s.tokenizer_id, "recorded as tokenizer_id");
+  app.add_option("--label", s.label);
+  app.add_option("--dataset-name", s.dataset_name, "random | custom | sharegpt");
+  app.add_option("--dataset-path", s.dataset_path);
+  app.add_option("--random-input-len", s.random_input_len);
+  app.add_option("--random-output-len", s.random_output_len);
+  app.add_option("--random-range-ratio", s.random_range_ratio);
+  app.add_option("--random-prefix-len", s.random_prefix_len);
+  app.add_option("--custom-output-len", s.custom_output_len);
+  f->num_prompts_flag = app.add_option(
+      "--num-prompts", s.num_prompts,
+      "measured prompts; with --duration the most requests the run may send (each once)");
+  app.add_option("--request-rate", f->request_rate, "requests/s or inf");
+  app.add_option("--burstiness", s.burstiness, "gamma shape; 1 = Poisson");
+  app.add_option("--max-concurrency", s.max_concurrency, "0 = unlimited");
+  app.add_flag("--ignore-eos", s.ignore_eos);
+  app.add_option("--num-warmups", s.num_warmups);
+  app.add_option("--percentile-metrics", f->percentile_metrics, "ttft,tpot,itl,e2el")
+      ->default_str("ttft,tpot,itl");
+  app.add_option("--metric-percentiles", f->metric_percentiles, "e.g. 90,99,99.9")
+      ->default_str("99");
+  app.add_option("--goodput", f->goodput, "SLOs KEY:VALUE in ms (ttft, tpot, e2el)");
+  app.add_flag("--save-result", f->save_result);
+  app.add_flag("--save-detailed", s.save_detailed, "per-request arrays + a per-request JSONL");
+  app.add_option("--result-dir", f->result_dir);
+  app.add_option("--result-filename", f->result_filename);
+  app.add_option("--metadata", f->metadata, "KEY=VALUE pairs added to the result");
+  app.add_option("--seed", s.seed);
+  app.add_option("--temperature", s.temperature);
+  app.add_option("--extra-body", s.extra_body_json, "JSON object merged into each request");
+  app.add_option("--header", f->headers, "KEY=VALUE HTTP headers");
+  // servebench's own flags.
+  app.add_option("--range-ratio-semantics", f->range_semantics,
+                 "vllm: [L(1-r), L(1+r)]; inferencex: [L*r, L]");
+  app.add_option("--result-format", f->result_format,
+                 "vllm (upstream keys) or inferencex (the InferenceX fork's key set)");
+  app.add_option("--arrival", f->arrival, "gamma (poisson when burstiness 1) | constant");
+  app.add_option("--num-gpus", s.gpus.num_gpus, "GPUs behind the server (per-GPU throughput)");
+  app.add_option("--prefill-gpus", s.gpus.prefill_gpus, "multinode: prefill GPUs");
+  app.add_option("--decode-gpus", s.gpus.decode_gpus, "multinode: decode GPUs");
+  app.add_option("--metrics-url", s.metrics_url,
+                 "Prometheus endpoint (default base URL + /metrics)");
+  app.add_flag("--no-metrics-scrape", f->no_scrape);
+  app.add_flag("--spec-decoding", s.spec_decoding,
+               "the server runs speculative decoding (validity)");
+  app.add_option("--request-timeout", s.request_timeout_s, "per-request deadline, s (0 = none)");
+  app.add_option("--num-workers", s.num_workers, "event-loop threads (0 = auto)");
+  f->duration_flag =
+      app.add_option("--duration", s.duration_s,
+                     "issue requests for S seconds, then stop (0 = sized by --num-prompts)");
+  app.add_option("--grace-period", s.grace_period_s,
+                 "with --duration: seconds requests in flight at its end may take to finish; "
+                 "those still running are cut, counted as cut_at_end (run invalid)")
+      ->needs(f->duration_flag);
+  app.add_option("--requests-jsonl", f->requests_jsonl, "write per-request records here");
+  app.add_flag("--no-continuous-usage", f->no_continuous, "do not ask for per-chunk usage");
+  app.add_option("--api-key-env", s.api_key_env,
+                 "environment variable holding the API key (must be set; default: "
+                 "OPENAI_API_KEY when set); the key is never written anywhere");
+  app.add_option("--ssl-ca-cert", s.tls.ca_cert_file,
+                 "https: PEM file of CAs to trust besides the system store");
+  app.add_flag("--insecure", s.tls.insecure, "https: do not verify the server's certificate");
+  app.add_option(
+      "--event-timestamps", f->event_timestamps,
+      "kernel: the kernel's receive time of each read (plain TCP); read: when the read returned");
+  app.add_option("--issue-delay-limit-ms", s.client_issue_delay_limit_ms);
+  app.add_flag("--no-progress", f->no_progress);
+}
+
+Status FinishBenchFlags(BenchFlags* f) {
+  client::BenchSettings& s = f->settings;
+  if (f->base_url_flag->count() == 0) {
+    if (f->port < 1 || f->port > 65535)
+      return Bad(fmt::format("--port {}: must be 1 .. 65535", f->port));
+    const std::string& host = f->host;
+    if (host.empty() || host.find_first_of("/ \t@?#") != std::string::npos) {
+      return Bad(
+          fmt::format("--host '{}': give a host name or address (for a URL use --base-url)", host));
+    }
+    bool ipv6 = host.find(':') != std::string::npos && host.front() != '[';
+    s.base_url = ipv6 ? fmt::format("http://[{}]:{}", host, f->port)
+                      : fmt::format("http://{}:{}", host, f->port);
+  }
+  if (f->request_rate == "inf") {
+    s.request_rate_per_s = 0;
+  } else {
+    char* end = nullptr;
+    s.request_rate_per_s = std::strtod(f->request_rate.c_str(), &end);
+    if (*end != '\0' || s.request_rate_per_s <= 0 || std::isinf(s.request_rate_per_s)) {
+      if (!std::isinf(s.request_rate_per_s)) {
+        return Bad(fmt::format("--request-rate '{}': a number > 0 or inf", f->request_rate));
+      }
+      s.request_rate_per_s = 0;
+    }
+  }
+  if (f->range_semantics == "inferencex") {
+    s.range_ratio_semantics = client::RangeRatioSemantics::kInferenceX;
+  } else if (f->range_semantics != "vllm") {
+    return Bad("--range-ratio-semantics '" + f->range_semantics + "': vllm or inferencex");
+  }
+  if (f->result_format != "vllm" && f->result_format != "inferencex") {
+    return Bad("--result-format '" + f->result_format + "': vllm or inferencex");
+  }
+  if (f->arrival == "constant") {
+    s.arrival = client::ArrivalProcess::kConstant;
+  } else if (f->arrival == "poisson") {
+    s.burstiness = 1.0;
+  } else if (f->arrival != "gamma") {
+    return Bad("--arrival '" + f->arrival + "': gamma, poisson or constant");
+  }
+  if (f->event_timestamps == "read") {
+    s.kernel_rx_timestamps = false;
+  } else if (f->event_timestamps != "kernel") {
+    return Bad("--event-timestamps '" + f->event_timestamps + "': kernel or read");
+  }
+  std::vector<std::string> pm = SplitCommas(f->percentile_metrics);
+  if (!pm.empty()) s.percentile_metrics = pm;
+  std::vector<std::string> mp = SplitCommas(f->metric_percentiles);
+  if (!mp.empty()) {
+    s.metric_percentiles.clear();
+    for (const std::string& p : mp) {
+      char* end = nullptr;
+      double v = std::strtod(p.c_str(), &end);
+      if (*end != '\0') return Bad("--metric-percentiles '" + p + "': not a number");
+      s.metric_percentiles.push_back(v);
+    }
+  }
+  for (const std::string& g : SplitCommas(f->goodput)) {
+    std::pair<std::string, std::string> kv;
+    char* end = nullptr;
+    double v = 0;
+    if (SplitPair(g, ':', &kv)) v = std::strtod(kv.second.c_str(), &end);
+    if (end == nullptr || *end != '\0' || v <= 0) {
+      return Bad("--goodput '" + g + "': KEY:VALUE with KEY ttft, tpot or e2el and VALUE ms > 0");
+    }
+    if (kv.first == "ttft")
+      s.goodput.ttft_ms = v;
+    else if (kv.first == "tpot")
+      s.goodput.tpot_ms = v;
+    else if (kv.first == "e2el")
+      s.goodput.e2el_ms = v;
+    else
+      return Bad("--goodput '" + g + "': KEY must be ttft, tpot or e2el");
+  }
+  for (const std::string& m : f->metadata) {
+    std::pair<std::string, std::string> kv;
+    if (!SplitPair(m, '=', &kv)) return Bad("--metadata '" + m + "': KEY=VALUE");
+    s.metadata.push_back(kv);
+  }
+  for (const std::string& h : f->headers) {
+    std::pair<std::string, std::string> kv;
+    if (!SplitPair(h, '=', &kv)) return Bad("--header '" + h + "': KEY=VALUE");
+    s.headers.push_back(kv);
+  }
+  s.scrape_metrics = !f->no_scrape;
+  s.continuous_usage_stats = !f->no_continuous;
+  s.progress = !f->no_progress;
+  s.keep_generated_text = s.save_detailed;
+  s.requests_jsonl_path = f->requests_jsonl;
+
+  // Where results go, before the run: a folder missing at the end would lose them.
+  bool saving = f->save_result || s.save_detailed || !f->result_filename.empty();
+  if (saving && !f->result_dir.empty() && !std::filesystem::is_directory(f->result_dir)) {
+    return Bad("--result-dir " + f->result_dir +
+               ": no such folder; create it first so the result is not lost after the run");
+  }
+  if (saving) {
+    SB_RETURN_IF_ERROR(CheckOutputFile(
+        "--result-filename", (std::filesystem::path(f->result_dir.empty() ? "." : f->result_dir) /
+                              (f->result_filename.empty() ? "x" : f->result_filename))
+                                 .string()));
+  }
+  SB_RETURN_IF_ERROR(CheckOutputFile("--requests-jsonl", f->requests_jsonl));
+  if (f->duration_flag->count() > 0 && f->num_prompts_flag->count() == 0 &&
+      s.request_rate_per_s > 0) {
+    s.num_prompts = client::PromptsForDuration(s);
+  }
+  return client::Validate(s);
+}
+
+}  // namespace servebench::cli
