@@ -109,6 +109,9 @@ void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* p
         if (e.spec) s.spec = *e.spec;
         for (const auto& a : e.extra_args) s.extra_args.push_back(a);
         for (const auto& [k, v] : e.env) s.env[k] = v;
+        for (const auto& [k, v] : e.env_from) s.env_from[k] = v;
+        if (e.prepare) s.prepare = *e.prepare;
+        if (e.command) s.command = *e.command;
         if (s.max_model_len < 0) s.max_model_len = sc.isl + sc.osl + 256;  // "auto"
         p.load = sc.load;
         p.load.isl = sc.isl;
@@ -118,6 +121,8 @@ void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* p
           p.load.num_prompts = sc.num_prompts_per_conc[i];
         else if (sc.prompts_per_concurrency > 0)
           p.load.num_prompts = sc.prompts_per_concurrency * c;
+        if (sc.warmups_per_concurrency > 0)
+          p.load.warmups_per_concurrency = sc.warmups_per_concurrency;
         p.exp_name = r.source_format == "nightly"
                          ? fmt::format("{}-conc-{}", sc.name, c)
                          : fmt::format("{}_{}", r.model_prefix, SeqLenName(sc.isl, sc.osl));

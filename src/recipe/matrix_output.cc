@@ -54,8 +54,13 @@ std::string Table(const Plan& plan) {
     std::string load = first.load.scenario == "agentic-coding"
                            ? fmt::format("agentic {}s", first.load.duration_s)
                            : fmt::format("isl {} osl {}", first.load.isl, first.load.osl);
-    out += fmt::format("  session {}  {} {} {}{}  {}  ({} points)\n", s.session_id.substr(0, 12),
-                       v.engine, v.precision, Topology(v), SpecText(v.spec), load, s.points.size());
+    // A verbatim command says where it came from (a captured InferenceX script).
+    std::string command;
+    if (!v.command.argv.empty())
+      command = "  command: " + (v.command.source.empty() ? "as written" : v.command.source);
+    out += fmt::format("  session {}  {} {} {}{}  {}  ({} points){}\n", s.session_id.substr(0, 12),
+                       v.engine, v.precision, Topology(v), SpecText(v.spec), load, s.points.size(),
+                       command);
     for (const auto& p : s.points) {
       std::string eval;
       if (p.run_eval) {

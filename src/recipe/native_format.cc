@@ -8,6 +8,7 @@
 #include "common/limits.h"
 #include "config/golden_al.h"
 #include "recipe/formats.h"
+#include "recipe/native_launch.h"
 
 namespace servebench::recipe {
 namespace {
@@ -19,7 +20,9 @@ const std::vector<std::string> kRecipeKeys = {"model",          "served_model_na
                                               "model_prefix",   "max_model_len",
                                               "kv_cache_dtype", "readiness_timeout_s",
                                               "extra_args",     "env",
-                                              "env_not_secret", "sim",
+                                              "env_not_secret", "env_from",
+                                              "prepare",        "command",
+                                              "sim",
                                               "spec_decoding",  "evals",
                                               "blocked",        "nightly",
                                               "load",           "scenarios"};
@@ -30,6 +33,7 @@ const std::vector<std::string> kLoadKeys = {"endpoint",
                                             "random_range_ratio",
                                             "num_prompts",
                                             "prompts_per_concurrency",
+                                            "warmups_per_concurrency",
                                             "request_rate_per_s",
                                             "num_warmups",
                                             "ignore_eos",
@@ -237,7 +241,9 @@ void ReadConcurrency(const LoadContext& ctx, FieldReader& r, ConcurrencySpec* co
 }
 
 // Load options: recipe-level `load:` and each scenario may set them.
-void ReadLoad(const LoadContext& ctx, FieldReader& r, LoadSpec* load, int* per_conc, bool* ok) {
+// `per_conc` / `warmups_per_conc`: the ×concurrency forms of num_prompts / num_warmups.
+void ReadLoad(const LoadContext& ctx, FieldReader& r, LoadSpec* load, int* per_conc,
+              int* warmups_per_conc, bool* ok) {
   if (auto v = r.String("endpoint", false, true)) load->endpoint = *v;
   if (auto v = r.Enum("backend", {"openai", "openai-chat"})) {
     load->backend = *v;
@@ -279,6 +285,13 @@ void ReadLoad(const LoadContext& ctx, FieldReader& r, LoadSpec* load, int* per_c
     else
       load->num_warmups = static_cast<int>(*v);
   }
+  if (auto v = r.PositiveInt("warmups_per_concurrency")) *warmups_per_conc = static_cast<int>(*v);
+  if (r.Has("num_warmups") && r.Has("warmups_per_concurrency")) {
+    r.ErrorAt("warmups_per_concurrency",
+              "num_warmups and warmups_per_concurrency are alternatives; set one");
+    *ok = false;
+  }
+  if (r.Has("num_warmups")) *warmups_per_conc = 0;
   if (auto v = r.Bool("ignore_eos")) load->ignore_eos = *v;
   if (auto v = r.Int("repetitions")) {
     if (*v < 1 || *v % 2 == 0 || *v > 99)
@@ -296,7 +309,7 @@ std::optional<SearchEntry> ReadEntry(const LoadContext& ctx, const YNode& n,
                                      const std::string& path) {
   FieldReader r(ctx, n, path,
                 {"tp", "pp", "ep", "dp", "dp_attn", "dcp_size", "pcp_size", "spec_decoding",
-                 "concurrency", "extra_args", "env"});
+                 "concurrency", "extra_args", "env", "env_from", "prepare", "command"});
   if (!r.valid()) return std::nullopt;
   bool ok = true;
   SearchEntry e;
@@ -326,6 +339,9 @@ std::optional<SearchEntry> ReadEntry(const LoadContext& ctx, const YNode& n,
   if (auto v = r.StringList("extra_args")) e.extra_args = *v;
   if (auto v = r.StringMap("env"))
     for (const auto& [k, val] : *v) e.env[k] = val;
+  ok = ReadEnvFrom(ctx, r, &e.env_from) && ok;
+  ok = ReadPrepare(ctx, r, &e.prepare) && ok;
+  ok = ReadVerbatimCommand(ctx, r, &e.command) && ok;
   if (!ok) return std::nullopt;
   return e;
 }
@@ -391,6 +407,13 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
       recipe.env_not_secret.push_back(name);
     }
   }
+  ok = ReadEnvFrom(ctx, r, &s.env_from) && ok;
+  std::optional<std::vector<std::vector<std::string>>> prepare;
+  ok = ReadPrepare(ctx, r, &prepare) && ok;
+  if (prepare) s.prepare = *prepare;
+  std::optional<VerbatimCommand> command;
+  ok = ReadVerbatimCommand(ctx, r, &command) && ok;
+  if (command) s.command = *command;
   if (const YNode* sim = r.Get("sim")) {
     // The catalogue model is `model` itself (the sim adapter renders it).
     FieldReader sr(ctx, *sim, r.PathOf("sim"), {"hardware", "time_scale", "seed", "faults"});
@@ -476,11 +499,11 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
     }
   }
   LoadSpec defaults;
-  int per_conc = 0;
+  int per_conc = 0, warmups_per_conc = 0;
   if (const YNode* l = r.Get("load")) {
     FieldReader lr(ctx, *l, r.PathOf("load"), kLoadKeys);
     if (lr.valid())
-      ReadLoad(ctx, lr, &defaults, &per_conc, &ok);
+      ReadLoad(ctx, lr, &defaults, &per_conc, &warmups_per_conc, &ok);
     else
       ok = false;
   }
@@ -507,7 +530,8 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
     Scenario sc;
     sc.load = defaults;
     sc.prompts_per_concurrency = per_conc;
-    ReadLoad(ctx, sr, &sc.load, &sc.prompts_per_concurrency, &ok);
+    sc.warmups_per_concurrency = warmups_per_conc;
+    ReadLoad(ctx, sr, &sc.load, &sc.prompts_per_concurrency, &sc.warmups_per_concurrency, &ok);
     auto isl = sr.PositiveInt("isl", true, limits::kMaxTokensPerRequest);
     auto osl = sr.PositiveInt("osl", true, limits::kMaxTokensPerRequest);
     if (!isl || !osl) ok = false;
@@ -531,6 +555,14 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
       if (!e) {
         ok = false;
         continue;
+      }
+      // A verbatim command is run as written: nothing is appended to it.
+      bool verbatim = e->command.has_value() || !s.command.argv.empty();
+      if (verbatim && (!e->extra_args.empty() || !s.extra_args.empty())) {
+        ctx.Error(space->items[j], e->path,
+                  "has a command (run as written) and extra_args; put the arguments in "
+                  "command.argv");
+        ok = false;
       }
       sc.search_space.push_back(std::move(*e));
     }

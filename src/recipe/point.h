@@ -75,6 +75,27 @@ struct WorkerSpec {
   std::vector<std::string> additional_settings;  // KEY=VALUE, exported as env
 };
 
+// A file a verbatim command reads (TensorRT-LLM's config YAML, a chat template),
+// written before the command starts. `path` is as the command names it, relative to
+// the folder the command runs in.
+struct CommandFile {
+  std::string path;
+  std::string contents;
+};
+
+// A server command taken as written from elsewhere: captured from an InferenceX
+// launch script (capture/), or written out in a native recipe. When `argv` is set
+// the engine adapter runs it exactly, in the session's work folder, instead of
+// rendering one from the ServeSpec's fields, which then describe the deployment
+// (identity, exp names, per-GPU metrics) without shaping the command.
+struct VerbatimCommand {
+  std::vector<std::string> argv;  // argv[0] is looked up on PATH; empty = render
+  int port = 0;                   // where the command listens (its --port), for readiness
+  std::vector<CommandFile> files;
+  // Where it came from, e.g. "inferencex:benchmarks/single_node/fixed_seq_len/x.sh".
+  std::string source;
+};
+
 // Everything that starts a server. Two points with equal ServeSpecs share one server.
 struct ServeSpec {
   std::string engine;             // "vllm", "sglang", "trtllm", "llamacpp", "sim"
@@ -91,7 +112,16 @@ struct ServeSpec {
   SpecDecoding spec;
   std::vector<std::string> extra_args;     // appended to the command, in order
   std::map<std::string, std::string> env;  // added to the engine's environment
-  double readiness_timeout_s = 0;          // 0 = the engine adapter's default
+  // NAME -> SOURCE: NAME is set to servebench's $SOURCE at launch when SOURCE is set
+  // (InferenceX's ROCR_VISIBLE_DEVICES -> HIP_VISIBLE_DEVICES mapping), so the value
+  // is the launching machine's, not a recorded one.
+  std::map<std::string, std::string> env_from;
+  // Commands run in order before the engine starts, with its environment (a launch
+  // script's `hf download DRAFT` into the shared HF cache); one failing fails the
+  // session. argv[0] is looked up on PATH.
+  std::vector<std::vector<std::string>> prepare;
+  VerbatimCommand command;         // set: run it as written (see VerbatimCommand)
+  double readiness_timeout_s = 0;  // 0 = the engine adapter's default
   // Simulated engine only: `servebench sim` options (catalogue model, hardware,
   // time scale, fault flags) as flag → value.
   std::map<std::string, std::string> sim_options;
@@ -119,6 +149,9 @@ struct LoadSpec {
   int num_prompts = 0;            // 0 = the run's default (concurrency × 10)
   double request_rate_per_s = 0;  // 0 = closed loop at `concurrency`
   int num_warmups = 0;
+  // > 0: num_warmups is this × concurrency instead (InferenceX's client warms up with
+  // 2 × CONC), so points that differ only in concurrency still share a session.
+  int warmups_per_concurrency = 0;
   bool ignore_eos = true;
   int duration_s = 0;   // agentic scenarios: run length
   int repetitions = 1;  // nightly: odd count, median kept

@@ -50,6 +50,24 @@ json::object WorkerJson(const WorkerSpec& w) {
           {"additional_settings", StringsJson(w.additional_settings)}};
 }
 
+// The fields added for verbatim commands are written only when set, so points
+// without them keep the ids they had before the fields existed.
+void AddLaunchFields(const ServeSpec& s, json::object* serve) {
+  if (!s.env_from.empty()) (*serve)["env_from"] = StringMapJson(s.env_from);
+  if (!s.prepare.empty()) {
+    json::array steps;
+    for (const auto& argv : s.prepare) steps.push_back(StringsJson(argv));
+    (*serve)["prepare"] = std::move(steps);
+  }
+  const VerbatimCommand& c = s.command;
+  if (c.argv.empty() && c.files.empty() && c.port == 0 && c.source.empty()) return;
+  json::array files;
+  for (const auto& f : c.files)
+    files.push_back(json::object{{"path", f.path}, {"contents", f.contents}});
+  (*serve)["command"] = json::object{
+      {"argv", StringsJson(c.argv)}, {"port", c.port}, {"files", files}, {"source", c.source}};
+}
+
 json::object ToJsonAllFields(const Point& p) {
   const ServeSpec& s = p.serve;
   json::object spec{{"method", SpecMethodName(s.spec.method)},
@@ -93,6 +111,12 @@ json::object ToJsonAllFields(const Point& p) {
                      {"kv_offload_backend", s.kv_offload_backend},
                      {"kv_offload_backend_version", s.kv_offload_backend_version},
                      {"total_cpu_dram_gb", s.total_cpu_dram_gb}};
+  AddLaunchFields(s, &serve);
+  // Written only when set, as the launch fields are.
+  auto warmups_per_conc = [&](json::object* load) {
+    if (p.load.warmups_per_concurrency > 0)
+      (*load)["warmups_per_concurrency"] = p.load.warmups_per_concurrency;
+  };
   const LoadSpec& l = p.load;
   json::object load{{"scenario", l.scenario},
                     {"endpoint", l.endpoint},
@@ -110,6 +134,7 @@ json::object ToJsonAllFields(const Point& p) {
                     {"repetitions", l.repetitions},
                     {"backend", l.backend},
                     {"extra_args", StringsJson(l.extra_args)}};
+  warmups_per_conc(&load);
   json::array evals;
   for (const auto& e : p.evals)
     evals.push_back(json::object{{"name", e.name},
@@ -165,6 +190,11 @@ class Reader {
     const json::value* v = obj_->if_contains(key);
     if (!v) errors_->push_back(fmt::format("{}.{}: missing", path_, key));
     return v;
+  }
+  // As Get, for a field that may be absent.
+  const json::value* Optional(const char* key) {
+    read_.insert(key);
+    return obj_ ? obj_->if_contains(key) : nullptr;
   }
   void Str(const char* key, std::string* out) {
     if (auto* v = Get(key)) {
@@ -227,6 +257,46 @@ class Reader {
   std::vector<std::string>* errors_;
   std::set<std::string> read_;
 };
+
+void ReadLaunchFields(Reader& sr, ServeSpec* s, std::vector<std::string>* errs) {
+  if (sr.Optional("env_from")) sr.StringMap("env_from", &s->env_from);
+  if (const json::value* v = sr.Optional("prepare")) {
+    bool ok = v->is_array();
+    if (ok) {
+      for (const auto& step : v->get_array()) {
+        ok = ok && step.is_array();
+        if (!ok) break;
+        std::vector<std::string> argv;
+        for (const auto& a : step.get_array()) {
+          ok = ok && a.is_string();
+          if (ok) argv.push_back(std::string(a.get_string()));
+        }
+        s->prepare.push_back(std::move(argv));
+      }
+    }
+    if (!ok) sr.Bad("prepare", "a list of lists of strings");
+  }
+  if (const json::value* v = sr.Optional("command")) {
+    Reader cr(*v, sr.PathOf("command"), errs);
+    VerbatimCommand& c = s->command;
+    cr.Strings("argv", &c.argv);
+    cr.Int("port", &c.port);
+    cr.Str("source", &c.source);
+    if (const json::value* files = cr.Get("files")) {
+      if (!files->is_array()) {
+        cr.Bad("files", "a list");
+      } else {
+        for (size_t i = 0; i < files->get_array().size(); ++i) {
+          CommandFile f;
+          Reader fr(files->get_array()[i], fmt::format("{}[{}]", cr.PathOf("files"), i), errs);
+          fr.Str("path", &f.path);
+          fr.Str("contents", &f.contents);
+          c.files.push_back(std::move(f));
+        }
+      }
+    }
+  }
+}
 
 void ReadWorker(Reader& parent, const char* key, WorkerSpec* w, std::vector<std::string>* errs) {
   const json::value* v = parent.Get(key);
@@ -360,6 +430,7 @@ StatusOr<Point> PointFromJson(std::string_view text) {
       sr.Str("kv_offload_backend", &s.kv_offload_backend);
       sr.Str("kv_offload_backend_version", &s.kv_offload_backend_version);
       sr.Int("total_cpu_dram_gb", &s.total_cpu_dram_gb);
+      ReadLaunchFields(sr, &s, &errs);
       if (const json::value* spv = sr.Get("spec")) {
         Reader spr(*spv, "point.serve.spec", &errs);
         std::string method, acceptance;
@@ -399,6 +470,8 @@ StatusOr<Point> PointFromJson(std::string_view text) {
       lr.Int("repetitions", &l.repetitions);
       lr.Str("backend", &l.backend);
       lr.Strings("extra_args", &l.extra_args);
+      if (lr.Optional("warmups_per_concurrency"))
+        lr.Int("warmups_per_concurrency", &l.warmups_per_concurrency);
     }
   }
   if (!errs.empty()) {

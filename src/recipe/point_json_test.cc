@@ -87,6 +87,32 @@ TEST(PointJsonTest, UnknownFieldsAndBadJsonAreErrors) {
   EXPECT_FALSE(PointFromJson("[]").ok());
 }
 
+TEST(PointJsonTest, VerbatimCommandFieldsRoundTripAndAreAbsentWhenUnset) {
+  Point p = Quickstart().points[0];
+  std::string before = PointToJson(p);
+  EXPECT_EQ(before.find("\"command\""), std::string::npos);
+  EXPECT_EQ(before.find("\"env_from\""), std::string::npos);
+  EXPECT_EQ(before.find("\"prepare\""), std::string::npos);
+  p.serve.command.argv = {"vllm", "serve", "m", "--max-num-seqs", "8"};
+  p.serve.command.port = 8888;
+  p.serve.command.files = {{"cfg.yml", "a: 1\n"}};
+  p.serve.command.source = "inferencex:benchmarks/single_node/fixed_seq_len/m_fp8_h200.sh";
+  p.serve.env_from = {{"HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"}};
+  p.serve.prepare = {{"hf", "download", "org/draft"}};
+  AssignIds(&p);
+  std::string json = PointToJson(p);
+  auto back = PointFromJson(json);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(PointToJson(*back), json);
+  EXPECT_EQ(back->serve.command.files.at(0).contents, "a: 1\n");
+  EXPECT_EQ(back->serve.prepare.at(0).at(2), "org/draft");
+  // The command is part of what starts the server: another command, another session.
+  Point q = p;
+  q.serve.command.argv.back() = "16";
+  AssignIds(&q);
+  EXPECT_NE(q.session_id, p.session_id);
+}
+
 TEST(MatrixOutputTest, FormatsAgreeOnTheSweep) {
   Plan plan = Quickstart();
   std::string jsonl = RenderMatrix(plan, MatrixFormat::kJsonl, {}, TestLabel);

@@ -60,6 +60,9 @@ struct SearchEntry {
   // Native: overrides of the recipe's serve options for this entry.
   std::vector<std::string> extra_args;
   std::map<std::string, std::string> env;
+  std::map<std::string, std::string> env_from;                   // added to the recipe's
+  std::optional<std::vector<std::vector<std::string>>> prepare;  // replaces the recipe's
+  std::optional<VerbatimCommand> command;                        // replaces the recipe's
 };
 
 struct Scenario {
@@ -71,6 +74,7 @@ struct Scenario {
   LoadSpec load;                          // native/nightly load options (isl/osl mirrored)
   std::vector<int> num_prompts_per_conc;  // nightly: num_prompts list paired with conc list
   int prompts_per_concurrency = 0;        // native: num_prompts = this × concurrency
+  int warmups_per_concurrency = 0;        // native: LoadSpec.warmups_per_concurrency
 };
 
 struct Recipe {

@@ -1,0 +1,136 @@
+// The native `command`, `env_from` and `prepare` keys (native_launch.h).
+#include "recipe/native_launch.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+namespace servebench::recipe {
+namespace {
+
+// A file path a command may name: relative, and inside its folder once `..` is
+// resolved (a recipe must not write outside the session's work folder).
+bool StaysInside(const std::string& path) {
+  if (path.empty() || path.front() == '/') return false;
+  std::filesystem::path normal = std::filesystem::path(path).lexically_normal();
+  return !normal.empty() && *normal.begin() != ".." && normal != ".";
+}
+
+}  // namespace
+
+bool IsEnvName(const std::string& name) {
+  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
+  for (char c : name)
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
+      return false;
+  return true;
+}
+
+bool ReadVerbatimCommand(const LoadContext& ctx, FieldReader& parent,
+                         std::optional<VerbatimCommand>* out) {
+  const YNode* n = parent.Get("command");
+  if (n == nullptr) return true;
+  FieldReader r(ctx, *n, parent.PathOf("command"), {"argv", "port", "files", "source"});
+  if (!r.valid()) return false;
+  bool ok = true;
+  VerbatimCommand c;
+  if (auto argv = r.StringList("argv", true)) {
+    if (argv->empty()) {
+      r.ErrorAt("argv", "is empty; give the program and its arguments");
+      ok = false;
+    }
+    c.argv = *argv;
+  } else {
+    ok = false;
+  }
+  if (auto port = r.Int("port", true)) {
+    if (*port < 1 || *port > 65535) {
+      r.ErrorAt("port", fmt::format("is {}; the port the command listens on, 1..65535", *port));
+      ok = false;
+    }
+    c.port = static_cast<int>(*port);
+  } else {
+    ok = false;
+  }
+  c.source = r.String("source").value_or("");
+  if (const YNode* files = r.Get("files")) {
+    if (!files->IsSequence()) {
+      ctx.Error(*files, r.PathOf("files"), "expected a list of {path, contents}");
+      ok = false;
+    } else {
+      for (size_t i = 0; i < files->items.size(); ++i) {
+        FieldReader fr(ctx, files->items[i], IndexPath(r.PathOf("files"), i), {"path", "contents"});
+        auto path = fr.String("path", true, true);
+        auto contents = fr.String("contents", true);
+        if (!fr.valid() || !path || !contents) {
+          ok = false;
+          continue;
+        }
+        if (!StaysInside(*path)) {
+          fr.ErrorAt("path", fmt::format("is '{}'; a file path is relative to the command's "
+                                         "folder and stays inside it",
+                                         *path));
+          ok = false;
+        }
+        c.files.push_back({*path, *contents});
+      }
+    }
+  }
+  if (ok) *out = std::move(c);
+  return ok;
+}
+
+bool ReadEnvFrom(const LoadContext& ctx, FieldReader& parent,
+                 std::map<std::string, std::string>* out) {
+  (void)ctx;
+  auto pairs = parent.StringMap("env_from");
+  if (!pairs) return !parent.Has("env_from");
+  bool ok = true;
+  for (const auto& [name, source] : *pairs) {
+    if (!IsEnvName(name) || !IsEnvName(source)) {
+      parent.ErrorAt("env_from", fmt::format("{}: {}: both sides are environment variable "
+                                             "names (letters, digits, _)",
+                                             name, source));
+      ok = false;
+      continue;
+    }
+    (*out)[name] = source;
+  }
+  return ok;
+}
+
+bool ReadPrepare(const LoadContext& ctx, FieldReader& parent,
+                 std::optional<std::vector<std::vector<std::string>>>* out) {
+  const YNode* n = parent.Get("prepare");
+  if (n == nullptr) return true;
+  if (!n->IsSequence()) {
+    ctx.Error(*n, parent.PathOf("prepare"), "expected a list of commands, each a list of strings");
+    return false;
+  }
+  bool ok = true;
+  std::vector<std::vector<std::string>> steps;
+  for (size_t i = 0; i < n->items.size(); ++i) {
+    const YNode& step = n->items[i];
+    std::string path = IndexPath(parent.PathOf("prepare"), i);
+    if (!step.IsSequence() || step.items.empty()) {
+      ctx.Error(step, path, "expected a non-empty list of strings: [program, arg, ...]");
+      ok = false;
+      continue;
+    }
+    std::vector<std::string> argv;
+    for (size_t j = 0; j < step.items.size(); ++j) {
+      auto s = step.items[j].AsString();
+      if (!s) {
+        ctx.Error(step.items[j], IndexPath(path, j), "expected a string");
+        ok = false;
+        continue;
+      }
+      argv.push_back(*s);
+    }
+    steps.push_back(std::move(argv));
+  }
+  if (ok) *out = std::move(steps);
+  return ok;
+}
+
+}  // namespace servebench::recipe

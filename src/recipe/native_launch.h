@@ -1,0 +1,40 @@
+// Internal to recipe/: the native keys that say exactly how a server is launched
+// (docs/recipes.md, "Verbatim commands"), read at recipe level and in search-space
+// entries:
+//
+//   command:  {argv: [vllm, serve, M, ...], port: 8888, files: [{path, contents}],
+//              source: "inferencex:benchmarks/..."}   run as written, not rendered
+//   env_from: {HIP_VISIBLE_DEVICES: ROCR_VISIBLE_DEVICES}   NAME = $SOURCE at launch
+//   prepare:  [[hf, download, org/draft], ...]             run before the engine
+//
+// Each reader reports every problem to the context and returns false when the key
+// was present but wrong; an absent key leaves the output untouched.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "recipe/formats.h"
+#include "recipe/point.h"
+
+namespace servebench::recipe {
+
+// `command`: argv (a non-empty list of strings), port (1..65535), files (a list of
+// {path, contents}, each path relative and inside the command's folder), source.
+bool ReadVerbatimCommand(const LoadContext& ctx, FieldReader& parent,
+                         std::optional<VerbatimCommand>* out);
+
+// `env_from`: a map of variable name -> source variable name.
+bool ReadEnvFrom(const LoadContext& ctx, FieldReader& parent,
+                 std::map<std::string, std::string>* out);
+
+// `prepare`: a list of commands, each a non-empty list of strings.
+bool ReadPrepare(const LoadContext& ctx, FieldReader& parent,
+                 std::optional<std::vector<std::vector<std::string>>>* out);
+
+// True for a POSIX environment variable name: [A-Za-z_][A-Za-z0-9_]*.
+bool IsEnvName(const std::string& name);
+
+}  // namespace servebench::recipe
