@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <optional>
 #include <set>
 
 #include "engine/adapters_internal.h"
@@ -109,6 +111,31 @@ std::vector<std::string> ConfigFolders(const ServerCommand& command) {
   return {folders.begin(), folders.end()};
 }
 
+// What every rendering ends with: serve.env_from resolved from servebench's
+// environment, serve.prepare, and the container wrap.
+StatusOr<ServerCommand> Finish(const recipe::ServeSpec& spec, const RenderOptions& options,
+                               ServerCommand out) {
+  for (const auto& [name, source] : spec.env_from) {
+    if (spec.env.count(name) != 0) {
+      return Status::InvalidArgument(
+          fmt::format("serve.env.{} and serve.env_from.{} are both set; keep one", name, name));
+    }
+    std::optional<std::string> value;
+    if (options.lookup_env) {
+      value = options.lookup_env(source);
+    } else if (const char* v = std::getenv(source.c_str()); v != nullptr) {
+      value = v;
+    }
+    if (value) out.env[name] = *value;
+    out.env_from[name] = source;
+  }
+  out.prepare = spec.prepare;
+  if (options.container.kind != ContainerProfile::Kind::kNone && !spec.image.empty()) {
+    return WrapInContainer(out, spec.image, options.container);
+  }
+  return out;
+}
+
 }  // namespace
 
 bool ParseContainerKind(const std::string& text, ContainerProfile::Kind* kind) {
@@ -139,6 +166,11 @@ StatusOr<ServerCommand> RenderServerCommand(const recipe::ServeSpec& spec,
                                             const RenderOptions& options,
                                             const EngineCatalog& catalog) {
   auto it = catalog.engines.find(spec.engine);
+  if (!spec.command.argv.empty()) {
+    const EngineFlagTable* table = it == catalog.engines.end() ? nullptr : &it->second;
+    SB_ASSIGN_OR_RETURN(ServerCommand out, internal::RenderVerbatim(spec, options, table));
+    return Finish(spec, options, std::move(out));
+  }
   if (!IsKnownEngine(spec.engine) || it == catalog.engines.end()) {
     return Status::InvalidArgument(fmt::format(
         "serve.engine = \"{}\": unknown engine (known: vllm, sglang, trtllm, llamacpp, sim)",
@@ -196,10 +228,7 @@ StatusOr<ServerCommand> RenderServerCommand(const recipe::ServeSpec& spec,
   if (options.use_launcher && !table.launcher.empty()) {
     out.argv.insert(out.argv.begin(), table.launcher.begin(), table.launcher.end());
   }
-  if (options.container.kind != ContainerProfile::Kind::kNone && !spec.image.empty()) {
-    return WrapInContainer(out, spec.image, options.container);
-  }
-  return out;
+  return Finish(spec, options, std::move(out));
 }
 
 StatusOr<ServerCommand> RenderServerCommand(const recipe::ServeSpec& spec,
@@ -218,7 +247,20 @@ StatusOr<ServerCommand> WrapInContainer(const ServerCommand& command, const std:
   if (command.argv.empty()) return Status::Internal("WrapInContainer: empty argv");
   ServerCommand out = command;
   std::vector<std::string> mounts = profile.mounts;
-  for (const auto& folder : ConfigFolders(command)) mounts.push_back(folder + ":" + folder);
+  const std::string& wd = command.working_dir;
+  if (!wd.empty()) {
+    if (profile.kind == K::kEnroot) {
+      return Status::InvalidArgument(
+          fmt::format("the command runs in {} (a verbatim command's folder) and enroot cannot set "
+                      "the container's folder; use docker, podman or srun",
+                      wd));
+    }
+    mounts.push_back(wd + ":" + wd);  // the command's folder, with its files
+  }
+  for (const auto& folder : ConfigFolders(command)) {
+    bool inside = !wd.empty() && (folder == wd || folder.rfind(wd + "/", 0) == 0);
+    if (!inside) mounts.push_back(folder + ":" + folder);
+  }
   std::vector<std::string>& argv = out.argv;
   argv.clear();
   switch (profile.kind) {
@@ -230,11 +272,18 @@ StatusOr<ServerCommand> WrapInContainer(const ServerCommand& command, const std:
       argv = {tool, "run", "--rm", "--init", "--name", name, "--network", "host", "--ipc", "host"};
       argv.insert(argv.end(), profile.run_args.begin(), profile.run_args.end());
       for (const auto& m : mounts) internal::AddFlag(argv, "-v", m);
-      for (const auto& [k, v] : command.env) internal::AddFlag(argv, "-e", k + "=" + v);
+      // env_from values (a token, a device list) stay out of argv: `-e NAME` passes
+      // docker's own, which out.env sets.
+      for (const auto& [k, v] : command.env)
+        internal::AddFlag(argv, "-e", command.env_from.count(k) ? k : k + "=" + v);
+      if (!command.working_dir.empty()) internal::AddFlag(argv, "-w", command.working_dir);
       internal::AddFlag(argv, "--entrypoint", command.argv[0]);
       argv.push_back(image);
       argv.insert(argv.end(), command.argv.begin() + 1, command.argv.end());
-      out.env.clear();
+      std::map<std::string, std::string> passed;
+      for (const auto& [k, source] : command.env_from)
+        if (command.env.count(k)) passed[k] = command.env.at(k);
+      out.env = passed;
       out.cleanup_argv = {tool, "rm", "-f", name};
       break;
     }
@@ -242,14 +291,20 @@ StatusOr<ServerCommand> WrapInContainer(const ServerCommand& command, const std:
       argv = {"enroot", "start", "--rw"};
       argv.insert(argv.end(), profile.run_args.begin(), profile.run_args.end());
       for (const auto& m : mounts) internal::AddFlag(argv, "--mount", m);
-      for (const auto& [k, v] : command.env) internal::AddFlag(argv, "--env", k + "=" + v);
+      std::map<std::string, std::string> passed;
+      for (const auto& [k, v] : command.env) {
+        internal::AddFlag(argv, "--env", command.env_from.count(k) ? k : k + "=" + v);
+        if (command.env_from.count(k)) passed[k] = v;
+      }
       argv.push_back(image);
       argv.insert(argv.end(), command.argv.begin(), command.argv.end());
-      out.env.clear();
+      out.env = passed;
       break;
     }
     case K::kSrun: {
       argv = {"srun", "--container-image=" + image, "--no-container-mount-home"};
+      if (!command.working_dir.empty())
+        argv.push_back("--container-workdir=" + command.working_dir);
       if (!mounts.empty()) {
         std::string joined;
         for (const auto& m : mounts) joined += (joined.empty() ? "" : ",") + m;

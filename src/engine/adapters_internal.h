@@ -29,6 +29,12 @@ Status RenderSglang(const RenderContext& ctx, ServerCommand& out);
 Status RenderTrtllm(const RenderContext& ctx, ServerCommand& out);
 Status RenderLlamacpp(const RenderContext& ctx, ServerCommand& out);
 
+// serve.command set: the command as written (verbatim_adapter.cc). `table` is the
+// engine's flag table, or null for an engine servebench has no adapter for (atom),
+// which a verbatim command may still name.
+StatusOr<ServerCommand> RenderVerbatim(const recipe::ServeSpec& spec, const RenderOptions& options,
+                                       const EngineFlagTable* table);
+
 // Appends `flag value` to argv.
 inline void AddFlag(std::vector<std::string>& argv, const std::string& flag,
                     const std::string& value) {

@@ -41,12 +41,36 @@ std::string JoinForShell(const std::vector<std::string>& argv) {
 
 std::string FormatCommandForDisplay(const ServerCommand& command) {
   std::string out;
+  if (!command.working_dir.empty()) {
+    const std::string& wd = command.working_dir;
+    out += "mkdir -p " + ShellQuote(wd) + " && cd " + ShellQuote(wd) + "\n";
+    for (const auto& file : command.files) {
+      const std::string parent = file.path.substr(0, file.path.rfind('/'));
+      if (parent != wd && file.path.rfind('/') != std::string::npos)
+        out += "mkdir -p " + ShellQuote(parent) + "\n";
+    }
+  }
+  if (!command.prepare.empty()) out += "# before the engine starts:\n";
+  for (const auto& step : command.prepare) out += JoinForShell(step) + "\n";
+  // env_from values are the launching machine's (a device list, a token): shown as
+  // the variable they come from, never as the value.
+  for (const auto& [name, source] : command.env_from) {
+    bool set = command.env.count(name) != 0;
+    out += "# " + name + " is $" + source + " when that is set at launch (" +
+           (set ? source + " is set here" : source + " is unset here, so " + name + " is not set") +
+           ")\n";
+  }
   for (const auto& file : command.files) {
     out += "cat > " + ShellQuote(file.path) + " <<'EOF'\n" + file.contents;
     if (!file.contents.empty() && file.contents.back() != '\n') out += '\n';
     out += "EOF\n";
   }
-  for (const auto& [name, value] : command.env) out += name + "=" + ShellQuote(value) + " \\\n";
+  for (const auto& [name, value] : command.env) {
+    auto from = command.env_from.find(name);
+    out += name + "=" +
+           (from != command.env_from.end() ? "\"$" + from->second + "\"" : ShellQuote(value)) +
+           " \\\n";
+  }
   // Leading words up to the first flag stay on the first line (the program, its
   // subcommand and a positional model); then one flag and its value per line.
   size_t i = 0;

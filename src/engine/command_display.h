@@ -17,10 +17,14 @@ std::string ShellQuote(const std::string& word);
 // argv as one line, each word ShellQuote'd.
 std::string JoinForShell(const std::vector<std::string>& argv);
 
-// The whole command as a block: each config file as `cat > PATH <<'EOF'` ... `EOF`,
-// then `ENV=value` assignments, then the program with one flag (and its value) per
-// continued line ("--tensor-parallel-size 8"), backslash-newline between them.
-// A docker/podman cleanup command follows as a comment. Ends with a newline.
+// The whole command as a block: `mkdir -p DIR && cd DIR` when the command has its
+// own folder (and the folders of its files), the prepare steps (after "# before
+// the engine starts:"), a comment per env_from variable saying where its value
+// comes from, each config file as
+// `cat > PATH <<'EOF'` ... `EOF`, then `ENV=value` assignments, then the program
+// with one flag (and its value) per continued line ("--tensor-parallel-size 8"),
+// backslash-newline between them. A docker/podman cleanup command follows as a
+// comment. Ends with a newline.
 std::string FormatCommandForDisplay(const ServerCommand& command);
 
 // One serve session for `servebench run --dry-run`: "# <title>", a comment line with

@@ -14,5 +14,6 @@
 #include "engine/engine_catalog.h"      // EngineCatalog, DefaultEngineCatalog
 #include "engine/failure_classifier.h"  // EngineFailure, Situation, ClassifyFailure
 #include "engine/free_port.h"           // FindFreePort
+#include "engine/prepare_steps.h"       // RunPrepareSteps (serve.prepare)
 #include "engine/server_command.h"      // ServerCommand, RenderOptions, ContainerProfile
 #include "engine/supervisor.h"          // Supervisor, StopAllEngines, signal cleanup

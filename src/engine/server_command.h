@@ -3,7 +3,9 @@
 // supervisor needs to know (address, readiness deadline). Plain values.
 #pragma once
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,14 +50,28 @@ struct RenderOptions {
   // Put the engine's `launcher` from flags.yaml before its command (trtllm: InferenceX's
   // `mpirun -n 1 --oversubscribe --allow-run-as-root`). Ignored for engines without one.
   bool use_launcher = false;
+  // Reads servebench's environment for serve.env_from; null = the process's (getenv).
+  std::function<std::optional<std::string>(const std::string& name)> lookup_env;
 };
 
 struct ServerCommand {
   std::string engine;                      // adapter that rendered it
   std::vector<std::string> argv;           // argv[0] is looked up on PATH
   std::map<std::string, std::string> env;  // added to (and overriding) servebench's env
-  std::vector<ConfigFile> files;           // written before start
-  std::string host;                        // where readiness and the client connect
+  // False: `env` is the whole environment, nothing of servebench's is inherited
+  // (capture/ runs launch scripts in a controlled environment). Adapters leave it true.
+  bool inherit_environment = true;
+  std::vector<ConfigFile> files;  // written before start
+  // The engine's current folder; empty = servebench's. Verbatim commands run in the
+  // work dir, where their files (named relative to it) are written.
+  std::string working_dir;
+  // serve.env_from as NAME -> SOURCE, for display: `env` already holds NAME when
+  // SOURCE was set at rendering.
+  std::map<std::string, std::string> env_from;
+  // Run in order, each to completion, before the engine starts (serve.prepare), with
+  // servebench's environment plus `env`.
+  std::vector<std::vector<std::string>> prepare;
+  std::string host;  // where readiness and the client connect
   int port = 0;
   // The engine serves https:// (e.g. vLLM with --ssl-certfile): readiness probes
   // and the load client connect with TLS.

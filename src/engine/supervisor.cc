@@ -120,6 +120,7 @@ Status Supervisor::Launch() {
     if (!written.ok()) return written.WithContext("engine config file");
   }
   std::error_code ec;
+  if (!command_.working_dir.empty()) std::filesystem::create_directories(command_.working_dir, ec);
   const auto parent = std::filesystem::path(options_.log_path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   int log_fd =
@@ -129,9 +130,9 @@ Status Supervisor::Launch() {
         fmt::format("cannot open engine log {}: {}", options_.log_path, std::strerror(errno)));
   }
   start_ns_ = MonotonicNowNs();
-  auto launch = internal::LaunchWithWatchdog(command_.argv, command_.env, log_fd,
-                                             static_cast<int>(options_.stop_grace_s * 1000),
-                                             command_.cleanup_argv);
+  auto launch = internal::LaunchWithWatchdog(
+      command_.argv, command_.env, log_fd, static_cast<int>(options_.stop_grace_s * 1000),
+      command_.cleanup_argv, command_.working_dir, command_.inherit_environment);
   close(log_fd);
   if (!launch.ok()) return launch.status();
   watchdog_pid_ = launch->watchdog_pid;

@@ -48,11 +48,30 @@ struct ChildPlan {
   const char* path_env;           // PATH used for the lookup
   const std::string* exec_error;  // message prefix, written to the log on failure
   int log_fd;
+  const char* cwd = nullptr;               // chdir here first; null = stay
+  const std::string* cwd_error = nullptr;  // message prefix when chdir fails
 };
 
+// Writes `prefix`, the decimal `err` and ")\n" to stderr.
+void WriteErrno(const std::string& prefix, int err) {
+  WriteAll(2, prefix.data(), prefix.size());
+  char digits[16];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + err % 10);
+    err /= 10;
+  } while (err > 0 && n < 15);
+  while (n > 0) WriteAll(2, &digits[--n], 1);
+  WriteAll(2, ")\n", 2);
+}
+
 // Looks argv[0] up on PATH (async-signal-safe, unlike execvpe's allocation-free
-// guarantee which glibc does not document) and execs it.
+// guarantee which glibc does not document) and execs it, in plan.cwd when set.
 [[noreturn]] void ExecEngine(const ChildPlan& plan) {
+  if (plan.cwd != nullptr && chdir(plan.cwd) != 0) {
+    WriteErrno(*plan.cwd_error, errno);
+    _exit(127);
+  }
   const char* file = plan.argv[0];
   int saved_errno = ENOENT;
   if (std::strchr(file, '/') != nullptr) {
@@ -78,16 +97,7 @@ struct ChildPlan {
       path = colon + 1;
     }
   }
-  WriteAll(2, plan.exec_error->data(), plan.exec_error->size());
-  char digits[16];
-  int n = 0;
-  int e = saved_errno;
-  do {
-    digits[n++] = static_cast<char>('0' + e % 10);
-    e /= 10;
-  } while (e > 0 && n < 15);
-  while (n > 0) WriteAll(2, &digits[--n], 1);
-  WriteAll(2, ")\n", 2);
+  WriteErrno(*plan.exec_error, saved_errno);
   _exit(127);
 }
 
@@ -218,11 +228,13 @@ int RunCleanup(const ChildPlan* cleanup) {
 StatusOr<WatchdogLaunch> LaunchWithWatchdog(const std::vector<std::string>& argv,
                                             const std::map<std::string, std::string>& env,
                                             int log_fd, int stop_grace_ms,
-                                            const std::vector<std::string>& cleanup_argv) {
+                                            const std::vector<std::string>& cleanup_argv,
+                                            const std::string& working_dir,
+                                            bool inherit_environment) {
   if (argv.empty()) return Status::InvalidArgument("engine command is empty");
   // Everything the children touch is built here, before fork().
   std::vector<std::string> env_storage;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+  for (char** e = inherit_environment ? environ : nullptr; e != nullptr && *e != nullptr; ++e) {
     const char* eq = std::strchr(*e, '=');
     std::string name = eq != nullptr ? std::string(*e, static_cast<size_t>(eq - *e)) : *e;
     if (env.count(name) == 0) env_storage.emplace_back(*e);
@@ -231,7 +243,7 @@ StatusOr<WatchdogLaunch> LaunchWithWatchdog(const std::vector<std::string>& argv
   std::string path_env = "/usr/local/bin:/usr/bin:/bin";
   if (auto it = env.find("PATH"); it != env.end()) {
     path_env = it->second;
-  } else if (const char* p = std::getenv("PATH"); p != nullptr) {
+  } else if (const char* p = std::getenv("PATH"); p != nullptr && inherit_environment) {
     path_env = p;
   }
   std::vector<std::string> argv_storage = argv;
@@ -241,7 +253,11 @@ StatusOr<WatchdogLaunch> LaunchWithWatchdog(const std::vector<std::string>& argv
   for (auto& e : env_storage) env_ptrs.push_back(e.data());
   env_ptrs.push_back(nullptr);
   const std::string exec_error = fmt::format("servebench: cannot execute {} (errno ", argv[0]);
-  ChildPlan plan{argv_ptrs.data(), env_ptrs.data(), path_env.c_str(), &exec_error, log_fd};
+  const std::string cwd_error = fmt::format("servebench: cannot enter {} (errno ", working_dir);
+  ChildPlan plan{argv_ptrs.data(), env_ptrs.data(),
+                 path_env.c_str(), &exec_error,
+                 log_fd,           working_dir.empty() ? nullptr : working_dir.c_str(),
+                 &cwd_error};
   std::vector<std::string> cleanup_storage = cleanup_argv;
   std::vector<char*> cleanup_ptrs;
   for (auto& a : cleanup_storage) cleanup_ptrs.push_back(a.data());

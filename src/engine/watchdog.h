@@ -28,10 +28,15 @@ struct WatchdogLaunch {
 // /dev/null, stdout and stderr to `log_fd`. `stop_grace_ms`: how long the watchdog
 // waits after SIGTERM to the engine's group before SIGKILL. `cleanup_argv` (may be
 // empty) runs after the engine is gone — also when servebench died — with output to
-// the log, for at most 30 s (docker rm -f NAME).
+// the log, for at most 30 s (docker rm -f NAME). A non-empty `working_dir` is the
+// engine's current folder (failing to enter it logs "servebench: cannot enter DIR"
+// and exits 127, as a missing binary does). `inherit_environment` false: `env` is the
+// whole environment.
 StatusOr<WatchdogLaunch> LaunchWithWatchdog(const std::vector<std::string>& argv,
                                             const std::map<std::string, std::string>& env,
                                             int log_fd, int stop_grace_ms,
-                                            const std::vector<std::string>& cleanup_argv = {});
+                                            const std::vector<std::string>& cleanup_argv = {},
+                                            const std::string& working_dir = "",
+                                            bool inherit_environment = true);
 
 }  // namespace servebench::engine::internal

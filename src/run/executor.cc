@@ -69,6 +69,57 @@ std::string ConcList(const recipe::ServeSession& session) {
   }
   return out;
 }
+
+// "k × concurrency" when every point's count is that multiple, else the counts.
+std::string PerConcurrency(const recipe::ServeSession& session,
+                           int (*count)(const recipe::Point&)) {
+  const recipe::Point& first = session.points.front();
+  bool multiple = first.load.concurrency > 0 && count(first) % first.load.concurrency == 0;
+  int k = multiple ? count(first) / first.load.concurrency : 0;
+  std::string list;
+  bool none = true;
+  for (const auto& p : session.points) {
+    multiple = multiple && count(p) == k * p.load.concurrency;
+    none = none && count(p) == 0;
+    list += (list.empty() ? "" : ",") + std::to_string(count(p));
+  }
+  if (none) return "none";
+  return multiple && k > 0 ? fmt::format("{} × concurrency", k) : list;
+}
+
+// The client side of a session for --dry-run: what each point offers the server.
+std::string DescribeClient(const recipe::ServeSession& session) {
+  const recipe::LoadSpec& l = session.points.front().load;
+  if (l.scenario == "agentic-coding")
+    return fmt::format("# client: agentic-coding trace replay, {} s per point, to {}\n",
+                       l.duration_s, l.endpoint);
+  std::string out = "# client: " + l.dataset + " prompts of " + std::to_string(l.isl) +
+                    " tokens, " + std::to_string(l.osl) + " out";
+  if (l.random_range_ratio > 0) out += fmt::format(" (range ratio {:g})", l.random_range_ratio);
+  out += l.ignore_eos ? ", ignoring EOS" : "";
+  out += ", to " + l.endpoint;
+  if (l.backend == "openai-chat" || l.endpoint == "/v1/chat/completions")
+    out +=
+        " as chat messages: the server applies the model's chat template (servebench's "
+        "form of vllm bench's --use-chat-template; it loads no tokenizer itself, so a client "
+        "--trust-remote-code has no counterpart)";
+  out += "\n#   ";
+  out += l.request_rate_per_s > 0 ? fmt::format("{:g} requests/s, ", l.request_rate_per_s)
+                                  : std::string("closed loop, ");
+  bool prompts_set = true;
+  for (const auto& p : session.points) prompts_set = prompts_set && p.load.num_prompts > 0;
+  out += "prompts: " +
+         (prompts_set
+              ? PerConcurrency(session, [](const recipe::Point& p) { return p.load.num_prompts; })
+              : std::string("the run's default")) +
+         ", warm-ups: ";
+  auto warmups = [](const recipe::Point& p) {
+    return p.load.warmups_per_concurrency > 0 ? p.load.warmups_per_concurrency * p.load.concurrency
+                                              : p.load.num_warmups;
+  };
+  out += PerConcurrency(session, warmups) + "\n";
+  return out;
+}
 }  // namespace
 
 Status Executor::DryRun(const std::vector<recipe::ServeSession>& sessions, std::ostream& out) {
@@ -83,7 +134,7 @@ Status Executor::DryRun(const std::vector<recipe::ServeSession>& sessions, std::
                         engine_->Render(recipe::WithSecretsRedacted(first).serve));
     out << rendered;
     if (!rendered.empty() && rendered.back() != '\n') out << "\n";
-    out << "\n";
+    out << DescribeClient(session) << "\n";
   }
   return Status::Ok();
 }

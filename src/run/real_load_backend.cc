@@ -33,7 +33,9 @@ client::BenchSettings BenchSettingsFor(const recipe::Point& point, const RunSett
   b.num_prompts = prompts;
   b.max_concurrency = load.concurrency;
   b.request_rate_per_s = load.request_rate_per_s;
-  b.num_warmups = load.num_warmups;
+  b.num_warmups = load.warmups_per_concurrency > 0
+                      ? int64_t{load.warmups_per_concurrency} * load.concurrency
+                      : load.num_warmups;
   b.ignore_eos = load.ignore_eos;
   b.request_timeout_s = settings.request_timeout_s;
   b.client_issue_delay_limit_ms = settings.client_issue_delay_limit_ms;

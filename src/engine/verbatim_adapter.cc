@@ -1,0 +1,74 @@
+// A verbatim command (serve.command, recipe/point.h): the argv as written, run in
+// the work dir where its files are written, listening on its own port. Nothing is
+// added to it; the ServeSpec's other fields describe the deployment only.
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "engine/adapters_internal.h"
+
+namespace servebench::engine::internal {
+namespace {
+
+// Supervisor defaults for an engine servebench has no flag table for (atom): the
+// same as the table's real engines (vllm, sglang, trtllm) use.
+constexpr double kUntabledReadinessTimeoutS = 1800;
+constexpr int kUntabledReadinessPollMs = 1000;
+
+bool StaysInside(const std::string& path) {
+  if (path.empty() || path.front() == '/') return false;
+  std::filesystem::path normal = std::filesystem::path(path).lexically_normal();
+  return !normal.empty() && *normal.begin() != ".." && normal != ".";
+}
+
+}  // namespace
+
+StatusOr<ServerCommand> RenderVerbatim(const recipe::ServeSpec& spec, const RenderOptions& options,
+                                       const EngineFlagTable* table) {
+  const recipe::VerbatimCommand& c = spec.command;
+  if (spec.engine.empty()) {
+    return Status::InvalidArgument(
+        "serve.engine is empty: a verbatim command still names its engine (for readiness "
+        "defaults, version probes and failure classes)");
+  }
+  if (spec.multinode || spec.disagg) {
+    return Status::InvalidArgument(
+        fmt::format("serve.multinode = {}, serve.disagg = {}: a verbatim command starts one "
+                    "single-node server",
+                    spec.multinode, spec.disagg));
+  }
+  if (!spec.extra_args.empty()) {
+    return Status::InvalidArgument(
+        fmt::format("serve.extra_args[0] = \"{}\": serve.command runs as written, nothing is "
+                    "appended to it; put the arguments in serve.command.argv",
+                    spec.extra_args[0]));
+  }
+  if (c.port < 1 || c.port > 65535) {
+    return Status::InvalidArgument(
+        fmt::format("serve.command.port = {}: the port the command listens on, 1..65535", c.port));
+  }
+  ServerCommand out;
+  out.engine = spec.engine;
+  out.argv = c.argv;
+  out.env = spec.env;
+  out.host = options.host.empty() ? "127.0.0.1" : options.host;
+  out.port = c.port;  // the command's own port; the run's free port is not used
+  out.readiness_timeout_s =
+      table != nullptr ? table->readiness_timeout_s : kUntabledReadinessTimeoutS;
+  out.readiness_poll_ms = table != nullptr ? table->readiness_poll_ms : kUntabledReadinessPollMs;
+  if (spec.readiness_timeout_s > 0) out.readiness_timeout_s = spec.readiness_timeout_s;
+  out.working_dir = options.work_dir;
+  for (size_t i = 0; i < c.files.size(); ++i) {
+    const recipe::CommandFile& f = c.files[i];
+    if (!StaysInside(f.path)) {
+      return Status::InvalidArgument(fmt::format(
+          "serve.command.files[{}].path = \"{}\": must be relative to the command's folder and "
+          "stay inside it",
+          i, f.path));
+    }
+    out.files.push_back({options.work_dir + "/" + f.path, f.contents});
+  }
+  return out;
+}
+
+}  // namespace servebench::engine::internal

@@ -1,0 +1,162 @@
+// Verbatim commands (serve.command) render as written, in their own folder and on
+// their own port; env_from and prepare steps work for every rendering and are shown
+// by the dry run.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "engine/adapter.h"
+#include "engine/command_display.h"
+
+namespace servebench::engine {
+namespace {
+
+using ::testing::HasSubstr;
+
+const EngineCatalog& Catalog() {
+  static const EngineCatalog* catalog = [] {
+    auto loaded = LoadEngineCatalog(std::string(SERVEBENCH_SOURCE_DIR) + "/data/engine");
+    EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
+    return new EngineCatalog(std::move(loaded).value());
+  }();
+  return *catalog;
+}
+
+recipe::ServeSpec Captured() {
+  recipe::ServeSpec spec;
+  spec.engine = "trtllm";
+  spec.model = "org/m";
+  spec.tp = 8;
+  spec.command.argv = {"mpirun",          "-n",           "1",
+                       "--oversubscribe", "trtllm-serve", "org/m",
+                       "--port=8888",     "--tp_size=8",  "--extra_llm_api_options=dsr1.yml"};
+  spec.command.port = 8888;
+  spec.command.files = {{"dsr1.yml", "cuda_graph_config:\n  max_batch_size: 4\n"}};
+  spec.command.source = "inferencex:benchmarks/single_node/fixed_seq_len/m_fp4_b200_trt.sh";
+  spec.env = {{"TRTLLM_ENABLE_PDL", "1"}};
+  return spec;
+}
+
+RenderOptions Options() {
+  RenderOptions options;
+  options.port = 41234;  // the run's free port: a verbatim command keeps its own
+  options.work_dir = "/out/engine-config";
+  options.lookup_env = [](const std::string& name) -> std::optional<std::string> {
+    if (name == "ROCR_VISIBLE_DEVICES") return std::string("4,5,6,7");
+    return std::nullopt;
+  };
+  return options;
+}
+
+TEST(VerbatimAdapterTest, RunsTheCommandAsWrittenInItsFolderOnItsPort) {
+  auto command = RenderServerCommand(Captured(), Options(), Catalog());
+  ASSERT_TRUE(command.ok()) << command.status().ToString();
+  EXPECT_EQ(command->argv, Captured().command.argv);
+  EXPECT_EQ(command->port, 8888);
+  EXPECT_EQ(command->host, "127.0.0.1");
+  EXPECT_EQ(command->env, Captured().env);
+  EXPECT_EQ(command->working_dir, "/out/engine-config");
+  ASSERT_EQ(command->files.size(), 1u);
+  EXPECT_EQ(command->files[0].path, "/out/engine-config/dsr1.yml");
+  EXPECT_EQ(command->readiness_timeout_s, 1800);  // trtllm's table default
+  std::string shown = FormatCommandForDisplay(*command);
+  EXPECT_THAT(shown, HasSubstr("mkdir -p /out/engine-config && cd /out/engine-config\n"
+                               "cat > /out/engine-config/dsr1.yml <<'EOF'"));
+  EXPECT_THAT(shown, HasSubstr("TRTLLM_ENABLE_PDL=1 \\\nmpirun \\\n    -n 1 \\\n    "
+                               "--oversubscribe trtllm-serve org/m \\\n    --port=8888"));
+}
+
+TEST(VerbatimAdapterTest, AnEngineWithoutAnAdapterMayStillRunAVerbatimCommand) {
+  recipe::ServeSpec spec = Captured();
+  spec.engine = "atom";
+  spec.readiness_timeout_s = 600;
+  auto command = RenderServerCommand(spec, Options(), Catalog());
+  ASSERT_TRUE(command.ok()) << command.status().ToString();
+  EXPECT_EQ(command->readiness_timeout_s, 600);
+  spec.command = {};
+  auto rendered = RenderServerCommand(spec, Options(), Catalog());
+  ASSERT_FALSE(rendered.ok());
+  EXPECT_THAT(rendered.status().message(), HasSubstr("serve.engine = \"atom\": unknown engine"));
+}
+
+TEST(VerbatimAdapterTest, NothingIsAppendedToAVerbatimCommand) {
+  recipe::ServeSpec spec = Captured();
+  spec.extra_args = {"--enforce-eager"};
+  auto command = RenderServerCommand(spec, Options(), Catalog());
+  ASSERT_FALSE(command.ok());
+  EXPECT_THAT(
+      command.status().message(),
+      HasSubstr("serve.extra_args[0] = \"--enforce-eager\": serve.command runs as written"));
+  spec = Captured();
+  spec.command.port = 0;
+  EXPECT_THAT(RenderServerCommand(spec, Options(), Catalog()).status().message(),
+              HasSubstr("serve.command.port = 0"));
+  spec = Captured();
+  spec.command.files[0].path = "../../etc/passwd";
+  EXPECT_THAT(RenderServerCommand(spec, Options(), Catalog()).status().message(),
+              HasSubstr("serve.command.files[0].path = \"../../etc/passwd\""));
+}
+
+TEST(VerbatimAdapterTest, EnvFromTakesTheLaunchingMachinesValueAndTheDryRunSaysSo) {
+  recipe::ServeSpec spec = Captured();
+  spec.env_from = {{"HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"},
+                   {"CUDA_VISIBLE_DEVICES", "SLURM_GPUS"}};
+  spec.prepare = {{"hf", "download", "org/m"}, {"hf", "download", "org/draft"}};
+  auto command = RenderServerCommand(spec, Options(), Catalog());
+  ASSERT_TRUE(command.ok()) << command.status().ToString();
+  EXPECT_EQ(command->env.at("HIP_VISIBLE_DEVICES"), "4,5,6,7");
+  EXPECT_EQ(command->env.count("CUDA_VISIBLE_DEVICES"), 0u);
+  EXPECT_EQ(command->prepare, spec.prepare);
+  std::string shown = FormatCommandForDisplay(*command);
+  EXPECT_THAT(shown, HasSubstr("# before the engine starts:\nhf download org/m\n"
+                               "hf download org/draft\n"));
+  EXPECT_THAT(shown, HasSubstr("# HIP_VISIBLE_DEVICES is $ROCR_VISIBLE_DEVICES when that is set "
+                               "at launch (ROCR_VISIBLE_DEVICES is set here)"));
+  EXPECT_THAT(shown, HasSubstr("HIP_VISIBLE_DEVICES=\"$ROCR_VISIBLE_DEVICES\" \\\n"));
+  EXPECT_EQ(shown.find("4,5,6,7"), std::string::npos) << "the value itself is never shown";
+  EXPECT_THAT(shown, HasSubstr("# CUDA_VISIBLE_DEVICES is $SLURM_GPUS when that is set at launch "
+                               "(SLURM_GPUS is unset here, so CUDA_VISIBLE_DEVICES is not set)"));
+  spec.env["HIP_VISIBLE_DEVICES"] = "0";
+  EXPECT_THAT(RenderServerCommand(spec, Options(), Catalog()).status().message(),
+              HasSubstr("serve.env.HIP_VISIBLE_DEVICES and serve.env_from.HIP_VISIBLE_DEVICES"));
+}
+
+TEST(VerbatimAdapterTest, EnvFromAndPrepareApplyToRenderedCommandsToo) {
+  recipe::ServeSpec spec;
+  spec.engine = "vllm";
+  spec.model = "org/m";
+  spec.env_from = {{"HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"}};
+  spec.prepare = {{"hf", "download", "org/draft"}};
+  auto command = RenderServerCommand(spec, Options(), Catalog());
+  ASSERT_TRUE(command.ok()) << command.status().ToString();
+  EXPECT_EQ(command->env.at("HIP_VISIBLE_DEVICES"), "4,5,6,7");
+  EXPECT_EQ(command->prepare.size(), 1u);
+  EXPECT_TRUE(command->working_dir.empty());
+}
+
+TEST(VerbatimAdapterTest, ContainersRunTheCommandInItsFolder) {
+  recipe::ServeSpec spec = Captured();
+  spec.image = "nvcr.io/nvidia/tensorrt-llm:1.1";
+  spec.env_from = {{"HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"}};
+  RenderOptions options = Options();
+  options.container.kind = ContainerProfile::Kind::kDocker;
+  auto docker = RenderServerCommand(spec, options, Catalog());
+  ASSERT_TRUE(docker.ok()) << docker.status().ToString();
+  std::string line = JoinForShell(docker->argv);
+  EXPECT_THAT(line, HasSubstr("-v /out/engine-config:/out/engine-config"));
+  EXPECT_THAT(line, HasSubstr("-w /out/engine-config --entrypoint mpirun"));
+  EXPECT_EQ(line.find("-v /out/engine-config:/out/engine-config -v"), std::string::npos) << line;
+  // A value taken from the launching machine is passed by name, never in argv.
+  EXPECT_THAT(line, HasSubstr("-e HIP_VISIBLE_DEVICES -e TRTLLM_ENABLE_PDL=1"));
+  EXPECT_EQ(line.find("4,5,6,7"), std::string::npos) << line;
+  EXPECT_EQ(docker->env, (std::map<std::string, std::string>{{"HIP_VISIBLE_DEVICES", "4,5,6,7"}}));
+  options.container.kind = ContainerProfile::Kind::kSrun;
+  auto srun = RenderServerCommand(spec, options, Catalog());
+  ASSERT_TRUE(srun.ok());
+  EXPECT_THAT(JoinForShell(srun->argv), HasSubstr("--container-workdir=/out/engine-config"));
+  options.container.kind = ContainerProfile::Kind::kEnroot;
+  EXPECT_THAT(RenderServerCommand(spec, options, Catalog()).status().message(),
+              HasSubstr("enroot cannot set the container's folder"));
+}
+
+}  // namespace
+}  // namespace servebench::engine
