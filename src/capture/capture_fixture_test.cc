@@ -1,0 +1,301 @@
+// Launch capture over the fixture checkout (testdata/inferencex): every script runs
+// under the stand-ins; what each launched is captured exactly, a command that
+// changes with CONC splits its session, scripts that cannot be captured say why,
+// the dry run of every captured point starts exactly the captured argv and
+// environment, and the native recipe written from the capture gives the same points.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "capture/capture.h"
+#include "capture/recipe_writer.h"
+#include "capture/testing/dry_run_replay.h"
+#include "engine/engine.h"
+
+namespace servebench::capture {
+namespace {
+
+using testing::FixtureRoot;
+using ::testing::HasSubstr;
+
+struct Captured {
+  recipe::Plan plan;
+  recipe::RunnerConfig runners;
+  CaptureReport report;
+};
+
+// The fixture captured once for all tests (ten script runs).
+const Captured& Fixture() {
+  static const Captured* captured = [] {
+    auto* c = new Captured;
+    recipe::Diagnostics d;
+    recipe::RecipeSet set = recipe::LoadRecipes(
+        {FixtureRoot() + "/configs/fixture-master.yaml", FixtureRoot() + "/configs/runners.yaml"},
+        &d);
+    EXPECT_TRUE(d.ok()) << d.ToString();
+    recipe::MatrixFilters filters;
+    filters.evals = recipe::EvalSelection::kNone;
+    auto plan = recipe::ExpandRecipes(set, filters);
+    EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+    c->plan = *plan;
+    c->runners = set.runners;
+    CaptureSettings settings;
+    settings.inferencex_root = FixtureRoot();
+    settings.jobs = 2;
+    auto report = CaptureInferenceXLaunches(&c->plan, c->runners, settings);
+    EXPECT_TRUE(report.ok()) << report.status().ToString();
+    if (report.ok()) c->report = *report;
+    return c;
+  }();
+  return *captured;
+}
+
+const KeyReport& Key(const std::string& name) {
+  for (const auto& k : Fixture().report.keys)
+    if (k.key == name) return k;
+  ADD_FAILURE() << "no key " << name;
+  static KeyReport none;
+  return none;
+}
+
+const recipe::Point& PointAt(const std::string& key, int conc, bool dp_attn = false) {
+  for (const auto& p : Fixture().plan.points)
+    if (p.recipe == key && p.load.concurrency == conc && p.serve.dp_attn == dp_attn) return p;
+  ADD_FAILURE() << "no point " << key << " conc " << conc;
+  static recipe::Point none;
+  return none;
+}
+
+TEST(CaptureFixtureTest, EachKeyIsCapturedOrSaysWhyNot) {
+  const CaptureReport& r = Fixture().report;
+  EXPECT_EQ(Key("tinyx-fp8-mi355x-vllm-mtp").captured, 4);
+  EXPECT_EQ(Key("tinyx-fp4-b200-trt").captured, 2);
+  EXPECT_EQ(Key("tinyx-fp8-h200-sglang").captured, 4);
+  EXPECT_EQ(Key("tinyx-fp8-h200-vllm-agentic-mtp").captured, 2);
+  EXPECT_EQ(Key("tinyx-fp8-h100-vllm").captured, 0);
+  ASSERT_EQ(Key("tinyx-fp8-h100-vllm").failures.size(), 1u);
+  EXPECT_THAT(Key("tinyx-fp8-h100-vllm").failures[0].first,
+              HasSubstr("exited with code 1 before starting a server; last output: ERROR: could "
+                        "not find the image's site-packages"));
+  ASSERT_EQ(Key("tinyx-fp8-mi300x-vllm").failures.size(), 1u);
+  EXPECT_EQ(Key("tinyx-fp8-mi300x-vllm").failures[0].first,
+            "no benchmark script: tried "
+            "benchmarks/single_node/fixed_seq_len/tinyx_fp8_mi300x_vllm.sh, "
+            "benchmarks/single_node/fixed_seq_len/tinyx_fp8_mi300x.sh");
+  const auto& agentic = Key("tinyx-fp8-h200-vllm-agentic-mtp");
+  ASSERT_EQ(agentic.failures.size(), 1u);
+  EXPECT_THAT(agentic.failures[0].first, HasSubstr("starts auxiliary servers beside the engine "
+                                                   "(lmcache server)"));
+  EXPECT_EQ(r.failed_points, 3);
+  EXPECT_EQ(Key("tinyx-fp8-h200-sglang").scripts,
+            std::vector<std::string>{"benchmarks/single_node/fixed_seq_len/"
+                                     "tinyx_fp8_h200_sglang.sh"});
+  std::string text = FormatCaptureReport(r, true);
+  EXPECT_THAT(text, HasSubstr("tinyx-fp8-mi300x-vllm: captured 0/1 point(s)"));
+  EXPECT_THAT(text, HasSubstr("3 key(s) captured, 1 partly, 2 not at all"));
+}
+
+TEST(CaptureFixtureTest, TheServerCommandIsExactlyWhatTheScriptRan) {
+  const recipe::ServeSpec& s = PointAt("tinyx-fp8-mi355x-vllm-mtp", 4).serve;
+  EXPECT_EQ(
+      s.command.argv,
+      (std::vector<std::string>{
+          "vllm",
+          "serve",
+          "tiny-org/TinyX-FP8",
+          "--port",
+          "8888",
+          "--tensor-parallel-size",
+          "8",
+          "--block-size",
+          "128",
+          "--max-model-len",
+          "2304",
+          "--max-num-seqs",
+          "8",
+          "--kv-cache-dtype",
+          "fp8",
+          "--speculative-config",
+          R"({"method": "eagle3", "model": "tiny-org/TinyX-EAGLE3", "num_speculative_tokens": 3})",
+          "--tool-call-parser",
+          "minimax_m3",
+          "--reasoning-parser",
+          "minimax_m3",
+          "--enable-auto-tool-choice"}));
+  EXPECT_EQ(s.command.port, 8888);
+  EXPECT_EQ(s.command.source,
+            "inferencex:benchmarks/single_node/fixed_seq_len/tinyx_fp8_mi355x_mtp.sh");
+  EXPECT_EQ(s.env, (std::map<std::string, std::string>{{"GPU_METRICS_CSV", "gpu_metrics.csv"},
+                                                       {"VLLM_ENGINE_READY_TIMEOUT_S", "3600"},
+                                                       {"VLLM_ROCM_USE_AITER", "1"}}));
+  EXPECT_EQ(s.env_from.at("HIP_VISIBLE_DEVICES"), "ROCR_VISIBLE_DEVICES");
+  EXPECT_EQ(s.prepare,
+            (std::vector<std::vector<std::string>>{{"hf", "download", "tiny-org/TinyX-FP8"},
+                                                   {"hf", "download", "tiny-org/TinyX-EAGLE3"}}));
+  // Read off the command: EAGLE3 with its draft, real acceptance.
+  EXPECT_EQ(s.spec.method, recipe::SpecMethod::kEagle3);
+  EXPECT_EQ(s.spec.draft_model, "tiny-org/TinyX-EAGLE3");
+  EXPECT_EQ(s.spec.num_speculative_tokens, 3);
+  EXPECT_EQ(s.spec.acceptance, recipe::AcceptanceMode::kReal);
+  const recipe::ServeSpec& dpa = PointAt("tinyx-fp8-mi355x-vllm-mtp", 16, true).serve;
+  EXPECT_THAT(
+      engine::JoinForShell(dpa.command.argv),
+      HasSubstr("--tensor-parallel-size 1 --data-parallel-size 8 --enable-expert-parallel"));
+  EXPECT_EQ(dpa.env.at("VLLM_ROCM_USE_AITER"), "0");
+  std::string notes;
+  for (const auto& n : Key("tinyx-fp8-mi355x-vllm-mtp").notes) notes += n + "\n";
+  EXPECT_THAT(notes, HasSubstr("not carried: pip install"));
+  EXPECT_THAT(notes, HasSubstr("GPU tools the stand-ins answered: rocm-smi"));
+  EXPECT_THAT(notes, HasSubstr("client --trust-remote-code is not carried"));
+}
+
+TEST(CaptureFixtureTest, TheClientsLoadIsCarriedWithTheChatTemplateAsServebenchsChatPath) {
+  const recipe::LoadSpec& l = PointAt("tinyx-fp8-mi355x-vllm-mtp", 4).load;
+  EXPECT_EQ(l.backend, "openai-chat");
+  EXPECT_EQ(l.endpoint, "/v1/chat/completions");
+  EXPECT_EQ(l.num_prompts, 40);
+  EXPECT_EQ(l.warmups_per_concurrency, 2);
+  EXPECT_DOUBLE_EQ(l.random_range_ratio, 0.8);
+  EXPECT_TRUE(l.ignore_eos);
+  EXPECT_EQ(l.isl, 1024);
+  const recipe::LoadSpec& trt = PointAt("tinyx-fp4-b200-trt", 8).load;
+  EXPECT_EQ(trt.endpoint, "/v1/completions");
+}
+
+TEST(CaptureFixtureTest, ACommandThatChangesWithConcSplitsItsSession) {
+  const auto& mi355x = Key("tinyx-fp8-mi355x-vllm-mtp");
+  ASSERT_EQ(mi355x.splits.size(), 1u);
+  EXPECT_EQ(mi355x.splits[0],
+            "tp8 1024x1024: --max-num-seqs changes with CONC, so 3 serve sessions (one per "
+            "command) where the matrix has 1");
+  const auto& trt = Key("tinyx-fp4-b200-trt");
+  ASSERT_EQ(trt.splits.size(), 1u);
+  EXPECT_THAT(trt.splits[0], HasSubstr("file tinyx-fp4.yml changes with CONC"));
+  EXPECT_TRUE(Key("tinyx-fp8-h200-sglang").splits.empty());
+  EXPECT_TRUE(Key("tinyx-fp8-h200-vllm-agentic-mtp").splits.empty());
+  std::set<std::string> sglang_sessions;
+  for (const auto& p : Fixture().plan.points)
+    if (p.recipe == "tinyx-fp8-h200-sglang") sglang_sessions.insert(p.session_id);
+  EXPECT_EQ(sglang_sessions.size(), 1u);
+}
+
+TEST(CaptureFixtureTest, LaunchersFilesAndSecretsAreHandled) {
+  const recipe::ServeSpec& trt = PointAt("tinyx-fp4-b200-trt", 4).serve;
+  ASSERT_GE(trt.command.argv.size(), 6u);
+  EXPECT_EQ(std::vector<std::string>(trt.command.argv.begin(), trt.command.argv.begin() + 6),
+            (std::vector<std::string>{"mpirun", "-n", "1", "--oversubscribe", "--allow-run-as-root",
+                                      "trtllm-serve"}));
+  EXPECT_EQ(trt.command.argv.back(), "--extra_llm_api_options=tinyx-fp4.yml");
+  ASSERT_EQ(trt.command.files.size(), 1u);
+  EXPECT_EQ(trt.command.files[0].path, "tinyx-fp4.yml");
+  EXPECT_THAT(trt.command.files[0].contents, HasSubstr("max_batch_size: 4\n"));
+  EXPECT_EQ(trt.env.at("TRTLLM_ENABLE_PDL"), "1");
+  const recipe::ServeSpec& sglang = PointAt("tinyx-fp8-h200-sglang", 2).serve;
+  EXPECT_EQ(sglang.env_from.at("HUGGING_FACE_HUB_TOKEN"), "HF_TOKEN");
+  EXPECT_EQ(sglang.env.count("HUGGING_FACE_HUB_TOKEN"), 0u);
+  ASSERT_EQ(sglang.command.files.size(), 1u);
+  EXPECT_EQ(sglang.command.files[0].path,
+            "benchmarks/single_node/fixed_seq_len/../chat_templates/tinyx.jinja");
+  EXPECT_THAT(sglang.command.files[0].contents, HasSubstr("<|assistant|>"));
+  std::string notes;
+  for (const auto& n : Key("tinyx-fp8-h200-sglang").notes) notes += n + "\n";
+  EXPECT_THAT(notes, HasSubstr("the script patched the container image, not carried (servebench "
+                               "runs the image as it is): sed -i ... "
+                               "/sgl-workspace/sglang/python/sglang/srt/metrics.py"));
+  // No placeholder token, nor the capture's own folders, anywhere in any point.
+  for (const auto& p : Fixture().plan.points) {
+    std::string json = recipe::PointToJson(p);
+    EXPECT_EQ(json.find("servebench-capture-placeholder"), std::string::npos) << p.recipe;
+    EXPECT_EQ(json.find("servebench-capture-"), std::string::npos) << p.recipe;
+    EXPECT_EQ(json.find("<capture sandbox>"), std::string::npos) << p.recipe;
+  }
+  const recipe::ServeSpec& agentic = PointAt("tinyx-fp8-h200-vllm-agentic-mtp", 2).serve;
+  EXPECT_EQ(agentic.spec.method, recipe::SpecMethod::kMtp);
+  EXPECT_EQ(agentic.spec.acceptance, recipe::AcceptanceMode::kSyntheticTarget);
+  EXPECT_DOUBLE_EQ(agentic.spec.synthetic_acceptance_length, 2.5);
+  EXPECT_EQ(agentic.prepare.size(), 1u);  // the model; the traces dataset is the client's
+}
+
+// The dry run of every captured serve session, executed as shell text with recorders
+// for the programs it names, starts exactly the captured argv and environment.
+TEST(CaptureFixtureTest, TheDryRunOfEveryCapturedSessionStartsExactlyTheCapture) {
+  int sessions = 0;
+  for (const auto& session : recipe::GroupSessions(Fixture().plan.points)) {
+    const recipe::Point& p = session.points.front();
+    if (p.serve.command.argv.empty()) continue;
+    testing::TempFolder dir("capture-replay");
+    engine::RenderOptions options;
+    options.work_dir = dir.path() + "/engine-config";
+    options.lookup_env = [](const std::string& name) -> std::optional<std::string> {
+      if (name == "ROCR_VISIBLE_DEVICES") return std::string("0,1,2,3,4,5,6,7");
+      if (name == "HF_TOKEN") return std::string("a-real-token-at-launch");
+      return std::nullopt;
+    };
+    auto command = engine::RenderServerCommand(p.serve, options);
+    ASSERT_TRUE(command.ok()) << command.status().ToString();
+    const std::map<std::string, std::string> launch = {{"ROCR_VISIBLE_DEVICES", "0,1,2,3,4,5,6,7"},
+                                                       {"HF_TOKEN", "a-real-token-at-launch"}};
+    std::string shown = engine::FormatCommandForDisplay(*command);
+    EXPECT_EQ(shown.find("a-real-token-at-launch"), std::string::npos) << "no secret is shown";
+    std::vector<CallRecord> calls = testing::ReplayDryRun(shown, dir.path(), launch);
+    ASSERT_EQ(calls.size(), p.serve.prepare.size() + 1) << p.recipe;
+    for (size_t i = 0; i < p.serve.prepare.size(); ++i) {
+      std::vector<std::string> step = {calls[i].tool};
+      step.insert(step.end(), calls[i].argv.begin(), calls[i].argv.end());
+      EXPECT_EQ(step, p.serve.prepare[i]);
+    }
+    const CallRecord& server = calls.back();
+    std::vector<std::string> argv = {server.tool};
+    argv.insert(argv.end(), server.argv.begin(), server.argv.end());
+    EXPECT_EQ(argv, p.serve.command.argv) << p.recipe;
+    std::map<std::string, std::string> env = server.env;
+    for (const char* shell : {"PATH", "RECORD_DIR", "PWD", "OLDPWD", "SHLVL", "_"})
+      env.erase(shell);
+    for (const auto& [name, value] : launch) env.erase(name);
+    std::map<std::string, std::string> expected = p.serve.env;
+    if (p.serve.env_from.count("HIP_VISIBLE_DEVICES"))
+      expected["HIP_VISIBLE_DEVICES"] = "0,1,2,3,4,5,6,7";
+    if (p.serve.env_from.count("HUGGING_FACE_HUB_TOKEN"))
+      expected["HUGGING_FACE_HUB_TOKEN"] = "a-real-token-at-launch";
+    EXPECT_EQ(env, expected) << p.recipe;
+    for (const auto& f : p.serve.command.files) {
+      auto written = ReadFile(options.work_dir + "/" + f.path);
+      ASSERT_TRUE(written.ok()) << f.path;
+      EXPECT_EQ(*written, f.contents);
+    }
+    EXPECT_EQ(server.cwd, options.work_dir);
+    ++sessions;
+  }
+  EXPECT_EQ(sessions, 4 + 2 + 1 + 1);  // mi355x tp8 ×3 + dpa, trt ×2, sglang, agentic
+}
+
+TEST(CaptureFixtureTest, TheNativeRecipeWrittenFromTheCaptureGivesTheSamePoints) {
+  auto written = WriteNativeRecipes(Fixture().plan.points, "captured from the fixture");
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  EXPECT_EQ(written->recipes, 3);
+  ASSERT_EQ(written->skipped.size(), 1u);
+  EXPECT_THAT(written->skipped[0], HasSubstr("tinyx-fp8-h200-vllm-agentic-mtp: its agentic"));
+  recipe::Diagnostics d;
+  recipe::RecipeSet set = recipe::LoadRecipeText(written->yaml, "captured.yaml", &d);
+  ASSERT_TRUE(d.ok()) << d.ToString() << written->yaml;
+  auto plan = recipe::ExpandRecipes(set, recipe::MatrixFilters{});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  auto identity = [](const recipe::Point& p) {
+    boost::json::object o = boost::json::parse(recipe::PointToJson(p)).as_object();
+    return boost::json::serialize(o["serve"]) + boost::json::serialize(o["load"]) + p.exp_name +
+           p.runner + p.model_prefix + p.recipe;
+  };
+  std::multiset<std::string> from_capture, from_native;
+  for (const auto& p : Fixture().plan.points)
+    if (!p.serve.command.argv.empty() && p.load.scenario != "agentic-coding")
+      from_capture.insert(identity(p));
+  for (const auto& p : plan->points) from_native.insert(identity(p));
+  EXPECT_EQ(from_capture.size(), 10u);
+  EXPECT_EQ(from_native, from_capture);
+  EXPECT_THAT(written->yaml, HasSubstr("# captured from the fixture\nservebench: 1\n"));
+}
+
+}  // namespace
+}  // namespace servebench::capture

@@ -1,0 +1,109 @@
+// Launch capture over a real InferenceX checkout: SERVEBENCH_INFERENCEX_ROOT names
+// it (skipped otherwise; the suite never needs one). Every single-node row of the
+// master configs is captured; the report (keys captured, keys not and why) is
+// printed, and written to $SERVEBENCH_CAPTURE_REPORT when set. Checked for every
+// captured serve session: its dry run, executed with recorders, starts exactly the
+// captured argv and environment; no point holds a secret; the native recipe written
+// from the capture gives the same points.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include "capture/capture.h"
+#include "capture/recipe_writer.h"
+#include "capture/testing/dry_run_replay.h"
+#include "common/atomic_file.h"
+#include "engine/engine.h"
+
+namespace servebench::capture {
+namespace {
+
+TEST(InferenceXCheckoutTest, EverySingleNodeRowIsCapturedOrSaysWhyAndDryRunsExactly) {
+  const char* root = std::getenv("SERVEBENCH_INFERENCEX_ROOT");
+  if (root == nullptr || *root == '\0') {
+    GTEST_SKIP() << "SERVEBENCH_INFERENCEX_ROOT is not set: point it at an InferenceX checkout "
+                    "(e.g. git archive of SemiAnalysisAI/InferenceX) to run this check";
+  }
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(root) + "/configs")) {
+    std::string name = entry.path().filename().string();
+    if (name.size() > 12 && name.compare(name.size() - 12, 12, "-master.yaml") == 0)
+      files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  files.push_back(std::string(root) + "/configs/runners.yaml");
+  recipe::Diagnostics d;
+  recipe::RecipeSet set = recipe::LoadRecipes(files, &d);
+  ASSERT_TRUE(d.ok()) << d.ToString();
+  auto plan = recipe::ExpandRecipes(set, recipe::MatrixFilters{});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  CaptureSettings settings;
+  settings.inferencex_root = root;
+  auto report = CaptureInferenceXLaunches(&*plan, set.runners, settings);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  std::string text = FormatCaptureReport(*report, true);
+  std::cout << text;
+  if (const char* out = std::getenv("SERVEBENCH_CAPTURE_REPORT"); out != nullptr) {
+    ASSERT_TRUE(WriteFileAtomically(out, text).ok());
+  }
+
+  int sessions = 0;
+  for (const auto& session : recipe::GroupSessions(plan->points)) {
+    const recipe::Point& p = session.points.front();
+    std::string json = recipe::PointToJson(p);
+    EXPECT_EQ(json.find("servebench-capture-"), std::string::npos) << p.recipe;
+    if (p.serve.command.argv.empty()) continue;
+    testing::TempFolder dir("checkout-replay");
+    engine::RenderOptions options;
+    options.work_dir = dir.path() + "/engine-config";
+    const std::map<std::string, std::string> launch = {{"ROCR_VISIBLE_DEVICES", "0,1,2,3,4,5,6,7"},
+                                                       {"CUDA_VISIBLE_DEVICES", "0,1,2,3,4,5,6,7"},
+                                                       {"HF_TOKEN", "a-real-token-at-launch"}};
+    options.lookup_env = [&](const std::string& name) -> std::optional<std::string> {
+      auto it = launch.find(name);
+      return it == launch.end() ? std::nullopt : std::optional<std::string>(it->second);
+    };
+    auto command = engine::RenderServerCommand(p.serve, options);
+    ASSERT_TRUE(command.ok()) << p.recipe << ": " << command.status().ToString();
+    std::string shown = engine::FormatCommandForDisplay(*command);
+    std::vector<CallRecord> calls = testing::ReplayDryRun(shown, dir.path(), launch);
+    ASSERT_EQ(calls.size(), p.serve.prepare.size() + 1) << p.recipe << "\n" << shown;
+    std::vector<std::string> argv = {calls.back().tool};
+    argv.insert(argv.end(), calls.back().argv.begin(), calls.back().argv.end());
+    EXPECT_EQ(argv, p.serve.command.argv) << p.recipe;
+    std::map<std::string, std::string> env = calls.back().env;
+    for (const char* shell : {"PATH", "RECORD_DIR", "PWD", "OLDPWD", "SHLVL", "_"})
+      env.erase(shell);
+    for (const auto& [name, value] : launch) env.erase(name);
+    std::map<std::string, std::string> expected = p.serve.env;
+    for (const auto& [name, source] : p.serve.env_from)
+      if (launch.count(source)) expected[name] = launch.at(source);
+    EXPECT_EQ(env, expected) << p.recipe;
+    ++sessions;
+  }
+  std::cout << sessions << " captured serve session(s) replayed exactly\n";
+  EXPECT_GT(sessions, 0);
+
+  auto written = WriteNativeRecipes(plan->points, "captured");
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  recipe::RecipeSet native = recipe::LoadRecipeText(written->yaml, "captured.yaml", &d);
+  ASSERT_TRUE(d.ok()) << d.ToString();
+  auto native_plan = recipe::ExpandRecipes(native, recipe::MatrixFilters{});
+  ASSERT_TRUE(native_plan.ok()) << native_plan.status().ToString();
+  auto identity = [](const recipe::Point& p) {
+    boost::json::object o = boost::json::parse(recipe::PointToJson(p)).as_object();
+    return boost::json::serialize(o["serve"]) + boost::json::serialize(o["load"]) + p.recipe;
+  };
+  std::multiset<std::string> captured, reloaded;
+  for (const auto& p : plan->points)
+    if (!p.serve.command.argv.empty() && p.load.scenario != "agentic-coding")
+      captured.insert(identity(p));
+  for (const auto& p : native_plan->points) reloaded.insert(identity(p));
+  EXPECT_EQ(reloaded, captured);
+}
+
+}  // namespace
+}  // namespace servebench::capture

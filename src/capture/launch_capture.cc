@@ -1,0 +1,287 @@
+// ExtractLaunch: the rules in launch_capture.h, applied to a script run's records.
+#include "capture/launch_capture.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <set>
+
+#include "common/atomic_file.h"
+
+namespace servebench::capture {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kSandboxMarker[] = "<capture sandbox>";
+
+bool IsShellVariable(const std::string& name) {
+  return name == "_" || name == "SHLVL" || name == "PWD" || name == "OLDPWD" ||
+         name.rfind("SERVEBENCH_CAPTURE_", 0) == 0;
+}
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The secret whose placeholder `text` holds, or "".
+std::string SecretIn(const std::string& text) {
+  for (const auto& [name, placeholder] : SecretPlaceholders())
+    if (text.find(placeholder) != std::string::npos) return name;
+  return "";
+}
+
+std::string Joined(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+// The value of `flag` in argv (`flag V` or `flag=V`), or "".
+std::string FlagValue(const std::vector<std::string>& argv, const std::string& flag) {
+  for (size_t i = 0; i < argv.size(); ++i) {
+    if (argv[i] == flag && i + 1 < argv.size()) return argv[i + 1];
+    if (argv[i].rfind(flag + "=", 0) == 0) return argv[i].substr(flag.size() + 1);
+  }
+  return "";
+}
+
+bool IsDatasetDownload(const CallRecord& call) {
+  return FlagValue(call.argv, "--repo-type") == "dataset";
+}
+
+// Files the server command names: each argument, and the value of each --flag=value,
+// that is a regular file in the workspace. Absolute names there fail the capture
+// (servebench writes a command's files into its own folder).
+Status CollectFiles(const CallRecord& call, const std::vector<std::string>& argv,
+                    const Sandbox& sandbox, std::vector<recipe::CommandFile>* files) {
+  std::set<std::string> seen;
+  for (const auto& arg : argv) {
+    std::vector<std::string> names = {arg};
+    if (arg.size() > 2 && arg[0] == '-' && arg.find('=') != std::string::npos)
+      names.push_back(arg.substr(arg.find('=') + 1));
+    for (const auto& name : names) {
+      if (name.empty() || name.size() > 4096 || seen.count(name) != 0) continue;
+      std::error_code ec;
+      fs::path path = name.front() == '/' ? fs::path(name) : fs::path(call.cwd) / name;
+      if (!fs::is_regular_file(path, ec)) continue;
+      std::string resolved = fs::weakly_canonical(path, ec).string();
+      if (ec || !sandbox.InWorkspace(resolved)) continue;
+      if (name.front() == '/') {
+        return Status::InvalidArgument(fmt::format(
+            "the server command names the file {} by an absolute path in /workspace; servebench "
+            "writes a command's files into its own folder, so only relative names can be kept",
+            sandbox.FromSandbox(name)));
+      }
+      if (call.cwd != sandbox.workspace()) {
+        return Status::InvalidArgument(fmt::format(
+            "the server starts in {} and names the file {}; servebench runs a command in the "
+            "folder that holds its files, the workspace",
+            sandbox.FromSandbox(call.cwd), name));
+      }
+      auto contents = ReadFile(path.string());
+      if (!contents.ok()) return contents.status();
+      seen.insert(name);
+      files->push_back({name, Redact(sandbox.FromSandbox(*contents))});
+    }
+  }
+  return Status::Ok();
+}
+
+// "pip install ×2"-style notes for the calls of `calls`, in first-seen order.
+void NoteCalls(const std::vector<const CallRecord*>& calls, const std::string& prefix,
+               std::vector<std::string>* notes) {
+  std::vector<std::pair<std::string, int>> counted;
+  for (const CallRecord* call : calls) {
+    std::string name = Redact(CallName(*call));
+    bool found = false;
+    for (auto& [n, count] : counted)
+      if (n == name) ++count, found = true;
+    if (!found) counted.emplace_back(name, 1);
+  }
+  if (counted.empty()) return;
+  std::string list;
+  for (const auto& [name, count] : counted)
+    list += (list.empty() ? "" : ", ") + name + (count > 1 ? fmt::format(" ×{}", count) : "");
+  notes->push_back(prefix + list);
+}
+
+}  // namespace
+
+std::string Redact(std::string text) {
+  for (const auto& [name, placeholder] : SecretPlaceholders()) {
+    const std::string shown = "<redacted:" + name + ">";
+    for (size_t at = text.find(placeholder); at != std::string::npos;
+         at = text.find(placeholder, at + shown.size()))
+      text.replace(at, placeholder.size(), shown);
+  }
+  return text;
+}
+
+std::string LastMessage(const std::string& output) {
+  std::string last;
+  size_t start = 0;
+  while (start < output.size()) {
+    size_t end = output.find('\n', start);
+    if (end == std::string::npos) end = output.size();
+    std::string line = output.substr(start, end - start);
+    start = end + 1;
+    size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '+') continue;
+    last = line.substr(first);
+  }
+  if (last.size() > 300) last = last.substr(0, 300) + "...";
+  return Redact(last);
+}
+
+LaunchCapture ExtractLaunch(const ScriptRun& run, const JobEnvironment& job, const Sandbox& sandbox,
+                            int port) {
+  LaunchCapture out;
+  out.script = job.script;
+  out.exit_code = run.exit_code;
+  std::vector<const CallRecord*> servers, aux;
+  for (const auto& call : run.calls) {
+    if (call.role == "server") servers.push_back(&call);
+    if (call.role == "aux") aux.push_back(&call);
+  }
+  const std::string last = LastMessage(sandbox.FromSandbox(run.output));
+  const std::string ended = run.timed_out ? "was still running at the capture's timeout"
+                                          : fmt::format("exited with code {}", run.exit_code);
+  if (!aux.empty()) {
+    std::vector<std::string> names;
+    for (const auto* a : aux) names.push_back(CallName(*a));
+    out.failure = fmt::format(
+        "starts auxiliary servers beside the engine ({}); servebench runs one server per "
+        "session",
+        Joined(names));
+    return out;
+  }
+  if (servers.empty()) {
+    out.failure = fmt::format("{} before starting a server{}", ended,
+                              last.empty() ? "" : "; last output: " + last);
+    return out;
+  }
+  if (servers.size() > 1) {
+    out.failure =
+        fmt::format("starts {} engine servers; servebench runs one per session", servers.size());
+    return out;
+  }
+  const CallRecord* server = servers.front();
+  const CallRecord* outer = server;  // the launcher that became the server, if any
+  for (const auto& call : run.calls) {
+    if (call.role == "launcher" && call.pid == server->pid && call.id < outer->id) outer = &call;
+  }
+  out.server = CallName(*server);
+  std::vector<std::string> raw = {outer->tool};
+  raw.insert(raw.end(), outer->argv.begin(), outer->argv.end());
+  for (const auto& arg : raw) {
+    std::string mapped = sandbox.FromSandbox(arg);
+    if (!SecretIn(mapped).empty()) {
+      out.failure = fmt::format(
+          "the server command carries the secret {} as an argument; servebench records no "
+          "secrets",
+          SecretIn(mapped));
+      return out;
+    }
+    if (mapped.find(kSandboxMarker) != std::string::npos) {
+      out.failure = "the server command names the capture's own folder: " + mapped;
+      return out;
+    }
+    out.argv.push_back(mapped);
+  }
+  Status files = CollectFiles(*outer, raw, sandbox, &out.files);
+  if (!files.ok()) {
+    out.failure = files.message();
+    return out;
+  }
+  std::string listen = FlagValue(out.argv, "--port");
+  out.port = port;
+  if (!listen.empty() && listen.find_first_not_of("0123456789") == std::string::npos &&
+      listen.size() < 6)
+    out.port = std::stoi(listen);
+
+  // The environment the script gave the command, beyond the job's.
+  for (const auto& [name, raw_value] : outer->env) {
+    if (IsShellVariable(name)) continue;
+    auto given = run.env.find(name);
+    if (given != run.env.end() && given->second == raw_value) continue;
+    if (name == "PATH") {
+      out.notes.push_back(
+          "PATH changed by the script is not carried (the image's PATH "
+          "applies): " +
+          sandbox.FromSandbox(raw_value));
+      continue;
+    }
+    std::string value = sandbox.FromSandbox(raw_value);
+    std::string secret = SecretIn(value);
+    if (!secret.empty()) {
+      if (value != SecretPlaceholders().at(secret)) {
+        out.failure = fmt::format(
+            "the server's environment variable {} holds the secret {} inside other text; "
+            "servebench records no secrets",
+            name, secret);
+        return out;
+      }
+      out.env_from[name] = secret;
+      continue;
+    }
+    std::string copied_from;
+    if (EndsWith(name, "_VISIBLE_DEVICES"))
+      for (const auto& [job_name, job_value] : run.env)
+        if (job_name != name && EndsWith(job_name, "_VISIBLE_DEVICES") && job_value == raw_value)
+          copied_from = job_name;
+    if (!copied_from.empty()) {
+      out.env_from[name] = copied_from;
+      continue;
+    }
+    if (value.find(kSandboxMarker) != std::string::npos) {
+      out.failure = fmt::format(
+          "the server's environment variable {} names the capture's own "
+          "folder: {}",
+          name, value);
+      return out;
+    }
+    out.env[name] = value;
+  }
+
+  // Before the server: downloads become prepare steps, the rest is noted.
+  std::vector<const CallRecord*> not_carried, gpu_tools, patches;
+  for (const auto& call : run.calls) {
+    if (call.id >= outer->id) break;
+    if (call.role == "download" && !IsDatasetDownload(call)) {
+      std::vector<std::string> step = {call.tool};
+      for (const auto& a : call.argv) step.push_back(Redact(sandbox.FromSandbox(a)));
+      out.prepare.push_back(std::move(step));
+    } else if (call.role == "gpu") {
+      gpu_tools.push_back(&call);
+    } else if (call.role == "patch") {
+      patches.push_back(&call);
+    } else if (call.tool != "sleep" && call.tool != "curl" && call.role != "launcher") {
+      not_carried.push_back(&call);
+    }
+  }
+  NoteCalls(not_carried,
+            "ran before the server inside InferenceX's container, not carried: ", &out.notes);
+  NoteCalls(gpu_tools, "GPU tools the stand-ins answered: ", &out.notes);
+  for (const CallRecord* p : patches)
+    out.notes.push_back(
+        "the script patched the container image, not carried (servebench runs "
+        "the image as it is): sed -i ... " +
+        (p->argv.empty() ? std::string() : p->argv.back()));
+  for (const auto& call : run.calls) {
+    if (call.id <= server->id || call.role != "client") continue;
+    out.client_argv = {call.tool};
+    for (const auto& a : call.argv) out.client_argv.push_back(Redact(sandbox.FromSandbox(a)));
+    out.client = CallName(call);
+    break;
+  }
+  if (out.client_argv.empty()) out.notes.push_back("no benchmark client ran after the server");
+  if (run.timed_out || run.exit_code != 0) {
+    out.notes.push_back(fmt::format("the script {} after starting the server{}", ended,
+                                    last.empty() ? "" : ": " + last));
+  }
+  return out;
+}
+
+}  // namespace servebench::capture

@@ -1,0 +1,253 @@
+// WriteNativeRecipes: captured points → native YAML. Every string is written as a
+// double-quoted scalar with JSON's escapes (a subset of YAML's), so commands, JSON
+// arguments and file contents load back byte for byte.
+#include "capture/recipe_writer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "common/json_string.h"
+#include "engine/adapter.h"
+#include "recipe/recipe.h"
+
+namespace servebench::capture {
+namespace {
+
+using recipe::Point;
+
+std::string Q(const std::string& s) {
+  std::string out;
+  AppendJsonString(&out, s);
+  return out;
+}
+
+std::string List(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + Q(items[i]);
+  return out + "]";
+}
+
+std::string Map(const std::map<std::string, std::string>& m) {
+  std::string out = "{";
+  bool first = true;
+  for (const auto& [k, v] : m) {
+    out += (first ? "" : ", ") + Q(k) + ": " + Q(v);
+    first = false;
+  }
+  return out + "}";
+}
+
+std::string Spec(const recipe::SpecDecoding& s) {
+  if (s.method == recipe::SpecMethod::kNone) return "none";
+  std::string out = fmt::format("{{method: {}", recipe::SpecMethodName(s.method));
+  if (!s.draft_model.empty()) out += ", draft_model: " + Q(s.draft_model);
+  out += fmt::format(", num_speculative_tokens: {}", s.num_speculative_tokens);
+  if (s.acceptance == recipe::AcceptanceMode::kReal)
+    out += ", acceptance: real";
+  else
+    out += fmt::format(", acceptance: {{mode: synthetic, length: {}}}",
+                       engine::FormatDecimal(s.synthetic_acceptance_length));
+  if (!s.extra.empty()) out += ", extra: " + Map(s.extra);
+  return out + "}";
+}
+
+// The scenario-level load keys every point of a scenario shares; fails when they
+// differ in a way the native format cannot say per entry.
+StatusOr<std::string> ScenarioLoad(const std::vector<const Point*>& points,
+                                   const std::string& where) {
+  const recipe::LoadSpec& l = points.front()->load;
+  int per_conc = l.concurrency > 0 ? l.num_prompts / l.concurrency : 0;
+  for (const Point* p : points) {
+    const recipe::LoadSpec& m = p->load;
+    if (m.endpoint != l.endpoint || m.backend != l.backend || m.dataset != l.dataset ||
+        m.dataset_path != l.dataset_path || m.random_range_ratio != l.random_range_ratio ||
+        m.ignore_eos != l.ignore_eos || m.request_rate_per_s != l.request_rate_per_s ||
+        m.warmups_per_concurrency != l.warmups_per_concurrency || m.num_warmups != l.num_warmups ||
+        m.extra_args != l.extra_args) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: the captured clients of one scenario offer different load (endpoint, dataset, "
+          "range ratio, EOS, rate or warm-ups); the native format sets these per scenario",
+          where));
+    }
+    if (m.num_prompts != per_conc * m.concurrency) per_conc = -1;
+  }
+  std::string out;
+  if (!l.backend.empty()) out += "        backend: " + Q(l.backend) + "\n";
+  out += "        endpoint: " + Q(l.endpoint) + "\n";
+  out += "        dataset: " + Q(l.dataset) + "\n";
+  if (!l.dataset_path.empty()) out += "        dataset_path: " + Q(l.dataset_path) + "\n";
+  out +=
+      fmt::format("        random_range_ratio: {}\n", engine::FormatDecimal(l.random_range_ratio));
+  out += fmt::format("        ignore_eos: {}\n", l.ignore_eos ? "true" : "false");
+  if (l.request_rate_per_s > 0)
+    out += fmt::format("        request_rate_per_s: {}\n",
+                       engine::FormatDecimal(l.request_rate_per_s));
+  if (l.warmups_per_concurrency > 0)
+    out += fmt::format("        warmups_per_concurrency: {}\n", l.warmups_per_concurrency);
+  else if (l.num_warmups > 0)
+    out += fmt::format("        num_warmups: {}\n", l.num_warmups);
+  if (per_conc > 0) {
+    out += fmt::format("        prompts_per_concurrency: {}\n", per_conc);
+  } else if (per_conc < 0 || l.num_prompts > 0) {
+    bool same = true;
+    for (const Point* p : points) same = same && p->load.num_prompts == l.num_prompts;
+    if (!same)
+      return Status::InvalidArgument(fmt::format(
+          "{}: the captured prompt counts are neither one number nor one multiple of the "
+          "concurrency",
+          where));
+    out += fmt::format("        num_prompts: {}\n", l.num_prompts);
+  }
+  if (!l.extra_args.empty()) out += "        extra_args: " + List(l.extra_args) + "\n";
+  return out;
+}
+
+std::string Entry(const Point& p, const std::vector<int>& concs) {
+  const recipe::ServeSpec& s = p.serve;
+  std::string c;
+  for (int v : concs) c += (c.empty() ? "" : ", ") + std::to_string(v);
+  std::string out = fmt::format("          - tp: {}\n", s.tp);
+  auto add = [&](const char* key, int value) {
+    if (value != 1) out += fmt::format("            {}: {}\n", key, value);
+  };
+  add("pp", s.pp);
+  add("ep", s.ep);
+  add("dp", s.dp);
+  add("dcp_size", s.dcp_size);
+  add("pcp_size", s.pcp_size);
+  if (s.dp_attn) out += "            dp_attn: true\n";
+  out += "            spec_decoding: " + Spec(s.spec) + "\n";
+  out += "            concurrency: [" + c + "]\n";
+  if (!s.env.empty()) out += "            env: " + Map(s.env) + "\n";
+  if (!s.env_from.empty()) out += "            env_from: " + Map(s.env_from) + "\n";
+  if (!s.prepare.empty()) {
+    out += "            prepare:\n";
+    for (const auto& step : s.prepare) out += "              - " + List(step) + "\n";
+  }
+  out += "            command:\n";
+  out += "              argv: " + List(s.command.argv) + "\n";
+  out += fmt::format("              port: {}\n", s.command.port);
+  if (!s.command.files.empty()) {
+    out += "              files:\n";
+    for (const auto& f : s.command.files)
+      out += "                - {path: " + Q(f.path) + ", contents: " + Q(f.contents) + "}\n";
+  }
+  out += "              source: " + Q(s.command.source) + "\n";
+  return out;
+}
+
+// The serve spec of a point minus what varies inside one entry.
+std::string EntryKey(const Point& p) {
+  Point copy = p;
+  copy.load = {};
+  copy.exp_name.clear();
+  copy.run_eval = false;
+  copy.eval_tasks.clear();
+  copy.evals.clear();
+  copy.eval_only = false;
+  return recipe::PointToJson(copy);
+}
+
+}  // namespace
+
+StatusOr<WrittenRecipes> WriteNativeRecipes(const std::vector<recipe::Point>& points,
+                                            const std::string& header) {
+  WrittenRecipes out;
+  std::vector<std::string> keys;
+  std::map<std::string, std::vector<const Point*>> by_key;
+  for (const auto& p : points) {
+    if (p.source_format != "inferencex" || p.serve.command.argv.empty()) continue;
+    if (p.load.scenario == "agentic-coding") {
+      std::string why = p.recipe +
+                        ": its agentic-coding points are not written (the native "
+                        "format has no agentic scenarios yet); run the master "
+                        "config with --inferencex-root";
+      if (std::find(out.skipped.begin(), out.skipped.end(), why) == out.skipped.end())
+        out.skipped.push_back(why);
+      continue;
+    }
+    if (by_key.count(p.recipe) == 0) keys.push_back(p.recipe);
+    by_key[p.recipe].push_back(&p);
+  }
+  std::string yaml;
+  for (size_t i = 0; i < header.size();) {
+    size_t end = header.find('\n', i);
+    if (end == std::string::npos) end = header.size();
+    yaml += "# " + header.substr(i, end - i) + "\n";
+    i = end + 1;
+  }
+  yaml += "servebench: 1\nrecipes:\n";
+  for (const auto& key : keys) {
+    const auto& mine = by_key[key];
+    const recipe::ServeSpec& s = mine.front()->serve;
+    yaml += "  " + Q(key) + ":\n";
+    yaml += "    engine: " + Q(s.engine) + "\n";
+    yaml += "    framework: " + Q(s.framework) + "\n";
+    yaml += "    model: " + Q(s.model) + "\n";
+    if (!s.served_model_name.empty())
+      yaml += "    served_model_name: " + Q(s.served_model_name) + "\n";
+    yaml += "    image: " + Q(s.image) + "\n";
+    yaml += "    precision: " + Q(s.precision) + "\n";
+    yaml += "    hardware: " + Q(s.hardware) + "\n";
+    yaml += "    runner: " + Q(mine.front()->runner) + "\n";
+    yaml += "    model_prefix: " + Q(mine.front()->model_prefix) + "\n";
+    if (s.readiness_timeout_s > 0)
+      yaml += "    readiness_timeout_s: " + engine::FormatDecimal(s.readiness_timeout_s) + "\n";
+    if (!s.kv_cache_dtype.empty()) yaml += "    kv_cache_dtype: " + Q(s.kv_cache_dtype) + "\n";
+    yaml += "    scenarios:\n";
+    std::vector<std::pair<int, int>> lens;
+    for (const Point* p : mine)
+      if (std::find(lens.begin(), lens.end(), std::make_pair(p->load.isl, p->load.osl)) ==
+          lens.end())
+        lens.emplace_back(p->load.isl, p->load.osl);
+    for (const auto& [isl, osl] : lens) {
+      std::vector<const Point*> scenario;
+      for (const Point* p : mine)
+        if (p->load.isl == isl && p->load.osl == osl) scenario.push_back(p);
+      std::string where = fmt::format("{} {}x{}", key, isl, osl);
+      SB_ASSIGN_OR_RETURN(std::string load, ScenarioLoad(scenario, where));
+      int max_model_len = scenario.front()->serve.max_model_len;
+      for (const Point* p : scenario)
+        if (p->serve.max_model_len != max_model_len)
+          return Status::InvalidArgument(where +
+                                         ": points of one scenario have different "
+                                         "max-model-len values");
+      yaml += fmt::format("      - isl: {}\n        osl: {}\n", isl, osl);
+      yaml += load;
+      if (max_model_len > 0) {
+        // max_model_len is a recipe field; a scenario of its own says it through
+        // `auto` only when it is InferenceX's isl + osl + 256.
+        if (max_model_len != isl + osl + 256)
+          return Status::InvalidArgument(fmt::format(
+              "{}: max-model-len {} is not isl + osl + 256; the native format cannot say it "
+              "per scenario",
+              where, max_model_len));
+      }
+      yaml += "        search_space:\n";
+      std::vector<std::string> entry_keys;
+      std::map<std::string, std::pair<const Point*, std::vector<int>>> entries;
+      for (const Point* p : scenario) {
+        std::string k = EntryKey(*p);
+        if (entries.count(k) == 0) entry_keys.push_back(k);
+        auto& e = entries[k];
+        if (e.first == nullptr) e.first = p;
+        e.second.push_back(p->load.concurrency);
+      }
+      for (const auto& k : entry_keys) yaml += Entry(*entries[k].first, entries[k].second);
+    }
+    // `auto` resolves per scenario, as InferenceX's row rule does.
+    bool any_len = false;
+    for (const Point* p : mine) any_len = any_len || p->serve.max_model_len > 0;
+    if (any_len) {
+      size_t at = yaml.rfind("    scenarios:\n");
+      yaml.insert(at, "    max_model_len: auto\n");
+    }
+    ++out.recipes;
+  }
+  out.yaml = std::move(yaml);
+  return out;
+}
+
+}  // namespace servebench::capture

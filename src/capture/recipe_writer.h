@@ -1,0 +1,38 @@
+// WriteNativeRecipes: captured InferenceX points written out as one native recipe
+// file (docs/recipes.md), a recipe per config key, so the captured commands can be
+// read, reviewed, versioned and run without the checkout.
+//
+// Each scenario (isl, osl) gets one search-space entry per (topology, speculative
+// decoding, command): the concurrencies that share a command share an entry, and a
+// command that changes with CONC gives one entry per distinct command. Entries carry
+// `command`, `env`, `env_from` and `prepare`; the client's load goes into scenario
+// keys (prompts_per_concurrency, warmups_per_concurrency, ...). Loading and expanding
+// the file gives points whose serve and load specs equal the captured points'
+// (tested); InferenceX's eval marking is not carried (run the master config with
+// --inferencex-root for it), nor are agentic-coding scenarios, which the native
+// format does not express yet: those keys are listed in `skipped`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "recipe/point.h"
+
+namespace servebench::capture {
+
+struct WrittenRecipes {
+  std::string yaml;
+  int recipes = 0;
+  // "key: why" for config keys (or parts of them) not written.
+  std::vector<std::string> skipped;
+};
+
+// `points` are captured single-node InferenceX points (serve.command set), in plan
+// order; others are ignored. `header` is written as comment lines at the top.
+// InvalidArgument when the points of one scenario offer load the native format
+// cannot express (different endpoints within a scenario, say).
+StatusOr<WrittenRecipes> WriteNativeRecipes(const std::vector<recipe::Point>& points,
+                                            const std::string& header);
+
+}  // namespace servebench::capture

@@ -1,0 +1,67 @@
+// Sandbox: a scratch copy of an InferenceX checkout in which its benchmark scripts
+// run with stand-in executables (standin.sh) instead of engines, clients and GPU
+// tools. Owned by one capture worker; not thread-safe.
+//
+// Layout under `dir`:
+//   bin/        the stand-in, under every name in StandinNames(), first on PATH
+//   ws/         the workspace: benchmarks/ copied, the checkout's other entries
+//               linked; the scripts' working folder, as /workspace is InferenceX's
+//   cap/calls/  one record per stand-in call (standin.sh's header)
+//   home/ tmp/ hf_hub_cache/   HOME, TMPDIR and HF_HUB_CACHE of the job
+//
+// Paths: InferenceX's container mounts the checkout at /workspace, and its scripts
+// write there by name (/workspace/server.log). In the copied scripts (*.sh),
+// "/workspace" is replaced by ws/'s path; that is the one change made to them.
+// ToSandbox/FromSandbox translate the job's paths both ways, so what the capture
+// reports names /workspace, /mnt/hf_hub_cache/, /tmp and /root as a real job would.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+
+namespace servebench::capture {
+
+// The text of standin.sh (compiled in).
+std::string_view StandinScript();
+
+// Every program name the stand-in is installed as.
+const std::vector<std::string>& StandinNames();
+
+class Sandbox {
+ public:
+  // Builds the sandbox in `dir` (created; must not exist yet) from the checkout at
+  // `root`. NotFound when `root` has no benchmarks/ folder; DataLoss on write errors.
+  static StatusOr<Sandbox> Create(const std::string& root, const std::string& dir);
+
+  // Empties what one script run leaves behind (the workspace's new files, records,
+  // home, tmp, cache), so each run starts from the same state.
+  Status Reset();
+
+  const std::string& dir() const { return dir_; }
+  std::string workspace() const { return dir_ + "/ws"; }
+  std::string calls_dir() const { return dir_ + "/cap/calls"; }
+  std::string bin_dir() const { return dir_ + "/bin"; }
+
+  // A job value with InferenceX's paths (/workspace, /mnt/hf_hub_cache, /tmp, /root
+  // at its start) moved into the sandbox.
+  std::string ToSandbox(const std::string& value) const;
+  // Every sandbox path in `text` written back as InferenceX's. Whatever else of the
+  // sandbox remains (its bin/ on PATH) reads "<capture sandbox>".
+  std::string FromSandbox(std::string text) const;
+  // True when `path` (absolute) lies in the workspace.
+  bool InWorkspace(const std::string& path) const;
+
+ private:
+  Sandbox(std::string root, std::string dir);
+
+  std::string root_, dir_;
+  // sandbox path -> InferenceX path, longest sandbox path first.
+  std::vector<std::pair<std::string, std::string>> paths_;
+};
+
+}  // namespace servebench::capture

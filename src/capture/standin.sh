@@ -1,0 +1,219 @@
+#!/bin/bash
+# servebench launch-capture stand-in (src/capture/README.md). One script installed
+# under every name a launch script may call (vllm, python3, trtllm-serve, mpirun,
+# hf, nvidia-smi, curl, pip, ...): it records how it was called, then behaves just
+# enough like the real tool for the script to go on without a GPU:
+#
+#   server    (vllm serve, python3 -m sglang.launch_server, trtllm-serve, ...)
+#             recorded, then stays alive until the capture ends it, as a server does
+#   launcher  (mpirun, mpiexec, numactl, taskset) recorded, then exec's the program
+#             it wraps (same pid, so the capture pairs the two records)
+#   client    (benchmark_serving.py, aiperf profile) recorded; writes the result
+#             files the script checks for
+#   download  (hf / huggingface-cli download) recorded; a --local-dir inside the
+#             capture's folder gets a config.json, as a finished download has
+#   gpu       (nvidia-smi, amd-smi, rocm-smi, rocminfo) recorded; reports an idle
+#             node where a script polls for one, else prints nothing
+#   patch     (sed -i on a file outside the capture's folder: the container image's)
+#             recorded; succeeds without editing anything. Other sed calls are the
+#             real sed, unrecorded
+#   every other name: recorded, prints nothing, exits 0
+#
+# A record is a folder calls/<ns>-<pid> under $SERVEBENCH_CAPTURE_DIR: tool (the
+# name called), role, argv and env (NUL-separated), cwd, and stdin for `python3 -`.
+# Nothing here reads or writes outside the capture folder except the result files
+# a script names (which the capture points into its own folder).
+set -u
+tool=${0##*/}
+capture=${SERVEBENCH_CAPTURE_DIR:?the stand-in runs only under servebench capture}
+sandbox=${SERVEBENCH_CAPTURE_SANDBOX:?}
+
+# sed is the real one, except an in-place edit of a file outside the capture's
+# folder: that patches InferenceX's container image, which is not here. Such a
+# call is recorded (role patch) and succeeds; the capture notes it, not carried.
+if [[ "$tool" == sed ]]; then
+  in_place=0
+  for a in "$@"; do
+    case "$a" in -i | -i* | --in-place*) in_place=1 ;; esac
+  done
+  last=${!#}
+  if ((in_place == 0)) || [[ "$last" != /* || "$last" == "$sandbox" || "$last" == "$sandbox"/* ]]; then
+    exec "$SERVEBENCH_CAPTURE_SED" "$@"
+  fi
+fi
+
+# Role of this call: server, aux (a server that is not the engine), launcher,
+# client, download, gpu, patch, python, setup or other.
+role=other
+python_module=""
+python_program=""
+case "$tool" in
+  vllm)
+    case "${1:-}" in
+      serve) role=server ;;
+      bench) role=client ;;
+    esac ;;
+  trtllm-serve) role=server ;;
+  sglang)
+    [[ "${1:-}" == serve ]] && role=server ;;
+  lmcache)
+    [[ "${1:-}" == server ]] && role=aux ;;
+  mooncake_master | vllm-router) role=aux ;;
+  mpirun | mpiexec | numactl | taskset) role=launcher ;;
+  sed) role=patch ;;
+  nvidia-smi | amd-smi | rocm-smi | rocminfo) role=gpu ;;
+  hf | huggingface-cli)
+    [[ "${1:-}" == download ]] && role=download ;;
+  aiperf)
+    [[ "${1:-}" == profile ]] && role=client ;;
+  python | python3 | python3.*)
+    # Skip interpreter options up to -m MODULE, -c CODE, - or a script path.
+    args=("$@")
+    i=0
+    while ((i < ${#args[@]})); do
+      a=${args[i]}
+      case "$a" in
+        -m) python_module=${args[i + 1]:-}; break ;;
+        -c) python_program="-c"; break ;;
+        -) python_program="-"; break ;;
+        -W | -X) i=$((i + 2)) ;;
+        -*) i=$((i + 1)) ;;
+        *) python_program=$a; break ;;
+      esac
+    done
+    case "$python_module" in
+      sglang.launch_server | atom.entrypoints.openai_server | vllm.entrypoints.openai.api_server)
+        role=server ;;
+      sglang_router.launch_router) role=aux ;;
+      sglang.bench_serving) role=client ;;
+      venv) role=setup ;;
+      "")
+        [[ "$python_program" == *benchmark_serving.py ]] && role=client
+        [[ "$python_program" == - || "$python_program" == -c ]] && role=python ;;
+      *) role=python ;;
+    esac
+    [[ -n "$python_program" && "$role" == other ]] && role=python ;;
+esac
+
+record="$capture/calls/$(date +%s%N)-$$"
+mkdir -p "$record"
+printf '%s' "$tool" > "$record/tool"
+printf '%s' "$role" > "$record/role"
+if (($#)); then printf '%s\0' "$@" > "$record/argv"; else : > "$record/argv"; fi
+env -0 > "$record/env"
+printf '%s' "$PWD" > "$record/cwd"
+if [[ "$tool" == python* && "$python_program" == - ]]; then
+  cat > "$record/stdin"
+fi
+
+# The value after FLAG in "$@" (FLAG VALUE or FLAG=VALUE), or "".
+flag_value() {
+  local flag=$1
+  shift
+  while (($#)); do
+    case "$1" in
+      "$flag") printf '%s' "${2:-}"; return ;;
+      "$flag"=*) printf '%s' "${1#*=}"; return ;;
+    esac
+    shift
+  done
+}
+
+inside_sandbox() {
+  local path
+  path=$(realpath -m -- "$1")
+  [[ "$path" == "$sandbox" || "$path" == "$sandbox"/* ]]
+}
+
+case "$role" in
+  server | aux)
+    echo "servebench capture stand-in: $tool recorded as a server; serving until stopped"
+    # Stay alive as a server does; the capture kills the process group when the
+    # script ends. The bound is a backstop should the capture itself die.
+    exec "$SERVEBENCH_CAPTURE_SLEEP" "${SERVEBENCH_CAPTURE_LIFETIME_S:-600}"
+    ;;
+  launcher)
+    # Skip the launcher's options (and the values of those that take one) to the
+    # program it runs, and become that program.
+    args=("$@")
+    i=0
+    while ((i < ${#args[@]})); do
+      a=${args[i]}
+      case "$tool:$a" in
+        mpi*:-n | mpi*:-np | mpi*:-c | mpi*:-x | mpi*:-H | mpi*:--host | mpi*:--hostfile | \
+          mpi*:--map-by | mpi*:--bind-to | mpi*:--rank-by | mpi*:-wdir | mpi*:--wdir | \
+          mpi*:--prefix | mpi*:-npernode | mpi*:--npernode | taskset:-c) i=$((i + 2)) ;;
+        mpi*:-mca | mpi*:--mca) i=$((i + 3)) ;;
+        taskset:-*) i=$((i + 1)) ;;
+        taskset:*)
+          # taskset [options] MASK PROGRAM...: the first plain word is the mask.
+          if [[ -z "${taskset_mask:-}" ]]; then taskset_mask=$a; i=$((i + 1)); else break; fi ;;
+        *:-*) i=$((i + 1)) ;;
+        *) break ;;
+      esac
+    done
+    if ((i >= ${#args[@]})); then exit 0; fi
+    exec "${args[@]:i}"
+    ;;
+  client)
+    dir=$(flag_value --result-dir "$@")
+    file=$(flag_value --result-filename "$@")
+    if [[ -n "$dir" && -n "$file" ]] && inside_sandbox "$dir"; then
+      mkdir -p "$dir" && printf '{}\n' > "$dir/$file"
+    fi
+    artifacts=$(flag_value --output-artifact-dir "$@")
+    if [[ -n "$artifacts" ]] && inside_sandbox "$artifacts"; then
+      # What InferenceX's agentic steps read back (benchmark_lib.sh).
+      prefix=${AIPERF_REQUIRED_SERVER_METRIC_PREFIX:-}
+      mkdir -p "$artifacts"
+      printf '{"%sstand_in": {}}\n' "$prefix" > "$artifacts/server_metrics_export.json"
+      printf 'metric\n%sstand_in\n' "$prefix" > "$artifacts/server_metrics_export.csv"
+      printf '{}\n' > "$artifacts/profile_export_aiperf.json"
+      : > "$artifacts/profile_export.jsonl"
+    fi
+    echo "servebench capture stand-in: $tool recorded as the benchmark client"
+    ;;
+  download)
+    # A finished download into --local-dir has at least the model's config.json,
+    # which scripts check for.
+    dir=$(flag_value --local-dir "$@")
+    if [[ -n "$dir" ]] && inside_sandbox "$dir"; then
+      mkdir -p "$dir" && printf '{}\n' > "$dir/config.json"
+    fi
+    ;;
+  gpu)
+    # Only what scripts read to go on (under `set -o pipefail` a grep that finds
+    # nothing ends the script): an idle node, as wait_for_amd_gpu_clean polls for,
+    # and MEC firmware 177, the first the MI300X scripts treat as current (older
+    # firmware makes them export HSA_NO_SCRATCH_RECLAIM=1). Everything else a GPU
+    # tool is asked prints nothing.
+    if [[ "$tool" == rocm-smi ]]; then
+      for ((g = 0; g < ${GPU_COUNT:-8}; g++)); do
+        [[ " $* " == *" --showmemuse "* ]] && echo "GPU[$g]          : GPU Memory Allocated (VRAM%): 0"
+        [[ " $* " == *" --showfw "* ]] && echo "GPU[$g]          : MEC firmware version: 177"
+      done
+    fi
+    ;;
+esac
+# `uv venv [--python V] DIR` and `python3 -m venv DIR`: a venv whose tools are
+# stand-ins too (InferenceX's agentic steps call them by path).
+if [[ ("$tool" == uv && "${1:-}" == venv) || "$python_module" == venv ]]; then
+  venv=""
+  seen_venv=0
+  while (($#)); do
+    case "$seen_venv:$1" in
+      0:venv) seen_venv=1; shift ;;
+      0:*) shift ;;
+      1:--python | 1:-p | 1:--prompt) shift 2 ;;
+      1:-*) shift ;;
+      1:*) venv=$1; shift ;;
+    esac
+  done
+  if [[ -n "$venv" ]] && inside_sandbox "$venv"; then
+    mkdir -p "$venv/bin"
+    for name in python python3 pip aiperf hf huggingface-cli; do
+      ln -sf "$SERVEBENCH_CAPTURE_STANDIN" "$venv/bin/$name"
+    done
+  fi
+fi
+exit 0

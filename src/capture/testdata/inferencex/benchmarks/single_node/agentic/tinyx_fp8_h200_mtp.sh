@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Fixture: an agentic (trace replay) script with an aiperf client; its DRAM arm
+# starts an LMCache server beside vLLM.
+set -eo pipefail
+
+source "$(dirname "$0")/../../benchmark_lib.sh"
+
+check_env_vars MODEL TP CONC KV_OFFLOADING RESULT_DIR DURATION
+
+hf download "$MODEL"
+hf download --repo-type dataset tiny-org/traces
+
+mkdir -p "$RESULT_DIR"
+SERVER_LOG="$RESULT_DIR/server.log"
+OFFLOAD_ARGS=()
+if [ "$KV_OFFLOADING" = "dram" ]; then
+    lmcache server --port 5555 --l1-size-gb "$TOTAL_CPU_DRAM_GB" > "$RESULT_DIR/lmcache.log" 2>&1 &
+    OFFLOAD_ARGS=(--kv-transfer-config '{"kv_connector":"LMCacheMPConnector","kv_role":"kv_both"}')
+fi
+
+export VLLM_ENGINE_READY_TIMEOUT_S=3600
+vllm serve "$MODEL" --host 0.0.0.0 --port "$PORT" --tensor-parallel-size "$TP" \
+    --enable-prefix-caching --max-num-seqs 256 \
+    --speculative-config '{"method": "mtp", "num_speculative_tokens": 3, "rejection_sample_method": "synthetic", "synthetic_acceptance_length": 2.5}' \
+    "${OFFLOAD_ARGS[@]}" > "$SERVER_LOG" 2>&1 &
+SERVER_PID=$!
+wait_for_server_ready --port "$PORT" --server-log "$SERVER_LOG" --server-pid "$SERVER_PID"
+
+aiperf profile --url "http://localhost:$PORT" --endpoint /v1/chat/completions --streaming \
+    --model "$MODEL" --concurrency "$CONC" --benchmark-duration "$DURATION" \
+    --output-artifact-dir "$RESULT_DIR/aiperf_artifacts"

@@ -1,0 +1,69 @@
+// Test helpers for capture/: the fixture checkout, and ReplayDryRun, which executes a
+// dry run's shell text with recorders (testdata/recorder.sh) standing in for the
+// programs it names, to see exactly which argv and environment it would start.
+// Header-only; tests only.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "capture/call_record.h"
+#include "capture/sandbox.h"
+#include "common/atomic_file.h"
+
+namespace servebench::capture::testing {
+
+inline std::string SourceDir() { return SERVEBENCH_SOURCE_DIR; }
+inline std::string FixtureRoot() { return SourceDir() + "/src/capture/testdata/inferencex"; }
+
+// A fresh folder under the temp dir, removed by the destructor.
+class TempFolder {
+ public:
+  explicit TempFolder(const std::string& name) {
+    static int count = 0;
+    path_ =
+        (std::filesystem::temp_directory_path() /
+         ("servebench-" + name + "-" + std::to_string(::getpid()) + "-" + std::to_string(count++)))
+            .string();
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempFolder() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Runs `shell_text` with bash in `dir`, every name in StandinNames() a recorder, in
+// an environment of only PATH, RECORD_DIR and `launch_env` (the launching machine's
+// variables, for env_from), and returns the recorded calls in order. Empty on failure
+// (the test then fails on the count).
+inline std::vector<CallRecord> ReplayDryRun(const std::string& shell_text, const std::string& dir,
+                                            const std::map<std::string, std::string>& launch_env) {
+  const std::string bin = dir + "/bin", records = dir + "/records";
+  std::filesystem::create_directories(bin);
+  std::filesystem::create_directories(records);
+  for (const auto& name : StandinNames())
+    std::filesystem::create_symlink(SourceDir() + "/src/capture/testdata/recorder.sh",
+                                    bin + "/" + name);
+  if (!WriteFileAtomically(dir + "/dry_run.sh", shell_text).ok()) return {};
+  std::string command =
+      "cd '" + dir + "' && env -i PATH='" + bin + ":/usr/bin:/bin' RECORD_DIR='" + records + "'";
+  for (const auto& [name, value] : launch_env) command += " " + name + "='" + value + "'";
+  command += " bash dry_run.sh > replay.log 2>&1";
+  if (std::system(command.c_str()) != 0) return {};
+  auto calls = ReadCallRecords(records);
+  return calls.ok() ? *calls : std::vector<CallRecord>{};
+}
+
+}  // namespace servebench::capture::testing
