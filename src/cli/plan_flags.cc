@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "capture/capture.h"
 #include "cli/preflight.h"
 
 namespace servebench::cli {
@@ -40,6 +41,9 @@ void AddPlanFlags(CLI::App& app, PlanFlags* p) {
                  "only these serve sessions (session ids or prefixes; CI steps pass one)")
       ->delimiter(',');
   app.add_flag("--nightly", p->nightly_only, "only points whose recipe is marked nightly");
+  app.add_option("--inferencex-root", p->inferencex_root,
+                 "InferenceX checkout: InferenceX points launch exactly what their benchmark "
+                 "script launches (captured with stand-ins, as `servebench import inferencex`)");
 }
 
 namespace {
@@ -83,6 +87,19 @@ StatusOr<recipe::Plan> LoadPlan(PlanFlags p, const char* command,
                                    (std::string(command) == "matrix" ? "expanded" : "launched"));
   }
   SB_ASSIGN_OR_RETURN(recipe::Plan plan, recipe::ExpandRecipes(set, f));
+  if (!p.inferencex_root.empty()) {
+    capture::CaptureSettings settings;
+    settings.inferencex_root = p.inferencex_root;
+    SB_ASSIGN_OR_RETURN(capture::CaptureReport report,
+                        capture::CaptureInferenceXLaunches(&plan, set.runners, settings));
+    std::fputs(capture::FormatCaptureReport(report, false).c_str(), stderr);
+    if (!report.all_captured()) {
+      return Status::InvalidArgument(
+          std::to_string(report.failed_points) +
+          " selected InferenceX point(s) cannot be captured (listed above); select keys whose "
+          "scripts capture (--config-keys) or see `servebench import inferencex --notes`");
+    }
+  }
   if (p.sessions.empty() && !p.nightly_only) {
     if (run_settings != nullptr) SB_RETURN_IF_ERROR(Preflight(set, plan, *run_settings));
     return plan;

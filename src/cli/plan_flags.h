@@ -21,6 +21,9 @@ struct PlanFlags {
   // as `matrix --format buildkite` steps pass them) / only points marked nightly.
   std::vector<std::string> sessions;
   bool nightly_only = false;
+  // An InferenceX checkout: single-node InferenceX points launch the command their
+  // benchmark script runs (captured, capture/capture.h), not a rendered one.
+  std::string inferencex_root;
 };
 
 // Adds PATH... and every filter flag to `app`, writing into `flags`.
@@ -30,6 +33,9 @@ void AddPlanFlags(CLI::App& app, PlanFlags* flags);
 // `command`); InvalidArgument when any recipe is invalid or a filter is malformed.
 // With `run_settings` (run, nightly) the selected points are also checked as the run
 // would start them (cli/preflight.h), so nothing starts on a plan that would fail.
+// With inferencex_root, captures the selected InferenceX points' launches and prints
+// the capture report (splits, failures) to stderr; InvalidArgument when a selected
+// point cannot be captured (nothing runs on a plan that is not what InferenceX runs).
 StatusOr<recipe::Plan> LoadPlan(PlanFlags flags, const char* command,
                                 const run::RunSettings* run_settings = nullptr);
 
