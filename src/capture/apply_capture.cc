@@ -212,6 +212,7 @@ std::vector<std::string> ApplyCapture(const LaunchCapture& capture, recipe::Poin
   s.command.argv = capture.argv;
   s.command.port = capture.port;
   s.command.files = capture.files;
+  s.command.folder = capture.folder;
   s.command.source = "inferencex:" + capture.script;
   s.env = capture.env;
   s.env_from = capture.env_from;

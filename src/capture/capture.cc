@@ -50,14 +50,28 @@ std::string SessionName(const recipe::Point& p) {
   return name;
 }
 
-// What differs between two captured commands: the flags whose values differ
-// (or the words, when not a flag's value) and the environment variables.
+// The flags of argv: each "--name" (with "=value" cut off).
+std::set<std::string> Flags(const std::vector<std::string>& argv) {
+  std::set<std::string> flags;
+  for (const auto& a : argv)
+    if (a.rfind("--", 0) == 0) flags.insert(a.substr(0, a.find('=')));
+  return flags;
+}
+
+// What differs between two captured commands: the flags whose values differ, the
+// flags only one has, the environment variables and the files; "a, b change" or
+// "a changes".
 std::string Differences(const recipe::ServeSpec& a, const recipe::ServeSpec& b) {
   std::set<std::string> what;
   const auto& x = a.command.argv;
   const auto& y = b.command.argv;
   if (x.size() != y.size()) {
-    what.insert("the command's arguments");
+    std::set<std::string> fx = Flags(x), fy = Flags(y);
+    for (const auto& f : fx)
+      if (!fy.count(f)) what.insert(f + " (not always given)");
+    for (const auto& f : fy)
+      if (!fx.count(f)) what.insert(f + " (not always given)");
+    if (what.empty()) what.insert("the number of arguments");
   } else {
     for (size_t i = 0; i < x.size(); ++i) {
       if (x[i] == y[i]) continue;
@@ -83,9 +97,10 @@ std::string Differences(const recipe::ServeSpec& a, const recipe::ServeSpec& b) 
       if (a.command.files[i].contents != b.command.files[i].contents)
         what.insert("file " + a.command.files[i].path);
   }
+  if (what.empty()) return "the command changes";
   std::string out;
   for (const auto& w : what) out += (out.empty() ? "" : ", ") + w;
-  return out.empty() ? "the command" : out;
+  return out + (what.size() > 1 ? " change" : " changes");
 }
 
 void AddOnce(std::vector<std::string>* list, const std::string& item) {
@@ -226,8 +241,8 @@ StatusOr<CaptureReport> CaptureInferenceXLaunches(recipe::Plan* plan,
     const recipe::Point& b = plan->points[distinct[1]];
     splits.emplace_back(
         members.front(),
-        fmt::format("{}: {} changes with CONC, so {} serve sessions (one per command) where "
-                    "the matrix has 1",
+        fmt::format("{}: {} with CONC, so {} serve sessions (one per command) where the "
+                    "matrix has 1",
                     SessionName(a), Differences(a.serve, b.serve), distinct.size()));
   }
   std::sort(splits.begin(), splits.end());

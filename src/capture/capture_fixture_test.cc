@@ -216,18 +216,30 @@ TEST(CaptureFixtureTest, LaunchersFilesAndSecretsAreHandled) {
   EXPECT_EQ(agentic.spec.acceptance, recipe::AcceptanceMode::kSyntheticTarget);
   EXPECT_DOUBLE_EQ(agentic.spec.synthetic_acceptance_length, 2.5);
   EXPECT_EQ(agentic.prepare.size(), 1u);  // the model; the traces dataset is the client's
+  // Its chat template is named by an absolute /workspace path: that is its folder.
+  EXPECT_EQ(agentic.command.folder, "/workspace");
+  ASSERT_EQ(agentic.command.files.size(), 1u);
+  EXPECT_EQ(agentic.command.files[0].path,
+            "benchmarks/single_node/agentic/../chat_templates/tinyx.jinja");
+  EXPECT_THAT(engine::JoinForShell(agentic.command.argv),
+              HasSubstr("--chat-template /workspace/benchmarks/single_node/agentic/../"
+                        "chat_templates/tinyx.jinja"));
 }
 
 // The dry run of every captured serve session, executed as shell text with recorders
-// for the programs it names, starts exactly the captured argv and environment.
+// for the programs it names, starts exactly the captured argv and environment. A
+// command whose folder is /workspace runs in a container with its folder mounted
+// there: then the container's command is checked.
 TEST(CaptureFixtureTest, TheDryRunOfEveryCapturedSessionStartsExactlyTheCapture) {
-  int sessions = 0;
+  int sessions = 0, in_container = 0;
   for (const auto& session : recipe::GroupSessions(Fixture().plan.points)) {
     const recipe::Point& p = session.points.front();
     if (p.serve.command.argv.empty()) continue;
     testing::TempFolder dir("capture-replay");
     engine::RenderOptions options;
     options.work_dir = dir.path() + "/engine-config";
+    if (!p.serve.command.folder.empty())
+      options.container.kind = engine::ContainerProfile::Kind::kDocker;
     options.lookup_env = [](const std::string& name) -> std::optional<std::string> {
       if (name == "ROCR_VISIBLE_DEVICES") return std::string("0,1,2,3,4,5,6,7");
       if (name == "HF_TOKEN") return std::string("a-real-token-at-launch");
@@ -240,7 +252,7 @@ TEST(CaptureFixtureTest, TheDryRunOfEveryCapturedSessionStartsExactlyTheCapture)
     std::string shown = engine::FormatCommandForDisplay(*command);
     EXPECT_EQ(shown.find("a-real-token-at-launch"), std::string::npos) << "no secret is shown";
     std::vector<CallRecord> calls = testing::ReplayDryRun(shown, dir.path(), launch);
-    ASSERT_EQ(calls.size(), p.serve.prepare.size() + 1) << p.recipe;
+    ASSERT_EQ(calls.size(), p.serve.prepare.size() + 1) << p.recipe << "\n" << shown;
     for (size_t i = 0; i < p.serve.prepare.size(); ++i) {
       std::vector<std::string> step = {calls[i].tool};
       step.insert(step.end(), calls[i].argv.begin(), calls[i].argv.end());
@@ -249,26 +261,41 @@ TEST(CaptureFixtureTest, TheDryRunOfEveryCapturedSessionStartsExactlyTheCapture)
     const CallRecord& server = calls.back();
     std::vector<std::string> argv = {server.tool};
     argv.insert(argv.end(), server.argv.begin(), server.argv.end());
-    EXPECT_EQ(argv, p.serve.command.argv) << p.recipe;
-    std::map<std::string, std::string> env = server.env;
-    for (const char* shell : {"PATH", "RECORD_DIR", "PWD", "OLDPWD", "SHLVL", "_"})
-      env.erase(shell);
-    for (const auto& [name, value] : launch) env.erase(name);
     std::map<std::string, std::string> expected = p.serve.env;
     if (p.serve.env_from.count("HIP_VISIBLE_DEVICES"))
       expected["HIP_VISIBLE_DEVICES"] = "0,1,2,3,4,5,6,7";
     if (p.serve.env_from.count("HUGGING_FACE_HUB_TOKEN"))
       expected["HUGGING_FACE_HUB_TOKEN"] = "a-real-token-at-launch";
-    EXPECT_EQ(env, expected) << p.recipe;
+    if (p.serve.command.folder.empty()) {
+      EXPECT_EQ(argv, p.serve.command.argv) << p.recipe;
+      std::map<std::string, std::string> env = server.env;
+      for (const char* shell : {"PATH", "RECORD_DIR", "PWD", "OLDPWD", "SHLVL", "_"})
+        env.erase(shell);
+      for (const auto& [name, value] : launch) env.erase(name);
+      EXPECT_EQ(env, expected) << p.recipe;
+      EXPECT_EQ(server.cwd, options.work_dir);
+    } else {
+      // docker run ... -v WORK:/workspace ... -e K=V ... -w /workspace --entrypoint ARGV0
+      // IMAGE ARGV...: the captured command, in its folder, with its environment.
+      ++in_container;
+      std::string line = engine::JoinForShell(argv);
+      EXPECT_THAT(line, HasSubstr("-v " + options.work_dir + ":/workspace"));
+      EXPECT_THAT(line,
+                  HasSubstr("-w /workspace --entrypoint " + p.serve.command.argv[0] + " " +
+                            engine::ShellQuote(p.serve.image) + " " +
+                            engine::JoinForShell(std::vector<std::string>(
+                                p.serve.command.argv.begin() + 1, p.serve.command.argv.end()))));
+      for (const auto& [k, v] : expected) EXPECT_THAT(line, HasSubstr("-e " + k + "=" + v));
+    }
     for (const auto& f : p.serve.command.files) {
       auto written = ReadFile(options.work_dir + "/" + f.path);
       ASSERT_TRUE(written.ok()) << f.path;
       EXPECT_EQ(*written, f.contents);
     }
-    EXPECT_EQ(server.cwd, options.work_dir);
     ++sessions;
   }
   EXPECT_EQ(sessions, 4 + 2 + 1 + 1);  // mi355x tp8 ×3 + dpa, trt ×2, sglang, agentic
+  EXPECT_EQ(in_container, 1);          // the agentic command names /workspace
 }
 
 TEST(CaptureFixtureTest, TheNativeRecipeWrittenFromTheCaptureGivesTheSamePoints) {

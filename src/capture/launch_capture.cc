@@ -32,12 +32,6 @@ std::string SecretIn(const std::string& text) {
   return "";
 }
 
-std::string Joined(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
-  return out;
-}
-
 // The value of `flag` in argv (`flag V` or `flag=V`), or "".
 std::string FlagValue(const std::vector<std::string>& argv, const std::string& flag) {
   for (size_t i = 0; i < argv.size(); ++i) {
@@ -52,10 +46,11 @@ bool IsDatasetDownload(const CallRecord& call) {
 }
 
 // Files the server command names: each argument, and the value of each --flag=value,
-// that is a regular file in the workspace. Absolute names there fail the capture
-// (servebench writes a command's files into its own folder).
+// that is a regular file in the workspace. A file named by its absolute path there
+// makes /workspace the command's folder (`*folder`), the file kept relative to it.
 Status CollectFiles(const CallRecord& call, const std::vector<std::string>& argv,
-                    const Sandbox& sandbox, std::vector<recipe::CommandFile>* files) {
+                    const Sandbox& sandbox, std::vector<recipe::CommandFile>* files,
+                    std::string* folder) {
   std::set<std::string> seen;
   for (const auto& arg : argv) {
     std::vector<std::string> names = {arg};
@@ -68,13 +63,16 @@ Status CollectFiles(const CallRecord& call, const std::vector<std::string>& argv
       if (!fs::is_regular_file(path, ec)) continue;
       std::string resolved = fs::weakly_canonical(path, ec).string();
       if (ec || !sandbox.InWorkspace(resolved)) continue;
+      std::string kept = name;
       if (name.front() == '/') {
-        return Status::InvalidArgument(fmt::format(
-            "the server command names the file {} by an absolute path in /workspace; servebench "
-            "writes a command's files into its own folder, so only relative names can be kept",
-            sandbox.FromSandbox(name)));
-      }
-      if (call.cwd != sandbox.workspace()) {
+        if (name.rfind(sandbox.workspace() + "/", 0) != 0) {
+          return Status::InvalidArgument(
+              fmt::format("the server command names the file {} by a path servebench cannot place",
+                          sandbox.FromSandbox(name)));
+        }
+        kept = name.substr(sandbox.workspace().size() + 1);
+        *folder = sandbox.FromSandbox(sandbox.workspace());
+      } else if (call.cwd != sandbox.workspace()) {
         return Status::InvalidArgument(fmt::format(
             "the server starts in {} and names the file {}; servebench runs a command in the "
             "folder that holds its files, the workspace",
@@ -83,7 +81,7 @@ Status CollectFiles(const CallRecord& call, const std::vector<std::string>& argv
       auto contents = ReadFile(path.string());
       if (!contents.ok()) return contents.status();
       seen.insert(name);
-      files->push_back({name, Redact(sandbox.FromSandbox(*contents))});
+      files->push_back({kept, Redact(sandbox.FromSandbox(*contents))});
     }
   }
   return Status::Ok();
@@ -150,11 +148,11 @@ LaunchCapture ExtractLaunch(const ScriptRun& run, const JobEnvironment& job, con
                                           : fmt::format("exited with code {}", run.exit_code);
   if (!aux.empty()) {
     std::vector<std::string> names;
-    for (const auto* a : aux) names.push_back(CallName(*a));
+    NoteCalls(aux, "", &names);
     out.failure = fmt::format(
         "starts auxiliary servers beside the engine ({}); servebench runs one server per "
         "session",
-        Joined(names));
+        names.front());
     return out;
   }
   if (servers.empty()) {
@@ -190,7 +188,7 @@ LaunchCapture ExtractLaunch(const ScriptRun& run, const JobEnvironment& job, con
     }
     out.argv.push_back(mapped);
   }
-  Status files = CollectFiles(*outer, raw, sandbox, &out.files);
+  Status files = CollectFiles(*outer, raw, sandbox, &out.files, &out.folder);
   if (!files.ok()) {
     out.failure = files.message();
     return out;

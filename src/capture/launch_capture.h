@@ -12,7 +12,9 @@
 //   (the image's applies; a change is noted). A variable holding a secret or a copy
 //   of a *_VISIBLE_DEVICES variable becomes env_from (taken at launch, not stored).
 // - Files the command names that the script wrote or took from the checkout (a
-//   TensorRT-LLM config, a chat template) are carried, under the path it names.
+//   TensorRT-LLM config, a chat template) are carried, under the path it names; one
+//   named by its absolute /workspace path makes /workspace the command's folder
+//   (then it runs only in a container, with its folder mounted there).
 // - The model downloads before the server (hf / huggingface-cli download, datasets
 //   excepted) become prepare steps; every other call before it (pip, patches,
 //   GPU tools) is noted as not carried, since it changed InferenceX's container.
@@ -41,6 +43,9 @@ struct LaunchCapture {
   std::map<std::string, std::string> env_from;  // NAME -> SOURCE
   std::vector<std::vector<std::string>> prepare;
   std::vector<recipe::CommandFile> files;
+  // "/workspace" when the command names a file there by its absolute path (the
+  // files are then relative to it); "" when its files are named relatively.
+  std::string folder;
   std::vector<std::string> client_argv;  // [tool, args...]; empty when none ran
   std::string client;                    // CallName of the client call
   std::vector<std::string> notes;        // what ran and is not carried, in order

@@ -134,6 +134,7 @@ std::string Entry(const Point& p, const std::vector<int>& concs) {
     for (const auto& f : s.command.files)
       out += "                - {path: " + Q(f.path) + ", contents: " + Q(f.contents) + "}\n";
   }
+  if (!s.command.folder.empty()) out += "              folder: " + Q(s.command.folder) + "\n";
   out += "              source: " + Q(s.command.source) + "\n";
   return out;
 }

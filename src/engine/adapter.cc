@@ -255,7 +255,9 @@ StatusOr<ServerCommand> WrapInContainer(const ServerCommand& command, const std:
                       "the container's folder; use docker, podman or srun",
                       wd));
     }
-    mounts.push_back(wd + ":" + wd);  // the command's folder, with its files
+    // The command's folder, with its files; where the command expects it.
+    const std::string inside = command.container_dir.empty() ? wd : command.container_dir;
+    mounts.push_back(wd + ":" + inside);
   }
   for (const auto& folder : ConfigFolders(command)) {
     bool inside = !wd.empty() && (folder == wd || folder.rfind(wd + "/", 0) == 0);
@@ -276,7 +278,10 @@ StatusOr<ServerCommand> WrapInContainer(const ServerCommand& command, const std:
       // docker's own, which out.env sets.
       for (const auto& [k, v] : command.env)
         internal::AddFlag(argv, "-e", command.env_from.count(k) ? k : k + "=" + v);
-      if (!command.working_dir.empty()) internal::AddFlag(argv, "-w", command.working_dir);
+      if (!command.working_dir.empty())
+        internal::AddFlag(
+            argv, "-w",
+            command.container_dir.empty() ? command.working_dir : command.container_dir);
       internal::AddFlag(argv, "--entrypoint", command.argv[0]);
       argv.push_back(image);
       argv.insert(argv.end(), command.argv.begin() + 1, command.argv.end());
@@ -304,7 +309,9 @@ StatusOr<ServerCommand> WrapInContainer(const ServerCommand& command, const std:
     case K::kSrun: {
       argv = {"srun", "--container-image=" + image, "--no-container-mount-home"};
       if (!command.working_dir.empty())
-        argv.push_back("--container-workdir=" + command.working_dir);
+        argv.push_back("--container-workdir=" + (command.container_dir.empty()
+                                                     ? command.working_dir
+                                                     : command.container_dir));
       if (!mounts.empty()) {
         std::string joined;
         for (const auto& m : mounts) joined += (joined.empty() ? "" : ",") + m;

@@ -65,6 +65,9 @@ struct ServerCommand {
   // The engine's current folder; empty = servebench's. Verbatim commands run in the
   // work dir, where their files (named relative to it) are written.
   std::string working_dir;
+  // Where working_dir must appear inside the container (a verbatim command's
+  // folder, InferenceX's /workspace); empty = at its own path.
+  std::string container_dir;
   // serve.env_from as NAME -> SOURCE, for display: `env` already holds NAME when
   // SOURCE was set at rendering.
   std::map<std::string, std::string> env_from;

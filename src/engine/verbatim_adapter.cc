@@ -58,6 +58,16 @@ StatusOr<ServerCommand> RenderVerbatim(const recipe::ServeSpec& spec, const Rend
   out.readiness_poll_ms = table != nullptr ? table->readiness_poll_ms : kUntabledReadinessPollMs;
   if (spec.readiness_timeout_s > 0) out.readiness_timeout_s = spec.readiness_timeout_s;
   out.working_dir = options.work_dir;
+  if (!c.folder.empty()) {
+    if (options.container.kind == ContainerProfile::Kind::kNone || spec.image.empty()) {
+      return Status::InvalidArgument(fmt::format(
+          "serve.command.folder = \"{}\": the command names its files under {} (as "
+          "InferenceX's container sees its checkout); run it in a container (--container "
+          "docker, podman or srun, and serve.image) so servebench can mount its folder there",
+          c.folder, c.folder));
+    }
+    out.container_dir = c.folder;
+  }
   for (size_t i = 0; i < c.files.size(); ++i) {
     const recipe::CommandFile& f = c.files[i];
     if (!StaysInside(f.path)) {

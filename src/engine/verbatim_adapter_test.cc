@@ -158,5 +158,30 @@ TEST(VerbatimAdapterTest, ContainersRunTheCommandInItsFolder) {
               HasSubstr("enroot cannot set the container's folder"));
 }
 
+TEST(VerbatimAdapterTest, ACommandWithItsOwnFolderRunsInAContainerWithTheWorkDirMountedThere) {
+  recipe::ServeSpec spec = Captured();
+  spec.image = "nvcr.io/nvidia/tensorrt-llm:1.1";
+  spec.command.folder = "/workspace";
+  auto host = RenderServerCommand(spec, Options(), Catalog());
+  ASSERT_FALSE(host.ok());
+  EXPECT_THAT(host.status().message(),
+              HasSubstr("serve.command.folder = \"/workspace\": the command names its files "
+                        "under /workspace"));
+  RenderOptions options = Options();
+  options.container.kind = ContainerProfile::Kind::kDocker;
+  auto docker = RenderServerCommand(spec, options, Catalog());
+  ASSERT_TRUE(docker.ok()) << docker.status().ToString();
+  std::string line = JoinForShell(docker->argv);
+  EXPECT_THAT(line, HasSubstr("-v /out/engine-config:/workspace"));
+  EXPECT_THAT(line, HasSubstr("-w /workspace --entrypoint mpirun"));
+  EXPECT_EQ(docker->files[0].path, "/out/engine-config/dsr1.yml");
+  options.container.kind = ContainerProfile::Kind::kSrun;
+  auto srun = RenderServerCommand(spec, options, Catalog());
+  ASSERT_TRUE(srun.ok());
+  EXPECT_THAT(JoinForShell(srun->argv), HasSubstr("--container-workdir=/workspace"));
+  EXPECT_THAT(JoinForShell(srun->argv),
+              HasSubstr("--container-mounts=/out/engine-config:/workspace"));
+}
+
 }  // namespace
 }  // namespace servebench::engine

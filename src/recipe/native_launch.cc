@@ -30,7 +30,7 @@ bool ReadVerbatimCommand(const LoadContext& ctx, FieldReader& parent,
                          std::optional<VerbatimCommand>* out) {
   const YNode* n = parent.Get("command");
   if (n == nullptr) return true;
-  FieldReader r(ctx, *n, parent.PathOf("command"), {"argv", "port", "files", "source"});
+  FieldReader r(ctx, *n, parent.PathOf("command"), {"argv", "port", "files", "folder", "source"});
   if (!r.valid()) return false;
   bool ok = true;
   VerbatimCommand c;
@@ -53,6 +53,13 @@ bool ReadVerbatimCommand(const LoadContext& ctx, FieldReader& parent,
     ok = false;
   }
   c.source = r.String("source").value_or("");
+  c.folder = r.String("folder", false, true).value_or("");
+  if (!c.folder.empty() && c.folder.front() != '/') {
+    r.ErrorAt("folder", fmt::format("is '{}'; the folder the command names as its own is an "
+                                    "absolute path (InferenceX's: /workspace)",
+                                    c.folder));
+    ok = false;
+  }
   if (const YNode* files = r.Get("files")) {
     if (!files->IsSequence()) {
       ctx.Error(*files, r.PathOf("files"), "expected a list of {path, contents}");

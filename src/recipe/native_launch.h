@@ -3,7 +3,8 @@
 // entries:
 //
 //   command:  {argv: [vllm, serve, M, ...], port: 8888, files: [{path, contents}],
-//              source: "inferencex:benchmarks/..."}   run as written, not rendered
+//              folder: /workspace, source: "inferencex:benchmarks/..."}
+//                                                      run as written, not rendered
 //   env_from: {HIP_VISIBLE_DEVICES: ROCR_VISIBLE_DEVICES}   NAME = $SOURCE at launch
 //   prepare:  [[hf, download, org/draft], ...]             run before the engine
 //
@@ -22,7 +23,8 @@
 namespace servebench::recipe {
 
 // `command`: argv (a non-empty list of strings), port (1..65535), files (a list of
-// {path, contents}, each path relative and inside the command's folder), source.
+// {path, contents}, each path relative and inside the command's folder), folder
+// (absolute, optional), source.
 bool ReadVerbatimCommand(const LoadContext& ctx, FieldReader& parent,
                          std::optional<VerbatimCommand>* out);
 

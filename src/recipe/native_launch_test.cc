@@ -106,6 +106,12 @@ TEST(NativeLaunchTest, BadCommandFieldsAreLocatedErrors) {
                                "--max-num-seqs, \"4\"]",
                                "argv: []");
   EXPECT_NE(Problems(empty).find("command.argv: is empty"), std::string::npos) << Problems(empty);
+  std::string folder = Replaced(
+      kCaptured, "              source:", "              folder: work\n              source:");
+  EXPECT_NE(Problems(folder).find("command.folder: is 'work'; the folder the command names as its "
+                                  "own is an absolute path"),
+            std::string::npos)
+      << Problems(folder);
   std::string unquoted = Replaced(kCaptured, "\"4\"]", "4]");
   EXPECT_NE(Problems(unquoted).find("argv[6]: is "), std::string::npos) << Problems(unquoted);
 }

@@ -92,6 +92,11 @@ struct VerbatimCommand {
   std::vector<std::string> argv;  // argv[0] is looked up on PATH; empty = render
   int port = 0;                   // where the command listens (its --port), for readiness
   std::vector<CommandFile> files;
+  // The folder the command names as its own, "" when any will do. InferenceX's
+  // commands may name files under /workspace, where its container mounts the
+  // checkout: then `files` are relative to it, and the command runs only in a
+  // container, with the session's work folder mounted there.
+  std::string folder;
   // Where it came from, e.g. "inferencex:benchmarks/single_node/fixed_seq_len/x.sh".
   std::string source;
 };

@@ -60,12 +60,15 @@ void AddLaunchFields(const ServeSpec& s, json::object* serve) {
     (*serve)["prepare"] = std::move(steps);
   }
   const VerbatimCommand& c = s.command;
-  if (c.argv.empty() && c.files.empty() && c.port == 0 && c.source.empty()) return;
+  if (c.argv.empty() && c.files.empty() && c.port == 0 && c.source.empty() && c.folder.empty())
+    return;
   json::array files;
   for (const auto& f : c.files)
     files.push_back(json::object{{"path", f.path}, {"contents", f.contents}});
-  (*serve)["command"] = json::object{
+  json::object command{
       {"argv", StringsJson(c.argv)}, {"port", c.port}, {"files", files}, {"source", c.source}};
+  if (!c.folder.empty()) command["folder"] = c.folder;
+  (*serve)["command"] = std::move(command);
 }
 
 json::object ToJsonAllFields(const Point& p) {
@@ -282,6 +285,7 @@ void ReadLaunchFields(Reader& sr, ServeSpec* s, std::vector<std::string>* errs) 
     cr.Strings("argv", &c.argv);
     cr.Int("port", &c.port);
     cr.Str("source", &c.source);
+    if (cr.Optional("folder")) cr.Str("folder", &c.folder);
     if (const json::value* files = cr.Get("files")) {
       if (!files->is_array()) {
         cr.Bad("files", "a list");

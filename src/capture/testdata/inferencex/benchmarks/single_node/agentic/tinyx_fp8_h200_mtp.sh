@@ -4,6 +4,7 @@
 set -eo pipefail
 
 source "$(dirname "$0")/../../benchmark_lib.sh"
+SCRIPT_DIR="$(cd "$(dirname "$0")" && pwd)"
 
 check_env_vars MODEL TP CONC KV_OFFLOADING RESULT_DIR DURATION
 
@@ -21,6 +22,7 @@ fi
 export VLLM_ENGINE_READY_TIMEOUT_S=3600
 vllm serve "$MODEL" --host 0.0.0.0 --port "$PORT" --tensor-parallel-size "$TP" \
     --enable-prefix-caching --max-num-seqs 256 \
+    --chat-template "$SCRIPT_DIR/../chat_templates/tinyx.jinja" \
     --speculative-config '{"method": "mtp", "num_speculative_tokens": 3, "rejection_sample_method": "synthetic", "synthetic_acceptance_length": 2.5}' \
     "${OFFLOAD_ARGS[@]}" > "$SERVER_LOG" 2>&1 &
 SERVER_PID=$!
