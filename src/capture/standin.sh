@@ -17,6 +17,8 @@
 #   patch     (sed -i on a file outside the capture's folder: the container image's)
 #             recorded; succeeds without editing anything. Other sed calls are the
 #             real sed, unrecorded
+#   probe     (curl / wget of 0.0.0.0, 127.0.0.1, localhost) recorded; answers once a
+#             server has recorded itself (at most 10 s), as a health endpoint does
 #   every other name: recorded, prints nothing, exits 0
 #
 # A record is a folder calls/<ns>-<pid> under $SERVEBENCH_CAPTURE_DIR: tool (the
@@ -179,6 +181,19 @@ case "$role" in
     dir=$(flag_value --local-dir "$@")
     if [[ -n "$dir" ]] && inside_sandbox "$dir"; then
       mkdir -p "$dir" && printf '{}\n' > "$dir/config.json"
+    fi
+    ;;
+  other)
+    # A readiness probe of the local server (curl http://0.0.0.0:PORT/health) answers
+    # once a server has recorded itself, as a real health endpoint does: a stand-in
+    # server started in the background records itself a moment later, and the
+    # client the script runs next must come after it in the records. Probes of
+    # other hosts (downloads) answer at once.
+    if [[ "$tool" == curl || "$tool" == wget ]] && [[ " $* " =~ ://(0\.0\.0\.0|127\.0\.0\.1|localhost)[:/] ]]; then
+      for ((wait = 0; wait < 200; wait++)); do
+        grep -qsxE 'server|aux' "$capture"/calls/*/role && break
+        "$SERVEBENCH_CAPTURE_SLEEP" 0.05
+      done
     fi
     ;;
   gpu)
