@@ -216,6 +216,10 @@ std::vector<std::string> ApplyCapture(const LaunchCapture& capture, recipe::Poin
   s.command.source = "inferencex:" + capture.script;
   s.env = capture.env;
   s.env_from = capture.env_from;
+  // The captured values are shown: a secret never reaches capture.env (it becomes
+  // env_from, launch_capture.h), so what is left is the script's own configuration.
+  point->env_not_secret.clear();
+  for (const auto& entry : capture.env) point->env_not_secret.push_back(entry.first);
   s.prepare = capture.prepare;
   s.extra_args.clear();
   DescribeSpec(capture.argv, capture.env, &s.spec);

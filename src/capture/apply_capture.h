@@ -2,7 +2,8 @@
 // servebench runs what InferenceX's script runs.
 //
 // Server: serve.command (argv, port, files, source "inferencex:<script>"),
-// serve.env / env_from / prepare replaced by the capture's. Read off the command
+// serve.env / env_from / prepare replaced by the capture's, the env names listed in
+// env_not_secret (no secret is left in them). Read off the command
 // for the point's description (records, tables): the served model name (the
 // client's --model when it differs from the model) and speculative decoding
 // (vLLM's --speculative-config, JSON or dotted; SGLang's --speculative-* flags

@@ -245,7 +245,8 @@ TEST(CaptureFixtureTest, TheDryRunOfEveryCapturedSessionStartsExactlyTheCapture)
       if (name == "HF_TOKEN") return std::string("a-real-token-at-launch");
       return std::nullopt;
     };
-    auto command = engine::RenderServerCommand(p.serve, options);
+    // As run --dry-run renders it: with env values a secret would be redacted in.
+    auto command = engine::RenderServerCommand(recipe::WithSecretsRedacted(p).serve, options);
     ASSERT_TRUE(command.ok()) << command.status().ToString();
     const std::map<std::string, std::string> launch = {{"ROCR_VISIBLE_DEVICES", "0,1,2,3,4,5,6,7"},
                                                        {"HF_TOKEN", "a-real-token-at-launch"}};
@@ -322,6 +323,90 @@ TEST(CaptureFixtureTest, TheNativeRecipeWrittenFromTheCaptureGivesTheSamePoints)
   EXPECT_EQ(from_capture.size(), 10u);
   EXPECT_EQ(from_native, from_capture);
   EXPECT_THAT(written->yaml, HasSubstr("# captured from the fixture\nservebench: 1\n"));
+}
+
+// Captured env values are the scripts' configuration (secrets became env_from), so the
+// written recipe lists their names in env_not_secret and they reload as shown.
+TEST(CaptureFixtureTest, TheWrittenRecipeShowsTheCapturedEnvironment) {
+  auto written = WriteNativeRecipes(Fixture().plan.points, "captured");
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  EXPECT_THAT(written->yaml,
+              HasSubstr("env_not_secret: [\"GPU_METRICS_CSV\", \"VLLM_ENGINE_READY_TIMEOUT_S\", "
+                        "\"VLLM_ROCM_USE_AITER\"]\n"));
+  recipe::Diagnostics d;
+  recipe::RecipeSet set = recipe::LoadRecipeText(written->yaml, "captured.yaml", &d);
+  ASSERT_TRUE(d.ok()) << d.ToString();
+  auto plan = recipe::ExpandRecipes(set, recipe::MatrixFilters{});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  int with_env = 0;
+  for (const auto& p : plan->points) {
+    if (p.serve.env.empty()) continue;
+    ++with_env;
+    for (const auto& [name, value] : recipe::WithSecretsRedacted(p).serve.env)
+      EXPECT_EQ(value, p.serve.env.at(name)) << p.recipe << " " << name;
+  }
+  EXPECT_GT(with_env, 0);
+  for (const auto& p : Fixture().plan.points)
+    for (const auto& [name, value] : recipe::WithSecretsRedacted(p).serve.env)
+      EXPECT_EQ(value, p.serve.env.at(name)) << "--inferencex-root shows " << name;
+}
+
+// Points of one ISL/OSL whose clients offer different load go into scenarios of their
+// own; a key the native format cannot say is listed with the reason and the others
+// are still written.
+TEST(CaptureFixtureTest, LoadThatDiffersWithinAScenarioSplitsItAndAnUnwritableKeyIsListed) {
+  std::vector<recipe::Point> points = Fixture().plan.points;
+  const std::string split_key = "tinyx-fp8-mi355x-vllm-mtp", bad_key = "tinyx-fp4-b200-trt";
+  recipe::Point* first = nullptr;
+  for (auto& p : points) {
+    if (p.recipe == split_key && first == nullptr) {
+      first = &p;
+      p.load.warmups_per_concurrency = 0;
+      p.load.num_warmups = 7;
+    }
+    if (p.recipe == bad_key) p.serve.max_model_len = 12345;
+  }
+  ASSERT_NE(first, nullptr);
+  auto written = WriteNativeRecipes(points, "captured");
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  EXPECT_EQ(written->recipes, 2);
+  ASSERT_EQ(written->skipped.size(), 2u);
+  EXPECT_THAT(written->skipped[1], HasSubstr(bad_key + " "));
+  EXPECT_THAT(written->skipped[1], HasSubstr("max-model-len 12345 is not isl + osl + 256"));
+  recipe::Diagnostics d;
+  recipe::RecipeSet set = recipe::LoadRecipeText(written->yaml, "captured.yaml", &d);
+  ASSERT_TRUE(d.ok()) << d.ToString() << written->yaml;
+  auto plan = recipe::ExpandRecipes(set, recipe::MatrixFilters{});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  auto identity = [](const recipe::Point& p) {
+    boost::json::object o = boost::json::parse(recipe::PointToJson(p)).as_object();
+    return boost::json::serialize(o["serve"]) + boost::json::serialize(o["load"]) + p.recipe;
+  };
+  std::multiset<std::string> from_capture, from_native;
+  for (const auto& p : points)
+    if (!p.serve.command.argv.empty() && p.load.scenario != "agentic-coding" && p.recipe != bad_key)
+      from_capture.insert(identity(p));
+  for (const auto& p : plan->points) from_native.insert(identity(p));
+  EXPECT_EQ(from_native, from_capture);
+  EXPECT_THAT(written->yaml, HasSubstr("num_warmups: 7"));
+}
+
+// The stand-in server records itself in the background while the script goes on to
+// its readiness probe and client; the probe answers only once the server has
+// recorded itself, so every captured server is followed by its client (no point
+// is left with the master config's default load).
+TEST(CaptureFixtureTest, EveryCapturedServerIsFollowedByItsClient) {
+  for (const auto& k : Fixture().report.keys)
+    for (const auto& note : k.notes)
+      EXPECT_THAT(note, ::testing::Not(HasSubstr("no benchmark client"))) << k.key;
+  int fixed = 0;
+  for (const auto& p : Fixture().plan.points) {
+    if (p.serve.command.argv.empty() || p.load.scenario == "agentic-coding") continue;
+    ++fixed;
+    EXPECT_FALSE(p.load.backend.empty()) << p.recipe << " at " << p.load.concurrency;
+    EXPECT_DOUBLE_EQ(p.load.random_range_ratio, 0.8) << p.recipe << " at " << p.load.concurrency;
+  }
+  EXPECT_EQ(fixed, 10);
 }
 
 }  // namespace

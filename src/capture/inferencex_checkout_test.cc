@@ -66,7 +66,8 @@ TEST(InferenceXCheckoutTest, EverySingleNodeRowIsCapturedOrSaysWhyAndDryRunsExac
       auto it = launch.find(name);
       return it == launch.end() ? std::nullopt : std::optional<std::string>(it->second);
     };
-    auto command = engine::RenderServerCommand(p.serve, options);
+    // As run --dry-run renders it: with env values a secret would be redacted in.
+    auto command = engine::RenderServerCommand(recipe::WithSecretsRedacted(p).serve, options);
     ASSERT_TRUE(command.ok()) << p.recipe << ": " << command.status().ToString();
     std::string shown = engine::FormatCommandForDisplay(*command);
     std::vector<CallRecord> calls = testing::ReplayDryRun(shown, dir.path(), launch);

@@ -4,6 +4,7 @@
 #include "capture/recipe_writer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -151,6 +152,87 @@ std::string EntryKey(const Point& p) {
   return recipe::PointToJson(copy);
 }
 
+// The scenario-level load of a point: points whose load differs here go into
+// scenarios of their own (same isl and osl), so each scenario's keys hold for all.
+std::string LoadKey(const Point& p) {
+  const recipe::LoadSpec& l = p.load;
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", l.isl, l.osl, l.endpoint, l.backend,
+                     l.dataset, l.dataset_path, l.random_range_ratio, l.ignore_eos,
+                     l.request_rate_per_s, l.warmups_per_concurrency, l.num_warmups,
+                     fmt::join(l.extra_args, " "));
+}
+
+// One config key's recipe, or why the native format cannot say it.
+StatusOr<std::string> RecipeYaml(const std::string& key, const std::vector<const Point*>& mine) {
+  const recipe::ServeSpec& s = mine.front()->serve;
+  std::string yaml = "  " + Q(key) + ":\n";
+  yaml += "    engine: " + Q(s.engine) + "\n";
+  yaml += "    framework: " + Q(s.framework) + "\n";
+  yaml += "    model: " + Q(s.model) + "\n";
+  if (!s.served_model_name.empty())
+    yaml += "    served_model_name: " + Q(s.served_model_name) + "\n";
+  yaml += "    image: " + Q(s.image) + "\n";
+  yaml += "    precision: " + Q(s.precision) + "\n";
+  yaml += "    hardware: " + Q(s.hardware) + "\n";
+  yaml += "    runner: " + Q(mine.front()->runner) + "\n";
+  yaml += "    model_prefix: " + Q(mine.front()->model_prefix) + "\n";
+  if (s.readiness_timeout_s > 0)
+    yaml += "    readiness_timeout_s: " + engine::FormatDecimal(s.readiness_timeout_s) + "\n";
+  if (!s.kv_cache_dtype.empty()) yaml += "    kv_cache_dtype: " + Q(s.kv_cache_dtype) + "\n";
+  // Captured values are the script's configuration, never secrets (ApplyCapture):
+  // shown in the dry run and records, as they were in the capture.
+  std::vector<std::string> shown;
+  for (const Point* p : mine)
+    for (const auto& name : p->env_not_secret)
+      if (std::find(shown.begin(), shown.end(), name) == shown.end()) shown.push_back(name);
+  std::sort(shown.begin(), shown.end());
+  if (!shown.empty()) yaml += "    env_not_secret: " + List(shown) + "\n";
+  bool any_len = false;
+  for (const Point* p : mine) any_len = any_len || p->serve.max_model_len > 0;
+  // `auto` resolves per scenario, as InferenceX's row rule does.
+  if (any_len) yaml += "    max_model_len: auto\n";
+  yaml += "    scenarios:\n";
+  std::vector<std::string> load_keys;
+  for (const Point* p : mine)
+    if (std::find(load_keys.begin(), load_keys.end(), LoadKey(*p)) == load_keys.end())
+      load_keys.push_back(LoadKey(*p));
+  for (const auto& load_key : load_keys) {
+    std::vector<const Point*> scenario;
+    for (const Point* p : mine)
+      if (LoadKey(*p) == load_key) scenario.push_back(p);
+    const int isl = scenario.front()->load.isl, osl = scenario.front()->load.osl;
+    std::string where = fmt::format("{} {}x{}", key, isl, osl);
+    SB_ASSIGN_OR_RETURN(std::string load, ScenarioLoad(scenario, where));
+    int max_model_len = scenario.front()->serve.max_model_len;
+    for (const Point* p : scenario)
+      if (p->serve.max_model_len != max_model_len)
+        return Status::InvalidArgument(where +
+                                       ": points of one scenario have different "
+                                       "max-model-len values");
+    // max_model_len is a recipe field; a scenario of its own says it through
+    // `auto` only when it is InferenceX's isl + osl + 256.
+    if ((max_model_len > 0) != any_len || (max_model_len > 0 && max_model_len != isl + osl + 256))
+      return Status::InvalidArgument(fmt::format(
+          "{}: max-model-len {} is not isl + osl + 256; the native format cannot say it "
+          "per scenario",
+          where, max_model_len));
+    yaml += fmt::format("      - isl: {}\n        osl: {}\n", isl, osl);
+    yaml += load;
+    yaml += "        search_space:\n";
+    std::vector<std::string> entry_keys;
+    std::map<std::string, std::pair<const Point*, std::vector<int>>> entries;
+    for (const Point* p : scenario) {
+      std::string k = EntryKey(*p);
+      if (entries.count(k) == 0) entry_keys.push_back(k);
+      auto& e = entries[k];
+      if (e.first == nullptr) e.first = p;
+      e.second.push_back(p->load.concurrency);
+    }
+    for (const auto& k : entry_keys) yaml += Entry(*entries[k].first, entries[k].second);
+  }
+  return yaml;
+}
+
 }  // namespace
 
 StatusOr<WrittenRecipes> WriteNativeRecipes(const std::vector<recipe::Point>& points,
@@ -181,70 +263,13 @@ StatusOr<WrittenRecipes> WriteNativeRecipes(const std::vector<recipe::Point>& po
   }
   yaml += "servebench: 1\nrecipes:\n";
   for (const auto& key : keys) {
-    const auto& mine = by_key[key];
-    const recipe::ServeSpec& s = mine.front()->serve;
-    yaml += "  " + Q(key) + ":\n";
-    yaml += "    engine: " + Q(s.engine) + "\n";
-    yaml += "    framework: " + Q(s.framework) + "\n";
-    yaml += "    model: " + Q(s.model) + "\n";
-    if (!s.served_model_name.empty())
-      yaml += "    served_model_name: " + Q(s.served_model_name) + "\n";
-    yaml += "    image: " + Q(s.image) + "\n";
-    yaml += "    precision: " + Q(s.precision) + "\n";
-    yaml += "    hardware: " + Q(s.hardware) + "\n";
-    yaml += "    runner: " + Q(mine.front()->runner) + "\n";
-    yaml += "    model_prefix: " + Q(mine.front()->model_prefix) + "\n";
-    if (s.readiness_timeout_s > 0)
-      yaml += "    readiness_timeout_s: " + engine::FormatDecimal(s.readiness_timeout_s) + "\n";
-    if (!s.kv_cache_dtype.empty()) yaml += "    kv_cache_dtype: " + Q(s.kv_cache_dtype) + "\n";
-    yaml += "    scenarios:\n";
-    std::vector<std::pair<int, int>> lens;
-    for (const Point* p : mine)
-      if (std::find(lens.begin(), lens.end(), std::make_pair(p->load.isl, p->load.osl)) ==
-          lens.end())
-        lens.emplace_back(p->load.isl, p->load.osl);
-    for (const auto& [isl, osl] : lens) {
-      std::vector<const Point*> scenario;
-      for (const Point* p : mine)
-        if (p->load.isl == isl && p->load.osl == osl) scenario.push_back(p);
-      std::string where = fmt::format("{} {}x{}", key, isl, osl);
-      SB_ASSIGN_OR_RETURN(std::string load, ScenarioLoad(scenario, where));
-      int max_model_len = scenario.front()->serve.max_model_len;
-      for (const Point* p : scenario)
-        if (p->serve.max_model_len != max_model_len)
-          return Status::InvalidArgument(where +
-                                         ": points of one scenario have different "
-                                         "max-model-len values");
-      yaml += fmt::format("      - isl: {}\n        osl: {}\n", isl, osl);
-      yaml += load;
-      if (max_model_len > 0) {
-        // max_model_len is a recipe field; a scenario of its own says it through
-        // `auto` only when it is InferenceX's isl + osl + 256.
-        if (max_model_len != isl + osl + 256)
-          return Status::InvalidArgument(fmt::format(
-              "{}: max-model-len {} is not isl + osl + 256; the native format cannot say it "
-              "per scenario",
-              where, max_model_len));
-      }
-      yaml += "        search_space:\n";
-      std::vector<std::string> entry_keys;
-      std::map<std::string, std::pair<const Point*, std::vector<int>>> entries;
-      for (const Point* p : scenario) {
-        std::string k = EntryKey(*p);
-        if (entries.count(k) == 0) entry_keys.push_back(k);
-        auto& e = entries[k];
-        if (e.first == nullptr) e.first = p;
-        e.second.push_back(p->load.concurrency);
-      }
-      for (const auto& k : entry_keys) yaml += Entry(*entries[k].first, entries[k].second);
+    auto recipe_yaml = RecipeYaml(key, by_key[key]);
+    if (!recipe_yaml.ok()) {
+      out.skipped.push_back(recipe_yaml.status().message() +
+                            "; not written: run the master config with --inferencex-root");
+      continue;
     }
-    // `auto` resolves per scenario, as InferenceX's row rule does.
-    bool any_len = false;
-    for (const Point* p : mine) any_len = any_len || p->serve.max_model_len > 0;
-    if (any_len) {
-      size_t at = yaml.rfind("    scenarios:\n");
-      yaml.insert(at, "    max_model_len: auto\n");
-    }
+    yaml += *recipe_yaml;
     ++out.recipes;
   }
   out.yaml = std::move(yaml);

@@ -30,8 +30,11 @@ struct WrittenRecipes {
 
 // `points` are captured single-node InferenceX points (serve.command set), in plan
 // order; others are ignored. `header` is written as comment lines at the top.
-// InvalidArgument when the points of one scenario offer load the native format
-// cannot express (different endpoints within a scenario, say).
+// Points of one (isl, osl) whose scenario-level load differs (endpoint, dataset,
+// warm-ups, ...) go into scenarios of their own. A key the native format cannot
+// express (prompt counts neither one number nor one multiple of the concurrency,
+// a max-model-len other than isl + osl + 256) is left out and listed in `skipped`
+// with the reason; the others are still written. Fails on nothing at present.
 StatusOr<WrittenRecipes> WriteNativeRecipes(const std::vector<recipe::Point>& points,
                                             const std::string& header);
 
