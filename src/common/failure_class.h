@@ -58,6 +58,8 @@ inline const FailureClass kServerReadinessTimeout =
     FailureClass::Builtin("server.readiness_timeout");
 inline const FailureClass kServerDiedDuringRun = FailureClass::Builtin("server.died_during_run");
 inline const FailureClass kInfraStartFailed = FailureClass::Builtin("infra.start_failed");
+// A serve.prepare step (the model's download) failed with no signature in its output.
+inline const FailureClass kInfraPrepareFailed = FailureClass::Builtin("infra.prepare_failed");
 // The sweep.
 inline const FailureClass kRunCanaryFailed = FailureClass::Builtin("run.canary_failed");
 inline const FailureClass kRunInterrupted = FailureClass::Builtin("run.interrupted");

@@ -9,8 +9,9 @@ TEST(FailureClassTest, EveryBuiltInClassFollowsTheGrammar) {
   for (const FailureClass* c :
        {&failure_class::kServerDiedBeforeReady, &failure_class::kServerReadinessTimeout,
         &failure_class::kServerDiedDuringRun, &failure_class::kInfraStartFailed,
-        &failure_class::kRunCanaryFailed, &failure_class::kRunInterrupted,
-        &failure_class::kClientError, &failure_class::kClientInvalidRun, &failure_class::kEvalError,
+        &failure_class::kInfraPrepareFailed, &failure_class::kRunCanaryFailed,
+        &failure_class::kRunInterrupted, &failure_class::kClientError,
+        &failure_class::kClientInvalidRun, &failure_class::kEvalError,
         &failure_class::kEvalBelowThreshold, &failure_class::kUnknown}) {
     StatusOr<FailureClass> parsed = FailureClass::Parse(c->name());
     ASSERT_TRUE(parsed.ok()) << parsed.status().message();

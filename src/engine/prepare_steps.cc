@@ -24,9 +24,10 @@ Status RunPrepareSteps(const ServerCommand& command, const std::string& log_pref
     const std::string shown = JoinForShell(step.argv);
     auto started = Supervisor::Start(step, options);
     if (!started.ok()) {
-      failure->failure_class = kClassStartFailed;
+      failure->failure_class = failure_class::kInfraStartFailed;
       failure->summary = fmt::format("{}: prepare step {} `{}` could not start: {}",
-                                     kClassStartFailed, i + 1, shown, started.status().message());
+                                     failure_class::kInfraStartFailed.name(), i + 1, shown,
+                                     started.status().message());
       return Status::FailedPrecondition(failure->summary);
     }
     Supervisor& sup = **started;
@@ -46,9 +47,9 @@ Status RunPrepareSteps(const ServerCommand& command, const std::string& log_pref
                                  (*catalog)->signatures);
     }
     if (!catalog.ok() || failure->matched_line.empty()) {
-      failure->failure_class = kClassPrepareFailed;
-      failure->summary =
-          fmt::format("{}: {} (log {})", kClassPrepareFailed, what, options.log_path);
+      failure->failure_class = failure_class::kInfraPrepareFailed;
+      failure->summary = fmt::format("{}: {} (log {})", failure_class::kInfraPrepareFailed.name(),
+                                     what, options.log_path);
     }
     return Status::FailedPrecondition(failure->summary);
   }

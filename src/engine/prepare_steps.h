@@ -15,14 +15,12 @@
 
 namespace servebench::engine {
 
-// The failure class of a prepare step that failed with no signature in its output.
-inline constexpr char kClassPrepareFailed[] = "infra.prepare_failed";
-
 // Runs every step of `command.prepare`; step i logs to `<log_prefix>-<i+1>.log`.
 // A step may take at most `timeout_s` (0 = no bound). OK when all exited 0. Else
 // FailedPrecondition naming the step, and `*failure` classified from its log with
 // the engine signatures (e.g. model.access for a gated repository), class
-// infra.prepare_failed when nothing matches.
+// failure_class::kInfraPrepareFailed when nothing matches (kInfraStartFailed when a
+// step cannot be started).
 Status RunPrepareSteps(const ServerCommand& command, const std::string& log_prefix,
                        double timeout_s, EngineFailure* failure);
 
