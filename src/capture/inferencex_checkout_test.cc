@@ -1,12 +1,14 @@
 // Launch capture over a real InferenceX checkout: SERVEBENCH_INFERENCEX_ROOT names
 // it (skipped otherwise; the suite never needs one). Every single-node row of the
-// master configs is captured; the report (keys captured, keys not and why) is
-// printed, and written to $SERVEBENCH_CAPTURE_REPORT when set. Checked for every
-// captured serve session: its dry run, executed with recorders, starts exactly the
-// captured argv and environment; no point holds a secret; the native recipe written
-// from the capture gives the same points.
+// master configs is captured (SERVEBENCH_INFERENCEX_KEYS narrows it to some keys); the report (keys
+// captured, keys not and why) is printed, and written to $SERVEBENCH_CAPTURE_REPORT when set.
+// Checked for every captured serve session: its dry run, executed with recorders, starts exactly
+// the captured argv and environment; no point holds a secret; the native recipe written from the
+// capture gives the same points.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -38,7 +40,18 @@ TEST(InferenceXCheckoutTest, EverySingleNodeRowIsCapturedOrSaysWhyAndDryRunsExac
   recipe::Diagnostics d;
   recipe::RecipeSet set = recipe::LoadRecipes(files, &d);
   ASSERT_TRUE(d.ok()) << d.ToString();
-  auto plan = recipe::ExpandRecipes(set, recipe::MatrixFilters{});
+  // SERVEBENCH_INFERENCEX_KEYS (config keys or globs, comma-separated) narrows the
+  // check to those keys, for a quick rerun; unset, every key is checked.
+  recipe::MatrixFilters filters;
+  if (const char* keys = std::getenv("SERVEBENCH_INFERENCEX_KEYS"); keys != nullptr) {
+    std::string list = keys;
+    for (size_t at = 0; at <= list.size();) {
+      size_t comma = std::min(list.find(',', at), list.size());
+      if (comma > at) filters.config_keys.push_back(list.substr(at, comma - at));
+      at = comma + 1;
+    }
+  }
+  auto plan = recipe::ExpandRecipes(set, filters);
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   CaptureSettings settings;
   settings.inferencex_root = root;
@@ -50,7 +63,7 @@ TEST(InferenceXCheckoutTest, EverySingleNodeRowIsCapturedOrSaysWhyAndDryRunsExac
     ASSERT_TRUE(WriteFileAtomically(out, text).ok());
   }
 
-  int sessions = 0;
+  int sessions = 0, in_container = 0;
   for (const auto& session : recipe::GroupSessions(plan->points)) {
     const recipe::Point& p = session.points.front();
     std::string json = recipe::PointToJson(p);
@@ -59,6 +72,9 @@ TEST(InferenceXCheckoutTest, EverySingleNodeRowIsCapturedOrSaysWhyAndDryRunsExac
     testing::TempFolder dir("checkout-replay");
     engine::RenderOptions options;
     options.work_dir = dir.path() + "/engine-config";
+    // A command naming its files under /workspace runs only in a container.
+    if (!p.serve.command.folder.empty())
+      options.container.kind = engine::ContainerProfile::Kind::kDocker;
     const std::map<std::string, std::string> launch = {{"ROCR_VISIBLE_DEVICES", "0,1,2,3,4,5,6,7"},
                                                        {"CUDA_VISIBLE_DEVICES", "0,1,2,3,4,5,6,7"},
                                                        {"HF_TOKEN", "a-real-token-at-launch"}};
@@ -74,18 +90,35 @@ TEST(InferenceXCheckoutTest, EverySingleNodeRowIsCapturedOrSaysWhyAndDryRunsExac
     ASSERT_EQ(calls.size(), p.serve.prepare.size() + 1) << p.recipe << "\n" << shown;
     std::vector<std::string> argv = {calls.back().tool};
     argv.insert(argv.end(), calls.back().argv.begin(), calls.back().argv.end());
-    EXPECT_EQ(argv, p.serve.command.argv) << p.recipe;
-    std::map<std::string, std::string> env = calls.back().env;
-    for (const char* shell : {"PATH", "RECORD_DIR", "PWD", "OLDPWD", "SHLVL", "_"})
-      env.erase(shell);
-    for (const auto& [name, value] : launch) env.erase(name);
     std::map<std::string, std::string> expected = p.serve.env;
     for (const auto& [name, source] : p.serve.env_from)
       if (launch.count(source)) expected[name] = launch.at(source);
-    EXPECT_EQ(env, expected) << p.recipe;
+    if (p.serve.command.folder.empty()) {
+      EXPECT_EQ(argv, p.serve.command.argv) << p.recipe;
+      std::map<std::string, std::string> env = calls.back().env;
+      for (const char* shell : {"PATH", "RECORD_DIR", "PWD", "OLDPWD", "SHLVL", "_"})
+        env.erase(shell);
+      for (const auto& [name, value] : launch) env.erase(name);
+      EXPECT_EQ(env, expected) << p.recipe;
+    } else {
+      // docker run ... -v WORK:/workspace ... -e K=V ... -w /workspace --entrypoint
+      // ARGV0 IMAGE ARGV...: the captured command, in its folder, with its environment.
+      ++in_container;
+      std::string line = engine::JoinForShell(argv);
+      EXPECT_THAT(line, ::testing::HasSubstr("-v " + options.work_dir + ":/workspace"));
+      EXPECT_THAT(line, ::testing::HasSubstr(
+                            "-w /workspace --entrypoint " + p.serve.command.argv[0] + " " +
+                            engine::ShellQuote(p.serve.image) + " " +
+                            engine::JoinForShell(std::vector<std::string>(
+                                p.serve.command.argv.begin() + 1, p.serve.command.argv.end()))))
+          << p.recipe;
+      for (const auto& [k, v] : expected)
+        EXPECT_THAT(line, ::testing::HasSubstr("-e " + k + "=" + v)) << p.recipe;
+    }
     ++sessions;
   }
-  std::cout << sessions << " captured serve session(s) replayed exactly\n";
+  std::cout << sessions << " captured serve session(s) replayed exactly, " << in_container
+            << " of them in a container (a /workspace folder)\n";
   EXPECT_GT(sessions, 0);
 
   auto written = WriteNativeRecipes(plan->points, "captured");

@@ -17,8 +17,8 @@
 #   patch     (sed -i on a file outside the capture's folder: the container image's)
 #             recorded; succeeds without editing anything. Other sed calls are the
 #             real sed, unrecorded
-#   probe     (curl / wget of 0.0.0.0, 127.0.0.1, localhost) recorded; answers once a
-#             server has recorded itself (at most 10 s), as a health endpoint does
+#   probe     (curl / wget of 0.0.0.0, 127.0.0.1, localhost) recorded; succeeds once a
+#             server has recorded itself, else fails as with nothing listening (exit 7)
 #   every other name: recorded, prints nothing, exits 0
 #
 # A record is a folder calls/<ns>-<pid> under $SERVEBENCH_CAPTURE_DIR: tool (the
@@ -184,16 +184,19 @@ case "$role" in
     fi
     ;;
   other)
-    # A readiness probe of the local server (curl http://0.0.0.0:PORT/health) answers
-    # once a server has recorded itself, as a real health endpoint does: a stand-in
+    # A probe of the local server (curl http://0.0.0.0:PORT/health) answers once a
+    # server has recorded itself, as a real endpoint answers only when up: a stand-in
     # server started in the background records itself a moment later, and the
-    # client the script runs next must come after it in the records. Probes of
-    # other hosts (downloads) answer at once.
+    # client the script runs next must come after it in the records. Until then it
+    # fails as curl does with nothing listening (exit 7, after waiting up to 2 s), so
+    # a readiness loop polls again. Probes of other hosts (downloads) answer at once.
     if [[ "$tool" == curl || "$tool" == wget ]] && [[ " $* " =~ ://(0\.0\.0\.0|127\.0\.0\.1|localhost)[:/] ]]; then
-      for ((wait = 0; wait < 200; wait++)); do
-        grep -qsxE 'server|aux' "$capture"/calls/*/role && break
+      up=0
+      for ((wait = 0; wait < 40; wait++)); do
+        if grep -qsxE 'server|aux' "$capture"/calls/*/role; then up=1; break; fi
         "$SERVEBENCH_CAPTURE_SLEEP" 0.05
       done
+      ((up)) || exit 7
     fi
     ;;
   gpu)

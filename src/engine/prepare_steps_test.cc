@@ -56,7 +56,7 @@ TEST(PrepareStepsTest, AFailingStepStopsTheRestAndIsClassifiedFromItsOutput) {
   command.prepare = {{"sh", "-c", "exit 3"}};
   ran = RunPrepareSteps(command, dir + "/prepare", 30, &failure);
   ASSERT_FALSE(ran.ok());
-  EXPECT_EQ(failure.failure_class, kClassPrepareFailed);
+  EXPECT_EQ(failure.failure_class, failure_class::kInfraPrepareFailed);
   EXPECT_THAT(failure.summary, HasSubstr("exited with code 3"));
   std::filesystem::remove_all(dir);
 }
@@ -70,7 +70,7 @@ TEST(PrepareStepsTest, AStepPastItsTimeoutIsStopped) {
   EngineFailure failure;
   Status ran = RunPrepareSteps(command, dir + "/prepare", 1, &failure);
   ASSERT_FALSE(ran.ok());
-  EXPECT_EQ(failure.failure_class, kClassPrepareFailed);
+  EXPECT_EQ(failure.failure_class, failure_class::kInfraPrepareFailed);
   EXPECT_THAT(failure.summary, HasSubstr("still running after 1 s"));
   std::filesystem::remove_all(dir);
 }
