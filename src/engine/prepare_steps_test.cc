@@ -50,7 +50,7 @@ TEST(PrepareStepsTest, AFailingStepStopsTheRestAndIsClassifiedFromItsOutput) {
   EngineFailure failure;
   Status ran = RunPrepareSteps(command, dir + "/prepare", 30, &failure);
   ASSERT_FALSE(ran.ok());
-  EXPECT_EQ(failure.failure_class, "model.access");
+  EXPECT_EQ(failure.failure_class.name(), "model.access");
   EXPECT_THAT(failure.summary, HasSubstr("prepare step 1 `sh -c"));
   EXPECT_FALSE(std::filesystem::exists(dir + "/never"));
   command.prepare = {{"sh", "-c", "exit 3"}};
