@@ -45,7 +45,9 @@ void AddBenchFlags(CLI::App& app, BenchFlags* f) {
   auto* port_flag = app.add_option("--port", f->port, "server port 1-65535 (without --base-url)");
   f->base_url_flag->excludes(host_flag);
   f->base_url_flag->excludes(port_flag);
-  app.add_option("--endpoint", s.endpoint);
+  app.add_option("--endpoint", s.endpoint,
+                 "API path (default: /v1/chat/completions for --backend openai-chat, else "
+                 "/v1/completions)");
   app.add_option("--model", s.model, "model id")->required();
   app.add_option("--served-model-name", s.served_model_name, "name sent in requests");
   app.add_option("--tokenizer", s.tokenizer_id, "recorded as tokenizer_id");

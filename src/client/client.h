@@ -26,6 +26,10 @@ struct ClientSelfStats {
   double cpu_us_per_event = 0;
   int workers = 0;
   int64_t connections_opened = 0;
+  // Requests re-sent on a new connection because the server had closed the pooled
+  // one without `Connection: close`; pooled connections found closed before reuse.
+  int64_t reconnects = 0;
+  int64_t stale_connections = 0;
 };
 
 struct BenchResult {

@@ -11,6 +11,9 @@
 namespace servebench::client {
 
 namespace {
+constexpr const char* kChatBackend = "openai-chat";
+constexpr const char* kChatEndpoint = "/v1/chat/completions";
+constexpr const char* kCompletionsEndpoint = "/v1/completions";
 
 // Largest length a range ratio can draw for `len` (both semantics stay at or below
 // len * (1 + r)).
@@ -31,13 +34,26 @@ std::string ApiKeyVariable(const BenchSettings& s) {
   return std::getenv("OPENAI_API_KEY") != nullptr ? "OPENAI_API_KEY" : "";
 }
 
+std::string EffectiveEndpoint(const BenchSettings& s) {
+  if (!s.endpoint.empty()) return s.endpoint;
+  return s.backend == kChatBackend ? kChatEndpoint : kCompletionsEndpoint;
+}
+
 Status Validate(const BenchSettings& s) {
   auto bad = [](std::string m) { return Status::InvalidArgument(std::move(m)); };
   using limits::kMaxTokensPerRequest;
   if (s.model.empty()) return bad("--model is empty: name the model the server serves");
-  if (s.endpoint.empty() || s.endpoint[0] != '/') {
+  if (!s.endpoint.empty() && s.endpoint[0] != '/') {
     return bad(
         fmt::format("--endpoint '{}': must start with '/' (e.g. /v1/completions)", s.endpoint));
+  }
+  if (s.backend == kChatBackend && s.endpoint.find("chat") == std::string::npos &&
+      !s.endpoint.empty()) {
+    return bad(fmt::format(
+        "--backend {} with --endpoint {}: that backend sends chat bodies (messages), which a "
+        "completions endpoint rejects; drop --endpoint (it defaults to {}) or use --backend "
+        "openai",
+        kChatBackend, s.endpoint, kChatEndpoint));
   }
   if (s.num_prompts <= 0 || s.num_prompts > limits::kMaxPromptsPerRun) {
     return bad(fmt::format("--num-prompts {}: must be 1 .. {} (split larger runs)", s.num_prompts,

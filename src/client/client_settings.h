@@ -26,12 +26,14 @@ enum class ArrivalProcess { kGamma, kConstant };  // gamma with burstiness 1 is 
 
 struct BenchSettings {
   // ---- Target ----
-  std::string base_url = "http://127.0.0.1:8000";            // http(s)://host:port[/prefix]
-  std::string endpoint = "/v1/completions";                  // or /v1/chat/completions
-  std::string backend = "openai";                            // recorded; "openai-chat" implies chat
-  std::string model;                                         // model id (recorded as model_id)
-  std::string served_model_name;                             // "model" sent; empty = model
-  std::string tokenizer_id;                                  // recorded only (no local tokenizer)
+  std::string base_url = "http://127.0.0.1:8000";  // http(s)://host:port[/prefix]
+  // The API path. Empty: from the backend (EffectiveEndpoint), so `--backend
+  // openai-chat` alone posts to /v1/chat/completions as `vllm bench serve` users expect.
+  std::string endpoint;
+  std::string backend = "openai";  // recorded; "openai-chat" sends chat bodies
+  std::string model;               // model id (recorded as model_id)
+  std::string served_model_name;   // "model" sent; empty = model
+  std::string tokenizer_id;        // recorded only (no local tokenizer)
   std::vector<std::pair<std::string, std::string>> headers;  // --header KEY=VALUE
   // The API key is read from this environment variable and sent as a Bearer token;
   // it is never written to any output. "" = OPENAI_API_KEY when it is set (vLLM's
@@ -111,8 +113,9 @@ struct BenchSettings {
 
 // Returns the first invalid field with its value and the allowed range, naming the
 // `servebench bench` flag: lengths, counts and the memory they imply against
-// common/limits.h, finite numbers, an --api-key-env that is set. Reads nothing but
-// the environment; called before any socket is opened.
+// common/limits.h, finite numbers, an --api-key-env that is set, and refuses
+// `--backend openai-chat` with a non-chat endpoint (its chat bodies would all be HTTP
+// 400). Reads nothing but the environment; called before any socket is opened.
 Status Validate(const BenchSettings& settings);
 
 // The prompts an open-loop run bounded by duration_s needs for its schedule: the mean
@@ -122,5 +125,9 @@ int64_t PromptsForDuration(const BenchSettings& settings);
 
 // The environment variable the API key is read from ("" when none is to be sent).
 std::string ApiKeyVariable(const BenchSettings& settings);
+
+// The endpoint requests go to: `endpoint` when set, else /v1/chat/completions for
+// backend openai-chat and /v1/completions otherwise.
+std::string EffectiveEndpoint(const BenchSettings& settings);
 
 }  // namespace servebench::client

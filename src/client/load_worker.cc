@@ -10,6 +10,7 @@
 #include "client/sse_parser.h"
 #include "common/clock.h"
 #include "net/http_response_parser.h"
+#include "net/retry_policy.h"
 #include "net/transport.h"
 
 namespace servebench::client {
@@ -28,6 +29,11 @@ constexpr size_t kInitialReadBuffer = 4 * 1024;
 constexpr size_t kMaxReadBuffer = 256 * 1024;
 constexpr size_t kMaxErrorBody = 2048;
 constexpr auto kCancelPoll = std::chrono::milliseconds(10);
+
+// Frees a large prompt's bytes once they can no longer be needed.
+void FreeRequest(Job* job) {
+  if (job != nullptr) std::string().swap(job->request);
+}
 
 std::chrono::steady_clock::time_point AtNs(int64_t monotonic_ns) {
   // steady_clock is CLOCK_MONOTONIC on Linux: the same clock as MonotonicNowNs().
@@ -75,6 +81,9 @@ struct LoadWorker::Conn {
   int64_t read_t_ns = 0;                        // the stamp of the current read's events
   int64_t reads = 0, kernel_stamped_reads = 0;  // of the current request
   uint64_t serial = 0;                          // which request the pending callbacks belong to
+  int64_t response_bytes = 0;                   // of the current request's response
+  // The current request came from the pool (the connection was not opened for it).
+  bool pooled = false;
   bool connected = false, connecting = false, dead = false, writing = false;
   bool stream_failed = false;
 };
@@ -92,9 +101,40 @@ LoadWorker::Conn* LoadWorker::AcquireConn() {
   while (!idle_.empty()) {
     Conn* c = idle_.back();
     idle_.pop_back();
-    if (!c->dead) return c;
+    if (c->dead) continue;
+    if (c->connected && c->transport.IdleConnectionUnusable()) {
+      ++stale_connections_;
+      c->transport.Close();
+      c->dead = true;
+      continue;
+    }
+    return c;
   }
   return NewConn();
+}
+
+bool LoadWorker::IsStaleReuse(const Conn* c, const boost::system::error_code& error) {
+  return net::IsStaleConnection(c->pooled, static_cast<uint64_t>(c->response_bytes), error);
+}
+
+void LoadWorker::Resend(Conn* stale) {
+  RequestRecord* r = stale->rec;
+  Job* job = stale->job;
+  ++reconnects_;
+  ++r->reconnects;
+  stale->deadline.cancel();
+  stale->transport.Close();
+  stale->dead = true;
+  stale->rec = nullptr;
+  stale->job = nullptr;
+  stale->decoder.reset();
+  ++stale->serial;  // its pending callbacks now belong to nobody
+  Conn* c = NewConn();
+  c->rec = r;
+  c->job = job;
+  c->serial = ++serial_;
+  c->pooled = false;
+  Connect(c, /*then_send=*/true);
 }
 
 void LoadWorker::Connect(Conn* c, bool then_send) {
@@ -133,6 +173,7 @@ void LoadWorker::StartJob(Job* job, int64_t t_scheduled, int64_t t_slot_free) {
   c->rec = &r;
   c->job = job;
   c->serial = ++serial_;
+  c->pooled = c->connected;
   if (c->connected) {
     Send(c);
   } else {
@@ -142,6 +183,7 @@ void LoadWorker::StartJob(Job* job, int64_t t_scheduled, int64_t t_slot_free) {
 
 void LoadWorker::Send(Conn* c) {
   c->reads = c->kernel_stamped_reads = 0;
+  c->response_bytes = 0;
   c->http.Reset();
   c->sse.Reset();
   c->error_body.clear();
@@ -169,11 +211,12 @@ void LoadWorker::Send(Conn* c) {
   c->transport.AsyncWriteAll(c->job->request,
                              [this, c, serial](const boost::system::error_code& ec, size_t) {
                                c->writing = false;
-                               if (c->serial != serial) return;
-                               if (c->job)
-                                 std::string().swap(c->job->request);  // free a large prompt early
-                               if (ec && c->rec != nullptr)
-                                 Fail(c, FailureKind::kWrite, "write: " + ec.message());
+                               if (c->serial != serial || c->rec == nullptr) return;
+                               if (ec) {
+                                 if (IsStaleReuse(c, ec)) return Resend(c);
+                                 return Fail(c, FailureKind::kWrite, "write: " + ec.message());
+                               }
+                               if (c->response_bytes > 0) FreeRequest(c->job);
                              });
   Read(c);
 }
@@ -194,6 +237,9 @@ void LoadWorker::OnRead(Conn* c, uint64_t serial, const boost::system::error_cod
   if (c->serial != serial || c->rec == nullptr) return;
   if (n > 0) {
     ++c->reads;
+    // The request bytes are kept until the server answers, for a re-send (above).
+    if (c->response_bytes == 0 && !c->writing) FreeRequest(c->job);
+    c->response_bytes += static_cast<int64_t>(n);
     if (rx >= 0) {
       ++c->kernel_stamped_reads;
       receive_lag_.Record(c->transport.last_read_ns() - rx);
@@ -209,6 +255,7 @@ void LoadWorker::OnRead(Conn* c, uint64_t serial, const boost::system::error_cod
   }
   if (ec) {
     if (ec == asio::error::operation_aborted) return;
+    if (IsStaleReuse(c, ec)) return Resend(c);
     c->http.OnEof();
     if (c->http.complete() || (c->decoder && c->decoder->saw_done())) {
       c->dead = true;  // the server closed: do not reuse
@@ -272,6 +319,7 @@ void LoadWorker::Finish(Conn* c, bool reusable) {
   p.events.fetch_add(static_cast<int64_t>(r->events.size()), std::memory_order_relaxed);
   p.reads.fetch_add(c->reads, std::memory_order_relaxed);
   p.kernel_stamped_reads.fetch_add(c->kernel_stamped_reads, std::memory_order_relaxed);
+  if (!c->writing) FreeRequest(c->job);
   c->rec = nullptr;
   c->job = nullptr;
   c->decoder.reset();

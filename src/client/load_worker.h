@@ -3,6 +3,15 @@
 // of the requests it ran; nothing on its hot path is shared with other workers
 // except the closed-loop job counter (one atomic increment per request) and
 // relaxed progress counters. Create, Run() on its own thread, then read records().
+//
+// Connection reuse (HTTP/1.1 keep-alive). A connection whose response did not say
+// `Connection: close` goes back to the worker's pool. Some servers close it anyway
+// (llama.cpp's llama-server closes after every streamed response), so a pooled
+// connection is checked before reuse (Transport::IdleConnectionUnusable), and a
+// request on a pooled connection that ends before any byte of its response arrived
+// (the close raced the reuse) is re-sent once on a new connection: counted in
+// reconnects() and in the record's `reconnects`, and a failure only if it fails
+// there too. Its t_sent is the re-send; the lost attempt shows as issue delay.
 #pragma once
 
 #include <atomic>
@@ -88,6 +97,10 @@ class LoadWorker {
 
   std::deque<metrics::RequestRecord>& records() { return records_; }
   int64_t connections_opened() const { return connections_opened_; }
+  // Requests re-sent on a new connection because the pooled one had been closed.
+  int64_t reconnects() const { return reconnects_; }
+  // Pooled connections found closed by the server before reuse, and dropped.
+  int64_t stale_connections() const { return stale_connections_; }
   // Per kernel-stamped read: read time minus the kernel's receive time.
   const LagHistogram& receive_lag() const { return receive_lag_; }
   bool cancelled() const { return cancelled_; }
@@ -103,6 +116,12 @@ class LoadWorker {
   void OnRead(Conn* c, uint64_t serial, const boost::system::error_code& ec, size_t n);
   void Complete(Conn* c);
   void Fail(Conn* c, metrics::FailureKind kind, std::string message);
+  // The request on pooled connection `stale` got no response byte before the
+  // connection ended: moves it to a new connection and sends it again.
+  void Resend(Conn* stale);
+  // True when `error` on `c` is the stale-pool race rather than the request's
+  // failure: net::IsStaleConnection, the rule net::HttpClient applies too.
+  static bool IsStaleReuse(const Conn* c, const boost::system::error_code& error);
   void Finish(Conn* c, bool reusable);
   void Dispatch(Job* job);
   void OnArrivalTimer();
@@ -131,6 +150,8 @@ class LoadWorker {
   int64_t in_flight_ = 0;
   int64_t start_ns_ = 0;
   int64_t connections_opened_ = 0;
+  int64_t reconnects_ = 0;
+  int64_t stale_connections_ = 0;
   uint64_t serial_ = 0;
   bool cancelled_ = false;
   bool issuing_ended_ = false;  // the duration bound passed: nothing more starts

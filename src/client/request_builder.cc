@@ -19,14 +19,14 @@ void AppendInt(std::string& out, int64_t v) {
 }  // namespace
 
 bool IsChatEndpoint(const BenchSettings& s) {
-  return s.endpoint.find("chat") != std::string::npos || s.backend == "openai-chat";
+  return EffectiveEndpoint(s).find("chat") != std::string::npos;
 }
 
 StatusOr<RequestTemplate> MakeRequestTemplate(const BenchSettings& s, const net::Url& url,
                                               const std::string& api_key) {
   RequestTemplate t;
   t.chat = IsChatEndpoint(s);
-  std::string path = url.path + s.endpoint;
+  std::string path = url.path + EffectiveEndpoint(s);
   t.head_prefix = fmt::format(
       "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n"
       "Accept: text/event-stream\r\nConnection: keep-alive\r\nUser-Agent: servebench\r\n",

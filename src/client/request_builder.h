@@ -27,7 +27,7 @@ StatusOr<RequestTemplate> MakeRequestTemplate(const BenchSettings& settings, con
 // The complete request for `prompt`.
 std::string BuildRequest(const RequestTemplate& t, const Prompt& prompt, bool ignore_eos);
 
-// True when the endpoint is the chat API (or the backend says chat).
+// True when the effective endpoint (client_settings.h) is the chat API.
 bool IsChatEndpoint(const BenchSettings& settings);
 
 }  // namespace servebench::client

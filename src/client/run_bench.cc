@@ -17,6 +17,7 @@
 #include "client/load_worker.h"
 #include "client/request_builder.h"
 #include "client/schedule.h"
+#include "client/server_tokenizer.h"
 #include "common/atomic_file.h"
 #include "common/clock.h"
 #include "common/exit_codes.h"
@@ -80,6 +81,7 @@ struct PhaseOutcome {
   std::vector<RequestRecord> records;
   int64_t start_ns = 0;
   int64_t connections_opened = 0;
+  int64_t reconnects = 0, stale_connections = 0;
   int64_t events = 0;
   int64_t reads = 0, kernel_stamped_reads = 0;
   LagHistogram receive_lag;
@@ -169,6 +171,8 @@ PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::resu
   }
   for (auto& w : workers) {
     out.connections_opened += w->connections_opened();
+    out.reconnects += w->reconnects();
+    out.stale_connections += w->stale_connections();
     out.cancelled = out.cancelled || w->cancelled();
     out.receive_lag.Merge(w->receive_lag());
     for (RequestRecord& r : w->records()) out.records.push_back(std::move(r));
@@ -200,29 +204,6 @@ std::optional<metrics::SpecCounters> Scrape(const std::string& metrics_url, cons
   return metrics::ExtractSpecCounters(*samples);
 }
 
-// The server's tokenizer, when it has /tokenize (vLLM, SGLang, the sim).
-TokenCounter MakeTokenCounter(const Url& url, const BenchSettings& s) {
-  auto count = [url, tls = s.tls,
-                model = s.served_model_name.empty() ? s.model : s.served_model_name](
-                   const std::string& text) -> std::optional<int64_t> {
-    json::object req{{"model", model}, {"prompt", text}};
-    StatusOr<HttpReply> reply = HttpFetch(url, "/tokenize", json::serialize(req), 30.0, {}, tls);
-    if (!reply.ok() || reply->status != 200) return std::nullopt;
-    json::error_code ec;
-    json::value v = json::parse(reply->body, ec);
-    if (ec || !v.is_object()) return std::nullopt;
-    if (const json::value* c = v.get_object().if_contains("count"); c && c->is_int64()) {
-      return c->get_int64();
-    }
-    if (const json::value* t = v.get_object().if_contains("tokens"); t && t->is_array()) {
-      return static_cast<int64_t>(t->get_array().size());
-    }
-    return std::nullopt;
-  };
-  if (!count("hello world")) return {};
-  return count;
-}
-
 json::value ReceiveLagJson(const LagHistogram& h) {
   if (h.count() == 0) return nullptr;
   auto us = [](int64_t ns) { return static_cast<double>(ns) / 1e3; };
@@ -240,16 +221,20 @@ int AutoWorkers(int64_t concurrency) {
 }
 
 json::object RunObject(const BenchSettings& s, const Url& url, const PromptSet& prompts,
-                       int workers, bool interrupted, int64_t anchor_realtime_ns,
-                       int64_t anchor_monotonic_ns) {
+                       const ServerTokenizer& tokenizer, int workers, bool interrupted,
+                       int64_t anchor_realtime_ns, int64_t anchor_monotonic_ns) {
   json::object o;
   o["servebench_version"] = kVersion;
   o["git_revision"] = kGitRevision;
   o["base_url"] = fmt::format("{}://{}{}", url.tls ? "https" : "http", url.HostHeader(), url.path);
-  o["endpoint"] = s.endpoint;
+  o["endpoint"] = EffectiveEndpoint(s);
   o["dataset_name"] = s.dataset_name;
   o["dataset_path"] = s.dataset_path;
   o["dataset_note"] = prompts.note;
+  // How text prompts were counted: the /tokenize shape used, or why none (null when
+  // nothing needed counting: token-id prompts).
+  o["server_tokenizer"] =
+      tokenizer.note.empty() ? json::value(nullptr) : json::value(tokenizer.note);
   o["random_input_len"] = s.random_input_len;
   o["random_output_len"] = s.random_output_len;
   o["random_range_ratio"] = s.random_range_ratio;
@@ -309,11 +294,12 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
   SB_RETURN_IF_ERROR(net::ProbeServer(s.base_url, s.tls));
 
   bool chat = IsChatEndpoint(s);
-  TokenCounter counter;
+  ServerTokenizer tokenizer;
   if (s.tokenize_chat_prompts && (chat || s.dataset_name != "random")) {
-    counter = MakeTokenCounter(url, s);
+    tokenizer = ProbeServerTokenizer(
+        url, s.served_model_name.empty() ? s.model : s.served_model_name, s.tls);
   }
-  SB_ASSIGN_OR_RETURN(PromptSet prompts, MakePrompts(s, chat, counter));
+  SB_ASSIGN_OR_RETURN(PromptSet prompts, MakePrompts(s, chat, tokenizer.count));
   SB_ASSIGN_OR_RETURN(RequestTemplate tmpl, MakeRequestTemplate(s, url, api_key));
 
   auto make_jobs = [&](const std::vector<Prompt>& ps, bool warmup,
@@ -426,6 +412,8 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
       main.events > 0 ? cpu_s * 1e6 / static_cast<double>(main.events) : 0;
   result.self.workers = plan.workers;
   result.self.connections_opened = main.connections_opened;
+  result.self.reconnects = main.reconnects;
+  result.self.stale_connections = main.stale_connections;
 
   metrics::ResultHeader h;
   h.date = LocalDate();
@@ -445,7 +433,7 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
   h.benchmark_end_time_unix = static_cast<double>(end_rt) / 1e9;
   h.save_detailed = s.save_detailed;
   json::object run =
-      RunObject(s, url, prompts, plan.workers, result.interrupted, anchor_rt, anchor_mono);
+      RunObject(s, url, prompts, tokenizer, plan.workers, result.interrupted, anchor_rt, anchor_mono);
   run["duration_s"] = s.duration_s > 0 ? json::value(s.duration_s) : nullptr;
   run["grace_period_s"] = s.duration_s > 0 ? json::value(s.grace_period_s) : nullptr;
   run["ended_by"] = ended_by;
@@ -457,6 +445,11 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
                    {"cpu_us_per_event", result.self.cpu_us_per_event},
                    {"workers", plan.workers},
                    {"connections_opened", main.connections_opened},
+                   // Keep-alive connections the server closed without saying so
+                   // (load_worker.h): requests re-sent on a new connection after the
+                   // race, and pooled connections found closed before reuse.
+                   {"reconnects", main.reconnects},
+                   {"stale_connections", main.stale_connections},
                    {"max_rss_kb", MaxRssKb()},
                    // What the event times were (client_settings.h): "kernel_receive" when the
                    // kernel stamped reads (the counts say whether all), else "read".

@@ -131,6 +131,31 @@ INSTANTIATE_TEST_SUITE_P(Faults, FaultTest,
                                            FaultCase{"garbage", Garbage(), "malformed"}),
                          [](const auto& info) { return std::string(info.param.name); });
 
+// `--backend openai-chat` alone goes to the chat API; paired with the completions
+// API it is refused before anything is sent (every request would be HTTP 400).
+TEST(RunBenchTest, ChatBackendDefaultsTheEndpointAndRefusesTheCompletionsOne) {
+  BenchSettings s;
+  s.model = "m";
+  s.backend = "openai-chat";
+  EXPECT_EQ(EffectiveEndpoint(s), "/v1/chat/completions");
+  s.backend = "openai";
+  EXPECT_EQ(EffectiveEndpoint(s), "/v1/completions");
+  s.endpoint = "/v1/chat/completions";
+  EXPECT_EQ(EffectiveEndpoint(s), "/v1/chat/completions");
+
+  FakeOpenAiServer server(FakeServerOptions{});
+  BenchSettings b = Settings(server);
+  b.backend = "openai-chat";
+  b.endpoint = "/v1/completions";
+  auto r = RunBench(b);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("--backend openai-chat"), std::string::npos)
+      << r.status().message();
+  EXPECT_NE(r.status().message().find("--endpoint /v1/completions"), std::string::npos);
+  EXPECT_EQ(server.requests(), 0);
+}
+
 TEST(RunBenchTest, UnreachableServerFailsBeforeRunning) {
   int port;
   {

@@ -321,6 +321,52 @@ INSTANTIATE_TEST_SUITE_P(
                       SimFault{"crash", {"--fault-crash-after-requests", "2"}, "read"}),
     [](const auto& info) { return std::string(info.param.name); });
 
+// `--backend openai-chat` without `--endpoint` posts chat bodies to the chat API (it
+// used to post them to /v1/completions, every request an HTTP 400).
+TEST(SimIntegrationTest, ChatBackendAloneGoesToTheChatEndpoint) {
+  auto sim = StartSim({"--time-scale", "0.1"});
+  ASSERT_NE(sim, nullptr);
+  std::string out = ::testing::TempDir() + "/chat-default.json";
+  ProcessResult p = RunProcess({SERVEBENCH_BIN,
+                                "bench",
+                                "--backend",
+                                "openai-chat",
+                                "--base-url",
+                                sim->base_url(),
+                                "--model",
+                                "meta-llama/Llama-3.1-8B-Instruct",
+                                "--num-prompts",
+                                "4",
+                                "--max-concurrency",
+                                "2",
+                                "--random-input-len",
+                                "32",
+                                "--random-output-len",
+                                "8",
+                                "--issue-delay-limit-ms",
+                                "1000",
+                                "--no-progress",
+                                "--result-filename",
+                                out},
+                               60);
+  ASSERT_FALSE(p.timed_out) << p.err;
+  EXPECT_EQ(p.exit_code, kExitOk) << p.out << p.err;
+  boost::json::object o = boost::json::parse(ReadFileOrEmpty(out)).as_object();
+  EXPECT_EQ(o.at("completed").as_int64(), 4);
+  EXPECT_EQ(o.at("servebench").at("run").at("endpoint").as_string(), "/v1/chat/completions");
+}
+
+// The pair that cannot work is refused before anything is sent, as bad input.
+TEST(SimIntegrationTest, ChatBackendWithTheCompletionsEndpointIsRefused) {
+  ProcessResult p = RunProcess(
+      {SERVEBENCH_BIN, "bench", "--backend", "openai-chat", "--endpoint", "/v1/completions",
+       "--base-url", "http://127.0.0.1:1", "--model", "m", "--no-progress"},
+      30);
+  EXPECT_EQ(p.exit_code, kExitInvalidInput) << p.err;
+  EXPECT_NE(p.err.find("--backend openai-chat with --endpoint /v1/completions"), std::string::npos)
+      << p.err;
+}
+
 TEST(SimIntegrationTest, StoppedServerIsRunFailedExitCode) {
   ProcessResult p = RunProcess({SERVEBENCH_BIN, "bench", "--base-url", "http://127.0.0.1:1",
                                 "--model", "m", "--num-prompts", "1", "--no-progress"},

@@ -79,6 +79,9 @@ struct RequestRecord {
   int64_t client_prompt_tokens = 0;   // the client's own count of what it sent
   int64_t max_tokens = 0;             // requested output length
   std::optional<RequestSpecStats> spec;
+  // Times the request was re-sent on a new connection because the pooled one it
+  // was first sent on had been closed by the server (client/load_worker.h).
+  int32_t reconnects = 0;
   int http_status = 0;
   std::string finish_reason;
   FailureKind failure = FailureKind::kNone;

@@ -297,6 +297,7 @@ json::object RequestRecordJson(const RequestRecord& r) {
   o["prompt_source"] = PromptSourceName(p.source);
   o["max_tokens"] = r.max_tokens;
   o["http_status"] = r.http_status;
+  o["reconnects"] = r.reconnects;
   o["finish_reason"] = r.finish_reason;
   o["failure"] = FailureKindName(r.failure);
   o["error"] = r.error;

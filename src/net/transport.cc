@@ -147,6 +147,15 @@ bool Transport::TryReceive(char* buf, size_t size, boost::system::error_code* ec
   return true;
 }
 
+bool Transport::IdleConnectionUnusable() {
+  tcp::socket& sock = tls_ ? tls_->next_layer() : *plain_;
+  if (!sock.is_open()) return true;
+  char byte = 0;
+  ssize_t got = ::recv(sock.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  if (got < 0) return errno != EAGAIN && errno != EWOULDBLOCK;  // nothing there: usable
+  return true;  // 0: the peer closed; > 0: bytes outside any response
+}
+
 void Transport::Close() {
   boost::system::error_code ignored;
   tcp::socket& sock = tls_ ? tls_->next_layer() : *plain_;

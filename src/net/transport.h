@@ -86,6 +86,12 @@ class Transport {
   // read; -1 when unknown (TLS, timestamps off, or the kernel did not stamp them).
   int64_t last_receive_ns() const { return last_receive_ns_; }
 
+  // True when an idle connection must not carry another request: the peer has
+  // closed it (a FIN or reset is queued) or sent bytes nobody asked for. One
+  // non-blocking MSG_PEEK; call only with no read pending. A server can still close
+  // right after this says false: the caller handles that race (load_worker.h).
+  bool IdleConnectionUnusable();
+
   // Closes the socket; pending operations complete with operation_aborted.
   void Close();
   bool is_open() const;

@@ -88,6 +88,36 @@ void SleepUs(int64_t us) {
   if (us > 0) std::this_thread::sleep_for(std::chrono::microseconds(us));
 }
 
+int64_t Words(std::string_view text) {
+  int64_t n = 0;
+  bool in_word = false;
+  for (char ch : text) {
+    bool space = ch == ' ' || ch == '\n' || ch == '\t';
+    if (!space && !in_word) ++n;
+    in_word = !space;
+  }
+  return n;
+}
+
+// The /tokenize answer in the given shape (FakeServerOptions::tokenize).
+std::string TokenizeReply(const std::string& shape, const std::string& body) {
+  boost::json::error_code ec;
+  boost::json::value v = boost::json::parse(body, ec);
+  const boost::json::object* o = !ec && v.is_object() ? &v.get_object() : nullptr;
+  std::string_view field = shape == "llamacpp" ? "content" : "prompt";
+  int64_t n = 0;
+  if (o != nullptr) {
+    if (const auto* t = o->if_contains(field); t != nullptr && t->is_string()) {
+      n = Words(t->get_string());
+    }
+  }
+  boost::json::array tokens;
+  for (int64_t i = 0; i < n; ++i) tokens.emplace_back(100 + i);
+  boost::json::object reply{{"tokens", tokens}};
+  if (shape == "vllm") reply["count"] = n;
+  return boost::json::serialize(reply);
+}
+
 }  // namespace
 
 FakeOpenAiServer::FakeOpenAiServer(FakeServerOptions options) : options_(std::move(options)) {
@@ -194,6 +224,18 @@ void FakeOpenAiServer::Serve(int fd) {
       }
       if (!WriteAll(fd, fmt::format("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{}", text.size(),
                                     text)))
+        return;
+      continue;
+    }
+    if (head.find("POST /tokenize") == 0) {
+      if (o.tokenize.empty()) {
+        if (!WriteAll(fd, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")) return;
+        continue;
+      }
+      std::string reply = TokenizeReply(o.tokenize, body);
+      if (!WriteAll(fd, fmt::format("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                    "Content-Length: {}\r\n\r\n{}",
+                                    reply.size(), reply)))
         return;
       continue;
     }

@@ -6,7 +6,7 @@
 // /v1/chat/completions with one JSON completion whose text comes from `respond`
 // (evals). GET /metrics returns `metrics_text`; /health, /v1/models and /version
 // (or llama.cpp's /props) answer as an engine's readiness probes expect; other GETs
-// answer {}. The fault options inject one misbehaviour each. Not part of the product.
+// answer {}; POST /tokenize answers in the shape `tokenize` names. The fault options inject one misbehaviour each. Not part of the product.
 #pragma once
 
 #include <atomic>
@@ -47,6 +47,11 @@ struct FakeServerOptions {
   // request the client sent on it meanwhile is left unanswered.
   int64_t close_after_stream_us = -1;
   std::string metrics_text;
+  // POST /tokenize: "vllm" counts {"prompt": text} and answers {"count", "tokens"};
+  // "llamacpp" counts {"content": text} and answers {"tokens"}, and (as
+  // llama-server does) answers 200 {"tokens": []} to {"prompt": text}; "" = 404.
+  // The count is the text's space-separated words.
+  std::string tokenize;
   // Engine readiness: GET /health answers 503 this many times first, then 200.
   int unhealthy_probes = 0;
   // llama.cpp's API: no "version" from GET /version; GET /props {"build_info"} instead.
