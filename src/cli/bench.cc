@@ -49,6 +49,16 @@ int RunBenchCommand(int argc, char** argv) {
   if (!r.ok()) return Fail(ExitCodeFor(r.status()), r.status().message());
   std::fputs(metrics::FormatSummaryTable(r->summary, r->header).c_str(), stdout);
   std::fflush(stdout);
+  if (r->summary.failed > 0) {
+    std::fprintf(stderr, "servebench bench: %s\n", metrics::FailureSummary(r->summary).c_str());
+  }
+  if (r->self.reconnects > 0) {
+    std::fprintf(stderr,
+                 "servebench bench: the server closed %lld kept-alive connection(s) without "
+                 "`Connection: close` as they were reused; those requests were re-sent on new "
+                 "connections (servebench.client.reconnects)\n",
+                 static_cast<long long>(r->self.reconnects));
+  }
   if (save_result || s.save_detailed || !result_filename.empty()) {
     std::string name =
         result_filename.empty() ? metrics::DefaultResultFilename(r->header) : result_filename;

@@ -156,6 +156,23 @@ TEST(RunBenchTest, ChatBackendDefaultsTheEndpointAndRefusesTheCompletionsOne) {
   EXPECT_EQ(server.requests(), 0);
 }
 
+// Each failure kind is counted with its first message, for every output to show.
+TEST(RunBenchTest, FailedRunNamesEachFailureKindWithASampleMessage) {
+  FakeServerOptions o;
+  o.status = 500;
+  FakeOpenAiServer server(o);
+  auto r = RunBench(Settings(server));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->summary.failure_samples.at("http_status").substr(0, 8), "HTTP 500");
+  std::string line = metrics::FailureSummary(r->summary);
+  EXPECT_EQ(line.rfind("12 of 12 requests failed: 12 http_status (HTTP 500: ", 0), 0) << line;
+  std::string table = metrics::FormatSummaryTable(r->summary, r->header);
+  EXPECT_NE(table.find("  12 http_status (HTTP 500: "), std::string::npos) << table;
+  const auto& samples = r->result.at("servebench").at("failure_samples").as_object();
+  EXPECT_NE(std::string(samples.at("http_status").as_string()).find("injected failure"),
+            std::string::npos);
+}
+
 TEST(RunBenchTest, UnreachableServerFailsBeforeRunning) {
   int port;
   {

@@ -308,6 +308,11 @@ TEST_P(SimFaultTest, BenchCommandReportsTheReasonAndExitsInvalid) {
   const boost::json::object& sb = o.at("servebench").as_object();
   EXPECT_TRUE(sb.at("failures").as_object().contains(GetParam().failure)) << text.substr(0, 3000);
   EXPECT_FALSE(sb.at("validity").as_object().at("valid").as_bool());
+  // The terminal says why, in words: each kind with its count and first message.
+  std::string kind = std::string(" ") + GetParam().failure + " (";
+  EXPECT_NE(p.out.find(kind), std::string::npos) << p.out;
+  EXPECT_NE(p.err.find("requests failed: "), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find(kind), std::string::npos) << p.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(

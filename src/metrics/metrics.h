@@ -7,6 +7,7 @@
 //   bool ok = s.validity.valid();
 #pragma once
 
+#include "metrics/failure_summary.h"
 #include "metrics/percentile.h"
 #include "metrics/prometheus.h"
 #include "metrics/request_record.h"

@@ -98,6 +98,9 @@ json::object BuildServebenchObject(const RunSummary& s) {
   o["n_source"] = CountsJson(s.n_sources);
   o["prompt_source"] = CountsJson(s.prompt_sources);
   o["failures"] = CountsJson(s.failures);
+  json::object samples;
+  for (const auto& [kind, message] : s.failure_samples) samples[kind] = message;
+  o["failure_samples"] = std::move(samples);
   json::array errors;
   for (const std::string& e : s.sample_errors) errors.emplace_back(e);
   o["sample_errors"] = std::move(errors);

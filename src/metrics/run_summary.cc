@@ -130,7 +130,8 @@ RunSummary ComputeRunSummary(const std::vector<RequestRecord>& records, const Su
     if (r.t_done_ns > last_done) last_done = r.t_done_ns;
     if (!r.ok()) {
       ++out.failed;
-      out.failures[std::string(FailureKindName(r.failure))]++;
+      std::string kind(FailureKindName(r.failure));
+      if (out.failures[kind]++ == 0) out.failure_samples[kind] = r.error;
       if (out.sample_errors.size() < kMaxSampleErrors) out.sample_errors.push_back(r.error);
       continue;
     }

@@ -57,10 +57,11 @@ struct RunSummary {
   std::map<std::string, double> intvty;
   std::map<std::string, double> e2e_norm_intvty;
 
-  std::map<std::string, int64_t> n_sources;       // successful requests per n source
-  std::map<std::string, int64_t> prompt_sources;  // successful requests per prompt source
-  std::map<std::string, int64_t> failures;        // failed requests per FailureKind name
-  std::vector<std::string> sample_errors;         // first few error lines, for people
+  std::map<std::string, int64_t> n_sources;            // successful requests per n source
+  std::map<std::string, int64_t> prompt_sources;       // successful requests per prompt source
+  std::map<std::string, int64_t> failures;             // failed requests per FailureKind name
+  std::map<std::string, std::string> failure_samples;  // per FailureKind name: its first error
+  std::vector<std::string> sample_errors;              // first few error lines, for people
 
   std::optional<SpecAcceptance> spec;          // from Prometheus deltas
   std::optional<double> spec_request_mean_al;  // request-weighted, per-request stats

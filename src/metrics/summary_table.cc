@@ -2,6 +2,7 @@
 // own lines (from-schedule latency, per-token ITL, client issue delay, validity).
 #include <fmt/format.h>
 
+#include "metrics/failure_summary.h"
 #include "metrics/result_writer.h"
 
 namespace servebench::metrics {
@@ -31,6 +32,8 @@ std::string FormatSummaryTable(const RunSummary& s, const ResultHeader& h) {
   out += fmt::format("{:=^50}\n", " Serving Benchmark Result ");
   Line(out, "Successful requests:", fmt::format("{}", s.completed));
   Line(out, "Failed requests:", fmt::format("{}", s.failed));
+  // Why, in words: per failure kind its count and the first message (one line each).
+  for (const std::string& kind : FailureLines(s)) out += "  " + kind + "\n";
   if (h.max_concurrency > 0) {
     Line(out, "Maximum request concurrency:", fmt::format("{}", h.max_concurrency));
   }

@@ -73,6 +73,10 @@ struct LoadOutcome {
   boost::json::object summary;  // vllm-bench-compatible result JSON (may be partial)
   std::string requests_path;    // per-request JSONL, when written
   std::string error;            // why it could not run, when !completed
+  // Failed requests in words (metrics/failure_summary.h), "" when none failed: the
+  // counts per kind ("19 read") and the same with each kind's first message.
+  std::string failure_counts;
+  std::string failure_summary;
 };
 
 class LoadBackend {

@@ -342,6 +342,11 @@ void Executor::RunPoint(const recipe::Point& point, SessionState* state,
     for (const auto& r : load.invalid_reasons) reasons += (reasons.empty() ? "" : ", ") + r;
     result.failure = {fc::kClientInvalidRun, "validity rules broken: " + reasons};
   }
+  // Why requests failed, in words, whatever the point's class: the point line, the
+  // record and the report all carry it.
+  if (!load.failure_summary.empty() && !result.failure.failure_class.empty()) {
+    result.failure.reason += "; " + load.failure_summary;
+  }
 
   EvalOutcome eval;
   if (!failed && !invalid && point.run_eval && eval_ != nullptr) {
@@ -369,6 +374,7 @@ void Executor::Record(const recipe::Point& point, const PointResult& result,
   pr.point = point;
   pr.status = result.status;
   pr.failure = result.failure;
+  if (result.load != nullptr) pr.request_failures = result.load->failure_counts;
   pr.unblocked = point.blocked && result.status == RecordStatus::kOk;
   pr.record = BuildRecord(point, settings_, provenance, result);
   if (sink_ != nullptr) {

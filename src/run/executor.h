@@ -34,7 +34,8 @@ struct PointReport {
   recipe::Point point;
   record::RecordStatus status = record::RecordStatus::kSkipped;
   Failure failure;
-  bool resumed = false;  // skipped because the store already had it ok
+  std::string request_failures;  // "19 read, 2 http_status" when requests failed
+  bool resumed = false;          // skipped because the store already had it ok
   bool unblocked = false;
   record::Record record;  // as written (empty for resumed points)
 };

@@ -103,7 +103,11 @@ class FakeLoadBackend : public LoadBackend {
     }
     out.completed = true;
     out.valid = invalid_at_conc != point.load.concurrency;
-    if (!out.valid) out.invalid_reasons = {"failed_requests"};
+    if (!out.valid) {
+      out.invalid_reasons = {"failed_requests"};
+      out.failure_counts = "3 read";
+      out.failure_summary = "3 of 8 requests failed: 3 read (connection closed by the server)";
+    }
     out.summary["request_throughput"] = 1.0 * point.load.concurrency;
     out.summary["output_throughput"] = 100.0 * point.load.concurrency;
     out.summary["median_ttft_ms"] = 10.0 * point.load.concurrency;
@@ -230,6 +234,24 @@ TEST(ExecutorTest, InvalidRunIsRecordedInvalidWithReasons) {
   EXPECT_EQ(report.points[1].status, PointStatus::kInvalid);
   EXPECT_EQ(h.sink.records[1].at("invalid_reasons").as_array().at(0).as_string(),
             "failed_requests");
+}
+
+// Why requests failed reaches people in words: the point line, the record's reason
+// and the report's failure column (the wording itself is metrics/failure_summary.h's).
+TEST(ExecutorTest, FailedRequestsAreDescribedInThePointLineRecordAndReport) {
+  Harness h;
+  h.load.invalid_at_conc = 2;
+  auto report = h.Run(Sessions({MakePoint("r", 1, 1), MakePoint("r", 1, 2)}));
+  EXPECT_NE(h.log.str().find("concurrency 2: invalid (client.invalid_run: validity rules broken: "
+                             "failed_requests; 3 of 8 requests failed: 3 read (connection closed "
+                             "by the server))"),
+            std::string::npos)
+      << h.log.str();
+  EXPECT_NE(report.points[1].failure.reason.find("3 read (connection closed"), std::string::npos);
+  EXPECT_EQ(report.points[1].request_failures, "3 read");
+  EXPECT_NE(FormatSweepReport(report, ReportStyle::kTerminal).find("client.invalid_run: 3 read"),
+            std::string::npos)
+      << FormatSweepReport(report, ReportStyle::kTerminal);
 }
 
 TEST(ExecutorTest, ResumeSkipsPointsAlreadyOk) {

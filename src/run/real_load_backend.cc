@@ -77,6 +77,10 @@ LoadOutcome NativeLoadBackend::Run(const recipe::Point& point, const std::string
         out.invalid_reasons.push_back(reason);
       }
     }
+    if (out.failure_summary.empty() && result->summary.failed > 0) {
+      out.failure_counts = metrics::FailureCounts(result->summary);
+      out.failure_summary = metrics::FailureSummary(result->summary);
+    }
     runs.push_back(std::move(result->result));
     if (result->interrupted) {
       out.interrupted = true;

@@ -79,7 +79,11 @@ std::string SessionTables(const SweepReport& r, bool md) {
       const std::optional<metrics::Headline>& h =
           p->status == RecordStatus::kOk ? p->record.headline : kNone;
       for (std::string_view m : ReportedMetrics()) row.push_back(Cell(m, h));
-      row.push_back(p->failure.failure_class.name());
+      std::string failure(p->failure.failure_class.name());
+      if (!p->request_failures.empty()) {
+        failure += (failure.empty() ? "" : ": ") + p->request_failures;
+      }
+      row.push_back(failure);
       rows.push_back(std::move(row));
     }
     out += Table(header, rows) + "\n";
