@@ -11,7 +11,7 @@ FUZZ_SECS ?= 600
 CMAKE_FLAGS ?= $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 FORMAT_FILES = find src bench fuzz \( -name '*.h' -o -name '*.cc' -o -name '*.cpp' \) -print
 
-.PHONY: all deps deps-test build build-asan test test-fast test-asan demo bench soak fuzz format format-check clean
+.PHONY: all deps deps-test build build-asan test test-fast test-asan demo llamacpp bench soak fuzz format format-check clean
 
 all: build
 
@@ -19,9 +19,10 @@ deps:
 	@scripts/install-deps.sh
 
 # What only the tests need: a real headless browser for the dashboard (Debian's
-# chromium) and a real Slurm controller for the Slurm executor (slurm-wlm).
+# chromium), a real Slurm controller for the Slurm executor (slurm-wlm) and npm for
+# the real engine's source (llama.cpp, built by the realengine test fixture).
 deps-test:
-	@scripts/install-deps.sh --with-browser --with-slurm
+	@scripts/install-deps.sh --with-browser --with-slurm --with-llamacpp
 
 # -g1 (line tables, no variables) keeps backtraces and profiles useful at a fraction
 # of full debug info's compile time over the Boost headers: CI has two cores.
@@ -52,6 +53,12 @@ test-asan: build-asan
 
 demo: build
 	scripts/demo.sh $(BUILD)/src/cli/servebench
+
+# The real engine: llama.cpp's llama-server built into ~/.cache/servebench when
+# missing (about 5 min on two cores), plus random-weight models; prints their paths.
+llamacpp: build
+	@scripts/install-deps.sh --with-llamacpp
+	scripts/llamacpp-setup.sh $(BUILD)/src/cli/servebench
 
 bench: build
 	scripts/bench.sh $(BUILD)

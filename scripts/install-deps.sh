@@ -20,7 +20,11 @@ for option in "$@"; do
   case "$option" in
     --with-browser) PACKAGES+=(chromium) ;;   # dashboard tests in a real headless browser
     --with-slurm) PACKAGES+=(slurm-wlm) ;;    # Slurm executor tests against a real controller
-    *) echo "install-deps: unknown option $option (--with-browser, --with-slurm)" >&2; exit 64 ;;
+    # The real engine: llama.cpp's source comes from npm's node-llama-cpp
+    # (scripts/llama-server.sh). Any npm will do; Debian's only when none is there
+    # (a NodeSource nodejs already ships npm and conflicts with Debian's).
+    --with-llamacpp) command -v npm >/dev/null || PACKAGES+=(npm) ;;
+    *) echo "install-deps: unknown option $option (--with-browser, --with-slurm, --with-llamacpp)" >&2; exit 64 ;;
   esac
 done
 
