@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "engine/command_display.h"
@@ -216,6 +217,37 @@ TEST(AdapterTest, LlamacppEagle3SyntheticUsesSpecSynthLen) {
   spec.spec.acceptance = AcceptanceMode::kSyntheticTarget;
   spec.spec.synthetic_acceptance_length = 3.1;
   ExpectMatchesGolden("llamacpp_eagle3_synthetic", Render(spec, Options(8080)));
+}
+
+// llama-server decodes -np sequences at once: the session's highest concurrency.
+// Its -c is shared by the slots, so each slot gets max_model_len. A draft model is
+// draft-simple (-md alone drafts nothing).
+TEST(AdapterTest, LlamacppSlotsFollowTheSessionConcurrencyAndEachHoldsMaxModelLen) {
+  ServeSpec spec;
+  spec.engine = "llamacpp";
+  spec.model = "/models/tiny.gguf";
+  spec.max_model_len = 2048;
+  spec.spec.method = SpecMethod::kDraftModel;
+  spec.spec.draft_model = "/models/tiny-draft.gguf";
+  spec.spec.num_speculative_tokens = 4;
+  RenderOptions options = Options(8080);
+  options.max_concurrency = 4;
+  std::string text = Render(spec, options);
+  std::vector<std::string> w = Split(text);
+  auto after = [&](const std::string& flag) {
+    auto it = std::find(w.begin(), w.end(), flag);
+    return it == w.end() || it + 1 == w.end() ? std::string("<absent>") : *(it + 1);
+  };
+  EXPECT_EQ(after("-np"), "4") << text;
+  EXPECT_EQ(after("-c"), "8192") << text;
+  EXPECT_EQ(after("--spec-type"), "draft-simple") << text;
+  EXPECT_EQ(after("-md"), "/models/tiny-draft.gguf") << text;
+  EXPECT_EQ(after("--spec-draft-n-max"), "4") << text;
+  EXPECT_NE(std::find(w.begin(), w.end(), "--metrics"), w.end()) << text;
+  // Without a known concurrency there is no -np, and -c is max_model_len itself.
+  std::vector<std::string> plain = Split(Render(spec, Options(8080)));
+  EXPECT_EQ(std::find(plain.begin(), plain.end(), "-np"), plain.end());
+  EXPECT_EQ(*(std::find(plain.begin(), plain.end(), "-c") + 1), "2048");
 }
 
 TEST(AdapterTest, SimTakesVllmNamesAndJsonSpeculativeConfig) {

@@ -1,10 +1,17 @@
 // llama.cpp server:
-//   llama-server -m MODEL --host H --port P [--alias N] [-sm row|layer] [-c L]
-//     [-ctk D -ctv D] EXTRA_ARGS [--spec-type T [-md DRAFT] --spec-draft-n-max N]
+//   llama-server -m MODEL --host H --port P --metrics [--alias N] [-np S] [-sm row|layer]
+//     [-c L×S] [-ctk D -ctv D] EXTRA_ARGS [--spec-type T [-md DRAFT] --spec-draft-n-max N]
 //     [--spec-synth-len AL]
 // Tensor parallelism is `-sm row` (split rows across GPUs), pipeline `-sm layer`;
 // llama.cpp has no data/expert parallelism or DP attention (engines.md §1).
+// Slots: llama-server decodes at most -np sequences at once and queues the rest, so
+// S is the session's highest concurrency (RenderOptions::max_concurrency). Its -c is
+// the context of all slots together (each gets c / S), so max_model_len L becomes
+// -c L×S. --metrics is always on: /metrics is off without it, and the run reads the
+// llamacpp: counters (speculative acceptance, the engine's own per-token time).
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "engine/adapter.h"
 #include "engine/adapters_internal.h"
@@ -33,10 +40,16 @@ Status RenderLlamacpp(const RenderContext& ctx, ServerCommand& out) {
   AddFlag(argv, t.Flag("model"), s.model);
   AddFlag(argv, t.Flag("host"), ctx.host);
   AddFlag(argv, t.Flag("port"), std::to_string(ctx.port));
+  argv.push_back(t.Flag("metrics"));
   if (!s.served_model_name.empty()) AddFlag(argv, t.Flag("served_model_name"), s.served_model_name);
+  int slots = std::max(1, ctx.options.max_concurrency);
+  if (ctx.options.max_concurrency > 0) AddFlag(argv, t.Flag("parallel"), std::to_string(slots));
   if (s.tp > 1) AddFlag(argv, t.Flag("split_mode"), "row");
   if (s.pp > 1) AddFlag(argv, t.Flag("split_mode"), "layer");
-  if (s.max_model_len > 0) AddFlag(argv, t.Flag("max_model_len"), std::to_string(s.max_model_len));
+  if (s.max_model_len > 0) {
+    AddFlag(argv, t.Flag("max_model_len"),
+            std::to_string(static_cast<int64_t>(s.max_model_len) * slots));
+  }
   if (!s.kv_cache_dtype.empty()) {
     if (s.kv_cache_dtype.rfind("fp8", 0) == 0) {
       return Unsupported(t.engine, "kv_cache_dtype", s.kv_cache_dtype,

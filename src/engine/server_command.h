@@ -47,6 +47,10 @@ struct RenderOptions {
   // Path of the servebench binary for the sim engine; empty = this process's binary.
   std::string servebench_bin;
   ContainerProfile container;
+  // The highest concurrency the session's points ask for (0 = unknown). llama.cpp
+  // renders it as -np (its parallel slots) and sizes -c so each slot holds the
+  // ServeSpec's max_model_len; other engines schedule dynamically and ignore it.
+  int max_concurrency = 0;
   // Put the engine's `launcher` from flags.yaml before its command (trtllm: InferenceX's
   // `mpirun -n 1 --oversubscribe --allow-run-as-root`). Ignored for engines without one.
   bool use_launcher = false;

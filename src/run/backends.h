@@ -57,10 +57,12 @@ class EngineBackend {
  public:
   virtual ~EngineBackend() = default;
   // The exact command, environment and files that Start would use, for --dry-run.
-  virtual StatusOr<std::string> Render(const recipe::ServeSpec& serve) = 0;
+  // `max_concurrency` is the highest concurrency of the session's points: engines
+  // that size their parallel slots up front (llama.cpp's -np) serve that many.
+  virtual StatusOr<std::string> Render(const recipe::ServeSpec& serve, int max_concurrency) = 0;
   // Starts the engine and waits for readiness. On failure (early exit, readiness
   // timeout, launch error) returns the classified failure in `failure`.
-  virtual std::unique_ptr<LiveEngine> Start(const recipe::ServeSpec& serve,
+  virtual std::unique_ptr<LiveEngine> Start(const recipe::ServeSpec& serve, int max_concurrency,
                                             const std::string& log_path, Failure* failure) = 0;
 };
 

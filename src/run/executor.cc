@@ -120,6 +120,13 @@ std::string DescribeClient(const recipe::ServeSession& session) {
   out += PerConcurrency(session, warmups) + "\n";
   return out;
 }
+
+// The highest concurrency a session's points ask for: what its engine must serve at once.
+int MaxConcurrency(const recipe::ServeSession& session) {
+  int n = 0;
+  for (const recipe::Point& p : session.points) n = std::max(n, p.load.concurrency);
+  return n;
+}
 }  // namespace
 
 Status Executor::DryRun(const std::vector<recipe::ServeSession>& sessions, std::ostream& out) {
@@ -131,7 +138,8 @@ Status Executor::DryRun(const std::vector<recipe::ServeSession>& sessions, std::
                        first.serve.engine, session.points.size(), ConcList(session));
     // Shown as it would run, but env values stay secret (recipe.h, WithSecretsRedacted).
     SB_ASSIGN_OR_RETURN(std::string rendered,
-                        engine_->Render(recipe::WithSecretsRedacted(first).serve));
+                        engine_->Render(recipe::WithSecretsRedacted(first).serve,
+                                        MaxConcurrency(session)));
     out << rendered;
     if (!rendered.empty() && rendered.back() != '\n') out << "\n";
     out << DescribeClient(session) << "\n";
@@ -213,7 +221,8 @@ void Executor::RunSession(const recipe::ServeSession& session, bool is_first,
     *log_ << fmt::format("servebench: session {}/{} {}: starting {} (concurrency {})\n",
                          session_index_, sessions_total_, Short(session.session_id),
                          session.points.front().serve.engine, ConcList(session));
-    state.engine = engine_->Start(session.points.front().serve, state.log_path, &failure);
+    state.engine = engine_->Start(session.points.front().serve, MaxConcurrency(session),
+                                  state.log_path, &failure);
     state.start_failed = state.engine == nullptr;
     if (state.start_failed) {
       state.start_failure = failure;

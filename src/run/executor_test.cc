@@ -57,11 +57,12 @@ class FakeLiveEngine : public LiveEngine {
 
 class FakeEngineBackend : public EngineBackend {
  public:
-  StatusOr<std::string> Render(const recipe::ServeSpec& serve) override {
+  StatusOr<std::string> Render(const recipe::ServeSpec& serve, int) override {
     return "fake-serve --tp " + std::to_string(serve.tp) + "\n";
   }
-  std::unique_ptr<LiveEngine> Start(const recipe::ServeSpec& serve, const std::string&,
-                                    Failure* failure) override {
+  std::unique_ptr<LiveEngine> Start(const recipe::ServeSpec& serve, int max_concurrency,
+                                    const std::string&, Failure* failure) override {
+    max_concurrencies.push_back(max_concurrency);
     ++starts;
     if (fail_start_tp == serve.tp) {
       *failure = {*FailureClass::Parse("server.spec.eagle3_unsupported"),
@@ -74,6 +75,7 @@ class FakeEngineBackend : public EngineBackend {
     return std::make_unique<FakeLiveEngine>(current);
   }
   int starts = 0;
+  std::vector<int> max_concurrencies;  // per start
   int fail_start_tp = -1;
   int die_on_start = -1;  // which start (1-based) dies
   int dies_after_loads = -1;
@@ -164,6 +166,15 @@ TEST(ExecutorTest, PointsOfASessionShareOneServerInAscendingConcurrency) {
   ASSERT_EQ(h.sink.records.size(), 5u);
   EXPECT_NE(FormatSweepSummaryLine(report).find("3 fewer than one start per point"),
             std::string::npos);
+}
+
+// An engine that sizes its parallel slots up front (llama.cpp's -np) is started
+// for the highest concurrency of its session.
+TEST(ExecutorTest, EachServerIsStartedForItsSessionsHighestConcurrency) {
+  Harness h;
+  h.Run(Sessions(
+      {MakePoint("r", 1, 4), MakePoint("r", 1, 1), MakePoint("r", 2, 1), MakePoint("r", 2, 8)}));
+  EXPECT_EQ(h.engine.max_concurrencies, (std::vector<int>{4, 8}));
 }
 
 TEST(ExecutorTest, CanaryFailureStopsTheSweepWithItsClass) {

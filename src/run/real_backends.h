@@ -15,9 +15,11 @@ namespace servebench::run {
 
 // The engine command of `serve` as the run starts it (port 0 = the engine's default,
 // as --dry-run shows). The adapter's refusals (owned flags, unsupported combinations)
-// come from here, so `validate` and `run` meet the same ones.
+// come from here, so `validate` and `run` meet the same ones. `max_concurrency` is the
+// session's highest concurrency (RenderOptions::max_concurrency; 0 = not known).
 StatusOr<engine::ServerCommand> RenderEngineCommand(const RunSettings& settings,
-                                                    const recipe::ServeSpec& serve, int port);
+                                                    const recipe::ServeSpec& serve, int port,
+                                                    int max_concurrency = 0);
 
 // The point's load as `servebench bench` settings: what NativeLoadBackend runs and
 // what the preflight validates (client::Validate) before anything starts.
@@ -34,9 +36,9 @@ Status CheckEvalInputs(const recipe::Point& point, const RunSettings& settings);
 class SupervisedEngineBackend final : public EngineBackend {
  public:
   explicit SupervisedEngineBackend(const RunSettings& settings);
-  StatusOr<std::string> Render(const recipe::ServeSpec& serve) override;
-  std::unique_ptr<LiveEngine> Start(const recipe::ServeSpec& serve, const std::string& log_path,
-                                    Failure* failure) override;
+  StatusOr<std::string> Render(const recipe::ServeSpec& serve, int max_concurrency) override;
+  std::unique_ptr<LiveEngine> Start(const recipe::ServeSpec& serve, int max_concurrency,
+                                    const std::string& log_path, Failure* failure) override;
 
  private:
   const RunSettings& settings_;

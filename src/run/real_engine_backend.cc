@@ -48,10 +48,11 @@ class SupervisedEngine final : public LiveEngine {
   std::string served_model_;
 };
 
-engine::RenderOptions Options(const RunSettings& settings, const recipe::ServeSpec& serve,
-                              int port) {
+engine::RenderOptions Options(const RunSettings& settings, const recipe::ServeSpec& serve, int port,
+                              int max_concurrency) {
   engine::RenderOptions options;
   options.port = port;
+  options.max_concurrency = max_concurrency;
   options.work_dir = settings.out_dir + "/engine-config";
   options.servebench_bin = settings.servebench_binary;
   // The CLI checked the kind; an unknown one leaves the engine on the host.
@@ -69,20 +70,24 @@ constexpr double kPrepareStepTimeoutS = 4 * 3600;
 }  // namespace
 
 StatusOr<engine::ServerCommand> RenderEngineCommand(const RunSettings& settings,
-                                                    const recipe::ServeSpec& serve, int port) {
-  return engine::RenderServerCommand(serve, Options(settings, serve, port));
+                                                    const recipe::ServeSpec& serve, int port,
+                                                    int max_concurrency) {
+  return engine::RenderServerCommand(serve, Options(settings, serve, port, max_concurrency));
 }
 
 SupervisedEngineBackend::SupervisedEngineBackend(const RunSettings& settings)
     : settings_(settings) {}
 
-StatusOr<std::string> SupervisedEngineBackend::Render(const recipe::ServeSpec& serve) {
+StatusOr<std::string> SupervisedEngineBackend::Render(const recipe::ServeSpec& serve,
+                                                      int max_concurrency) {
   // --dry-run shows the engine's own default port: the real run picks a free one.
-  SB_ASSIGN_OR_RETURN(engine::ServerCommand command, RenderEngineCommand(settings_, serve, 0));
+  SB_ASSIGN_OR_RETURN(engine::ServerCommand command,
+                      RenderEngineCommand(settings_, serve, 0, max_concurrency));
   return engine::FormatCommandForDisplay(command);
 }
 
 std::unique_ptr<LiveEngine> SupervisedEngineBackend::Start(const recipe::ServeSpec& serve,
+                                                           int max_concurrency,
                                                            const std::string& log_path,
                                                            Failure* failure) {
   auto port = engine::FindFreePort();
@@ -90,7 +95,7 @@ std::unique_ptr<LiveEngine> SupervisedEngineBackend::Start(const recipe::ServeSp
     *failure = {failure_class::kInfraStartFailed, port.status().message()};
     return nullptr;
   }
-  auto command = RenderEngineCommand(settings_, serve, *port);
+  auto command = RenderEngineCommand(settings_, serve, *port, max_concurrency);
   if (!command.ok()) {
     *failure = {failure_class::kInfraStartFailed, command.status().message()};
     return nullptr;
