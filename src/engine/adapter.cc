@@ -246,6 +246,7 @@ StatusOr<ServerCommand> WrapInContainer(const ServerCommand& command, const std:
   }
   if (command.argv.empty()) return Status::Internal("WrapInContainer: empty argv");
   ServerCommand out = command;
+  out.input_files.clear();  // paths inside the image, not on this host
   std::vector<std::string> mounts = profile.mounts;
   const std::string& wd = command.working_dir;
   if (!wd.empty()) {

@@ -183,8 +183,8 @@ void ReadSignatures(const LoadContext& ctx, const YNode& root, EngineCatalog& ca
     catalog.signatures.situations[name] = *parsed;
   }
   if (!file.Has("situations")) return;
-  for (const char* name :
-       {"died_before_ready", "readiness_timeout", "died_during_run", "start_failed"}) {
+  for (const char* name : {"died_before_ready", "readiness_timeout", "died_during_run",
+                           "start_failed", "requests_failed", "input_file_missing", "port_held"}) {
     if (catalog.signatures.situations.count(name) == 0) {
       file.ErrorAt("situations",
                    fmt::format("`{}` is missing (the class for that situation)", name));

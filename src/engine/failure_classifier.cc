@@ -62,6 +62,8 @@ const char* SituationKey(Situation situation) {
       return "died_during_run";
     case Situation::kStartFailed:
       return "start_failed";
+    case Situation::kRequestsFailed:
+      return "requests_failed";
   }
   return "start_failed";
 }
@@ -78,6 +80,8 @@ FailureClass DefaultClass(Situation situation) {
       return failure_class::kServerDiedDuringRun;
     case Situation::kStartFailed:
       return failure_class::kInfraStartFailed;
+    case Situation::kRequestsFailed:
+      return failure_class::kClientInvalidRun;
   }
   return failure_class::kInfraStartFailed;
 }

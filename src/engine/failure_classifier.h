@@ -27,6 +27,9 @@ enum class Situation {
   kReadinessTimeout,  // the deadline passed, process alive
   kDiedDuringRun,     // the process exited while serving (the run's "engine died")
   kStartFailed,       // it could not be started at all (fork, log file, config file)
+  // The engine kept serving but requests of a point failed (HTTP errors, streams cut
+  // short): its log may say why (a request longer than the context, ...).
+  kRequestsFailed,
 };
 
 // The class of a situation when the catalogue maps none: the built-in

@@ -38,6 +38,7 @@ Status RenderLlamacpp(const RenderContext& ctx, ServerCommand& out) {
   auto& argv = out.argv;
   argv = t.command;
   AddFlag(argv, t.Flag("model"), s.model);
+  out.input_files.push_back({s.model, "serve.model"});
   AddFlag(argv, t.Flag("host"), ctx.host);
   AddFlag(argv, t.Flag("port"), std::to_string(ctx.port));
   argv.push_back(t.Flag("metrics"));
@@ -78,7 +79,10 @@ Status RenderLlamacpp(const RenderContext& ctx, ServerCommand& out) {
                          "llama.cpp speculative types are eagle3, mtp and draft_model");
   }
   AddFlag(argv, t.Flag("spec_type"), type);
-  if (!spec.draft_model.empty()) AddFlag(argv, t.Flag("draft_model"), spec.draft_model);
+  if (!spec.draft_model.empty()) {
+    AddFlag(argv, t.Flag("draft_model"), spec.draft_model);
+    out.input_files.push_back({spec.draft_model, "serve.spec.draft_model"});
+  }
   AddFlag(argv, t.Flag("spec_draft_n_max"), std::to_string(spec.num_speculative_tokens));
   for (const auto& [key, value] : spec.extra) {
     std::string flag = "--" + key;

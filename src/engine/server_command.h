@@ -58,6 +58,13 @@ struct RenderOptions {
   std::function<std::optional<std::string>(const std::string& name)> lookup_env;
 };
 
+// A file on this host that the engine reads at startup (the llama.cpp GGUF), with
+// the recipe field that named it; checked when the engine exits before readiness.
+struct InputFile {
+  std::string path;
+  std::string field;  // "serve.model", "serve.spec.draft_model"
+};
+
 struct ServerCommand {
   std::string engine;                      // adapter that rendered it
   std::vector<std::string> argv;           // argv[0] is looked up on PATH
@@ -78,6 +85,7 @@ struct ServerCommand {
   // Run in order, each to completion, before the engine starts (serve.prepare), with
   // servebench's environment plus `env`.
   std::vector<std::vector<std::string>> prepare;
+  std::vector<InputFile> input_files;  // read by the engine; empty in a container
   std::string host;  // where readiness and the client connect
   int port = 0;
   // The engine serves https:// (e.g. vLLM with --ssl-certfile): readiness probes

@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "engine/adapter.h"
 #include "engine/engine_registry.h"
+#include "engine/exit_facts.h"
 #include "engine/watchdog.h"
 #include "net/http_fetch.h"
 #include "net/transport.h"
@@ -218,8 +219,23 @@ EngineFailure Supervisor::Classify(Situation situation) {
     case Situation::kStartFailed:
       what = "engine could not be started";
       break;
+    case Situation::kRequestsFailed:
+      what = "requests failed while the engine kept serving";
+      break;
   }
   failure_ = ClassifyLogFile(options_.log_path, situation, what, *signatures_);
+  // An engine may exit before writing its last lines (exit_facts.h): when the log
+  // names no cause, what the host shows does.
+  if (situation == Situation::kDiedBeforeReady && failure_->matched_line.empty()) {
+    if (std::optional<ExitFact> fact = FindExitFact(command_)) {
+      auto cls = signatures_->situations.find(fact->situation);
+      if (cls != signatures_->situations.end()) {
+        failure_->failure_class = cls->second;
+        failure_->summary =
+            fmt::format("{}: {}; {} (the log names no cause)", cls->second, what, fact->detail);
+      }
+    }
+  }
   return *failure_;
 }
 

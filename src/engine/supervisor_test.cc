@@ -195,6 +195,51 @@ TEST(SupervisorTest, EarlyExitIsNoticedAtOnceAndClassifiedFromTheLog) {
   EXPECT_EQ((*sup)->exit_info()->exit_code, 1);
 }
 
+// An engine that exits before readiness without a word (llama-server can lose its
+// last log lines): what the host shows names the cause (exit_facts.h).
+TEST(SupervisorTest, SilentEarlyExitIsClassifiedByAMissingInputFile) {
+  const std::string dir = TempDir("silent_missing");
+  ServerCommand command = Command({FakeEngine("print_and_exit.sh"), "", "1"}, ClosedPort());
+  command.input_files = {{dir + "/absent.gguf", "serve.model"}};
+  auto sup = Supervisor::Start(command, Options(dir));
+  ASSERT_TRUE(sup.ok()) << sup.status().ToString();
+  ASSERT_FALSE((*sup)->WaitUntilReady().ok());
+  ASSERT_TRUE((*sup)->failure().has_value());
+  EXPECT_EQ((*sup)->failure()->failure_class, "model.file_missing");
+  EXPECT_THAT((*sup)->failure()->summary, HasSubstr("absent.gguf (serve.model) does not exist"));
+}
+
+TEST(SupervisorTest, SilentEarlyExitIsClassifiedByAPortHeldByAnotherProcess) {
+  const std::string dir = TempDir("silent_port");
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(listen(fd, 1), 0);
+  socklen_t len = sizeof addr;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ServerCommand command = Command({FakeEngine("print_and_exit.sh"), "", "1"}, ntohs(addr.sin_port));
+  auto sup = Supervisor::Start(command, Options(dir));
+  ASSERT_TRUE(sup.ok()) << sup.status().ToString();
+  ASSERT_FALSE((*sup)->WaitUntilReady().ok());
+  close(fd);
+  ASSERT_TRUE((*sup)->failure().has_value());
+  EXPECT_EQ((*sup)->failure()->failure_class, "infra.port_in_use");
+  EXPECT_THAT((*sup)->failure()->summary, HasSubstr("another process holds 127.0.0.1:"));
+}
+
+// With nothing to show, the situation's class stays.
+TEST(SupervisorTest, SilentEarlyExitWithNothingToShowIsDiedBeforeReady) {
+  const std::string dir = TempDir("silent_nothing");
+  ServerCommand command = Command({FakeEngine("print_and_exit.sh"), "", "1"}, ClosedPort());
+  command.input_files = {{FakeEngine("print_and_exit.sh"), "serve.model"}};  // exists
+  auto sup = Supervisor::Start(command, Options(dir));
+  ASSERT_TRUE(sup.ok()) << sup.status().ToString();
+  ASSERT_FALSE((*sup)->WaitUntilReady().ok());
+  EXPECT_EQ((*sup)->failure()->failure_class, "server.died_before_ready");
+}
+
 TEST(SupervisorTest, ReadinessDeadlineWithTheEngineAliveIsATimeout) {
   const std::string dir = TempDir("timeout");
   ServerCommand command = Command({FakeEngine("hang.sh")}, ClosedPort());

@@ -49,6 +49,10 @@ class LiveEngine {
   }
   // Classifies why the engine stopped or misbehaved, from its exit and its log.
   virtual Failure Diagnose() = 0;
+  // Requests of a point failed while the engine kept serving: the failure class its
+  // log gives (a signature such as server.context_exceeded), or an empty Failure
+  // when the log names no known cause.
+  virtual Failure ExplainRequestFailures() { return {}; }
   // SIGTERM to its process group, SIGKILL after a grace period. Idempotent.
   virtual void Stop() = 0;
 };

@@ -350,6 +350,11 @@ void Executor::RunPoint(const recipe::Point& point, SessionState* state,
     std::string reasons;
     for (const auto& r : load.invalid_reasons) reasons += (reasons.empty() ? "" : ", ") + r;
     result.failure = {fc::kClientInvalidRun, "validity rules broken: " + reasons};
+    // Requests failed with the engine up: its log may name the cause.
+    if (!load.failure_counts.empty()) {
+      Failure cause = state->engine->ExplainRequestFailures();
+      if (!cause.failure_class.empty()) result.failure = cause;
+    }
   }
   // Why requests failed, in words, whatever the point's class: the point line, the
   // record and the report all carry it.

@@ -39,6 +39,7 @@ struct FakeEngineState {
   int loads = 0;
   int dies_after_loads = -1;  // -1 = never
   bool alive = true;
+  Failure log_says;  // what its log says about failed requests (empty: nothing)
 };
 
 class FakeLiveEngine : public LiveEngine {
@@ -51,6 +52,7 @@ class FakeLiveEngine : public LiveEngine {
   Failure Diagnose() override {
     return {failure_class::kServerDiedDuringRun, "the engine exited (signal 9)"};
   }
+  Failure ExplainRequestFailures() override { return s_->log_says; }
   void Stop() override { s_->alive = false; }
   std::shared_ptr<FakeEngineState> s_;
 };
@@ -72,10 +74,12 @@ class FakeEngineBackend : public EngineBackend {
     }
     current = std::make_shared<FakeEngineState>();
     current->dies_after_loads = die_on_start == starts ? dies_after_loads : -1;
+    current->log_says = log_says;
     return std::make_unique<FakeLiveEngine>(current);
   }
   int starts = 0;
   std::vector<int> max_concurrencies;  // per start
+  Failure log_says;                    // given to each engine started
   int fail_start_tp = -1;
   int die_on_start = -1;  // which start (1-based) dies
   int dies_after_loads = -1;
@@ -263,6 +267,20 @@ TEST(ExecutorTest, FailedRequestsAreDescribedInThePointLineRecordAndReport) {
   EXPECT_NE(FormatSweepReport(report, ReportStyle::kTerminal).find("client.invalid_run: 3 read"),
             std::string::npos)
       << FormatSweepReport(report, ReportStyle::kTerminal);
+}
+
+// Requests failed while the engine kept serving and its log names the cause (a
+// prompt longer than the context): the point gets that class, the words stay.
+TEST(ExecutorTest, FailedRequestsTakeTheClassTheEngineLogGives) {
+  Harness h;
+  h.load.invalid_at_conc = 2;
+  h.engine.log_says = {*FailureClass::Parse("server.context_exceeded"),
+                       "server.context_exceeded: log line 9: ..."};
+  auto report = h.Run(Sessions({MakePoint("r", 1, 1), MakePoint("r", 1, 2)}));
+  EXPECT_EQ(report.points[1].status, PointStatus::kInvalid);
+  EXPECT_EQ(report.points[1].failure.failure_class.name(), "server.context_exceeded");
+  EXPECT_NE(report.points[1].failure.reason.find("3 of 8 requests failed"), std::string::npos);
+  EXPECT_EQ(h.sink.records[1].at("failure_class").as_string(), "server.context_exceeded");
 }
 
 TEST(ExecutorTest, ResumeSkipsPointsAlreadyOk) {

@@ -40,6 +40,11 @@ class SupervisedEngine final : public LiveEngine {
     engine::EngineFailure f = supervisor_->Classify(engine::Situation::kDiedDuringRun);
     return {f.failure_class, f.summary};
   }
+  Failure ExplainRequestFailures() override {
+    engine::EngineFailure f = supervisor_->Classify(engine::Situation::kRequestsFailed);
+    if (f.matched_line.empty()) return {};
+    return {f.failure_class, f.summary};
+  }
   void Stop() override { (void)supervisor_->Stop(); }
 
  private:
