@@ -104,6 +104,7 @@ LoadWorker::Conn* LoadWorker::AcquireConn() {
     if (c->dead) continue;
     if (c->connected && c->transport.IdleConnectionUnusable()) {
       ++stale_connections_;
+      server_closes_streams_ = true;
       c->transport.Close();
       c->dead = true;
       continue;
@@ -122,6 +123,7 @@ void LoadWorker::Resend(Conn* stale) {
   Job* job = stale->job;
   ++reconnects_;
   ++r->reconnects;
+  server_closes_streams_ = true;
   stale->deadline.cancel();
   stale->transport.Close();
   stale->dead = true;
@@ -137,13 +139,21 @@ void LoadWorker::Resend(Conn* stale) {
   Connect(c, /*then_send=*/true);
 }
 
+void LoadWorker::KeepSpares() {
+  int64_t spares = preconnecting_;
+  for (const Conn* c : idle_) spares += c->connected && !c->dead ? 1 : 0;
+  for (; spares < in_flight_; ++spares) Connect(NewConn(), /*then_send=*/false);
+}
+
 void LoadWorker::Connect(Conn* c, bool then_send) {
   c->connecting = true;
+  if (!then_send) ++preconnecting_;
   uint64_t serial = c->serial;
   c->transport.AsyncConnect(cfg_.endpoints,
                             [this, c, then_send, serial](const boost::system::error_code& ec) {
                               c->connecting = false;
                               if (!then_send) {  // preconnect
+                                --preconnecting_;
                                 if (ec) {
                                   c->dead = true;
                                 } else {
@@ -179,6 +189,7 @@ void LoadWorker::StartJob(Job* job, int64_t t_scheduled, int64_t t_slot_free) {
   } else {
     Connect(c, /*then_send=*/true);
   }
+  if (server_closes_streams_) KeepSpares();
 }
 
 void LoadWorker::Send(Conn* c) {
@@ -283,7 +294,10 @@ void LoadWorker::Complete(Conn* c) {
   // time, like its events), not when this thread got round to it.
   r->t_done_ns = c->read_t_ns;
   c->deadline.cancel();
-  bool reusable = !c->dead && !c->http.connection_close() && !c->writing;
+  // A streamed response's connection is not reused once the server is known to
+  // close those (the class comment); its non-streamed error replies keep theirs.
+  bool reusable = !c->dead && !c->http.connection_close() && !c->writing &&
+                  !(server_closes_streams_ && r->http_status == 200);
   if (!reusable) {
     c->transport.Close();
     c->dead = true;

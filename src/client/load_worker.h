@@ -12,6 +12,10 @@
 // (the close raced the reuse) is re-sent once on a new connection: counted in
 // reconnects() and in the record's `reconnects`, and a failure only if it fails
 // there too. Its t_sent is the re-send; the lost attempt shows as issue delay.
+// Once a server has been seen doing this, the worker stops offering it streamed
+// connections for reuse (it closes them itself) and keeps a connected spare per
+// request in flight, opened while the request streams, so the next request's
+// connect is off its path instead of in its issue delay.
 #pragma once
 
 #include <atomic>
@@ -122,6 +126,9 @@ class LoadWorker {
   // True when `error` on `c` is the stale-pool race rather than the request's
   // failure: net::IsStaleConnection, the rule net::HttpClient applies too.
   static bool IsStaleReuse(const Conn* c, const boost::system::error_code& error);
+  // With server_closes_streams_: opens a spare connection unless there is one per
+  // request in flight already (connected in the pool or connecting).
+  void KeepSpares();
   void Finish(Conn* c, bool reusable);
   void Dispatch(Job* job);
   void OnArrivalTimer();
@@ -152,6 +159,8 @@ class LoadWorker {
   int64_t connections_opened_ = 0;
   int64_t reconnects_ = 0;
   int64_t stale_connections_ = 0;
+  bool server_closes_streams_ = false;  // a pooled connection was found closed by it
+  int64_t preconnecting_ = 0;           // connections being opened for the pool
   uint64_t serial_ = 0;
   bool cancelled_ = false;
   bool issuing_ended_ = false;  // the duration bound passed: nothing more starts
