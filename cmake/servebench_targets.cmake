@@ -3,6 +3,7 @@
 #   servebench_module(<m> SOURCES ... DEPS ...)            the library servebench_<m> of src/<m>/
 #   servebench_testing_library(<m> SOURCES ... DEPS ...)   servebench_<m>_testing: src/<m>/testing/
 #   servebench_test(<name> SOURCES ... DEPS ... [LABELS ...])  a GoogleTest binary run by ctest
+#   servebench_realengine_test(<name> SOURCES ... DEPS ...)    one against the real llama-server
 #
 # Boundaries. A module's users see its headers and nothing else: each module gets an
 # include root of its own, <build>/include/<m>/, holding one link `<m>` -> src/<m>,
@@ -71,6 +72,26 @@ function(servebench_test name)
   endif()
   gtest_discover_tests(${name} PROPERTIES LABELS "${T_LABELS}" DISCOVERY_TIMEOUT 60)
   servebench_record_target(test ${name} "${T_DEPS}" "${T_SOURCES}")
+endfunction()
+
+# A GoogleTest binary against the real llama.cpp llama-server (docs/engines.md,
+# "llama.cpp"), with engine/'s testing library (testing/real_llama.h). Its tests carry
+# the label "realengine" and need the `realengine_setup` fixture (top-level
+# CMakeLists.txt), which builds the engine into the cache when it is missing and
+# writes the models. `make test-asan` leaves the label out: they measure an external
+# engine, once, in the optimised pass.
+function(servebench_realengine_test name)
+  cmake_parse_arguments(T "" "" "SOURCES;DEPS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE ${T_DEPS} servebench_engine_testing GTest::gtest
+                        GTest::gtest_main GTest::gmock)
+  target_compile_definitions(${name} PRIVATE
+    SERVEBENCH_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
+    SERVEBENCH_BIN="$<TARGET_FILE_DIR:servebench>/servebench")
+  add_dependencies(${name} servebench)
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES
+    LABELS realengine FIXTURES_REQUIRED realengine TIMEOUT 900)
+  servebench_record_target(test ${name} "${T_DEPS};servebench_engine_testing" "${T_SOURCES}")
 endfunction()
 
 # Writes servebench_targets.tsv (after every folder was added) and registers the
