@@ -11,7 +11,7 @@ FUZZ_SECS ?= 600
 CMAKE_FLAGS ?= $(if $(shell command -v ccache),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 FORMAT_FILES = find src bench fuzz \( -name '*.h' -o -name '*.cc' -o -name '*.cpp' \) -print
 
-.PHONY: all deps deps-test build build-asan test test-fast test-asan demo llamacpp bench soak fuzz format format-check clean
+.PHONY: all deps deps-test build build-asan test test-fast test-asan demo demo-llamacpp llamacpp bench soak fuzz format format-check clean
 
 all: build
 
@@ -62,6 +62,11 @@ demo: build
 llamacpp: build
 	@scripts/install-deps.sh --with-llamacpp
 	scripts/llamacpp-setup.sh $(BUILD)/src/cli/servebench
+
+# The main job on the real engine: examples/llamacpp.yaml, stored, tables, dashboard.
+demo-llamacpp: build
+	@scripts/install-deps.sh --with-llamacpp
+	scripts/demo-llamacpp.sh $(BUILD)/src/cli/servebench
 
 bench: build
 	scripts/bench.sh $(BUILD)

@@ -51,6 +51,32 @@ TEST(NativeFormatTest, QuickstartIsFourSimSessionsOfSevenConcurrencies) {
   EXPECT_EQ(with_eagle, 2);
 }
 
+// make demo-llamacpp's sweep: one llama.cpp target with and without its draft.
+TEST(NativeFormatTest, LlamacppExampleIsTwoSessionsWithAndWithoutADraftModel) {
+  Plan plan = Expand({kRoot + "examples/llamacpp.yaml"});
+  ASSERT_EQ(plan.points.size(), 6u);
+  auto sessions = GroupSessions(plan.points);
+  ASSERT_EQ(sessions.size(), 2u);
+  int with_draft = 0;
+  for (const auto& s : sessions) {
+    std::vector<int> concs;
+    for (const auto& p : s.points) concs.push_back(p.load.concurrency);
+    EXPECT_EQ(concs, (std::vector<int>{1, 2, 4}));
+    const ServeSpec& v = s.points[0].serve;
+    EXPECT_EQ(v.engine, "llamacpp");
+    EXPECT_EQ(v.model, "out/llamacpp-models/tiny.gguf");
+    EXPECT_EQ(v.max_model_len, 256 + 128 + 256);
+    EXPECT_EQ(v.extra_args, (std::vector<std::string>{"-t", "1", "-td", "1", "--temp", "0"}));
+    if (v.spec.method == SpecMethod::kDraftModel) {
+      ++with_draft;
+      EXPECT_EQ(v.spec.draft_model, "out/llamacpp-models/tiny-draft.gguf");
+      EXPECT_EQ(v.spec.num_speculative_tokens, 4);
+      EXPECT_EQ(v.spec.acceptance, AcceptanceMode::kReal);
+    }
+  }
+  EXPECT_EQ(with_draft, 1);
+}
+
 TEST(NativeFormatTest, NativeSeedHasTheSamePointsAsTheInferenceXSeed) {
   Plan native = Expand({kRoot + "examples/minimaxm3-mi355x-mtp.yaml"});
   MatrixFilters no_evals;
