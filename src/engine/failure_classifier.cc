@@ -144,6 +144,7 @@ EngineFailure ClassifyFailure(std::string_view log_text, Situation situation,
   EngineFailure failure;
   if (found != nullptr) {
     failure.failure_class = found->failure_class;
+    failure.signature_matched = true;
     failure.matched_line = Trimmed(lines[found_line]);
     failure.line_number = static_cast<int>(found_line) + 1;
     failure.meaning = found->meaning;

@@ -42,9 +42,12 @@ struct EngineFailure {
   // One line for people, without the class (printed beside it, once):
   // "<what happened>; log line 42: \"<line>\" (<meaning>)".
   std::string summary;
-  std::string matched_line;  // the log line that matched (trimmed); empty if none
-  int line_number = 0;       // 1-based line of matched_line in the text read; 0 if none
-  std::string meaning;       // the signature's meaning / first action
+  // The log line quoted (trimmed): the one a signature matched, else the line that
+  // best explains the failure (an error-looking one, else the last); empty if none.
+  std::string matched_line;
+  int line_number = 0;             // 1-based line of matched_line in the text read; 0 if none
+  bool signature_matched = false;  // a catalogue signature named the class
+  std::string meaning;             // the signature's meaning / first action
 };
 
 // Lines from the end of the log searched for the explaining line when no signature

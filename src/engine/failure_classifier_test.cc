@@ -112,13 +112,14 @@ TEST(FailureClassifierTest, NoSignatureGivesTheSituationClassAndQuotesTheLastLin
 
 TEST(FailureClassifierTest, WithoutASignatureTheErrorLineIsQuotedNotTheHintAfterIt) {
   EngineFailure f = ClassifyFailure(
-      "starting server\nerror: invalid argument: --ctx-size abc\n"
+      "starting server\nerror: --ctx-size abc is not a number\n"
       "Run with --help for more information.\n",
       Situation::kDiedBeforeReady, "engine exited with code 1 before it became ready",
       Signatures());
   EXPECT_EQ(f.failure_class, failure_class::kServerDiedBeforeReady);
+  EXPECT_FALSE(f.signature_matched);
   EXPECT_EQ(f.line_number, 2);
-  EXPECT_THAT(f.summary, HasSubstr("log line 2: \"error: invalid argument: --ctx-size abc\""));
+  EXPECT_THAT(f.summary, HasSubstr("log line 2: \"error: --ctx-size abc is not a number\""));
   EXPECT_THAT(f.summary, Not(HasSubstr("--help for more")));
 }
 

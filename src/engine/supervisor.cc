@@ -226,13 +226,13 @@ EngineFailure Supervisor::Classify(Situation situation) {
   failure_ = ClassifyLogFile(options_.log_path, situation, what, *signatures_);
   // An engine may exit before writing its last lines (exit_facts.h): when the log
   // names no cause, what the host shows does.
-  if (situation == Situation::kDiedBeforeReady && failure_->matched_line.empty()) {
+  if (situation == Situation::kDiedBeforeReady && !failure_->signature_matched) {
     if (std::optional<ExitFact> fact = FindExitFact(command_)) {
       auto cls = signatures_->situations.find(fact->situation);
       if (cls != signatures_->situations.end()) {
         failure_->failure_class = cls->second;
         failure_->summary =
-            fmt::format("{}: {}; {} (the log names no cause)", cls->second, what, fact->detail);
+            fmt::format("{}; {} (the log names no cause)", what, fact->detail);
       }
     }
   }

@@ -42,7 +42,7 @@ class SupervisedEngine final : public LiveEngine {
   }
   Failure ExplainRequestFailures() override {
     engine::EngineFailure f = supervisor_->Classify(engine::Situation::kRequestsFailed);
-    if (f.matched_line.empty()) return {};
+    if (!f.signature_matched) return {};
     return {f.failure_class, f.summary};
   }
   void Stop() override { (void)supervisor_->Stop(); }
