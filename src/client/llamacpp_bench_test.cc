@@ -11,8 +11,8 @@
 #include <ostream>
 
 #include "client/client.h"
-#include "common/testing/shell.h"
 #include "common/exit_codes.h"
+#include "common/testing/shell.h"
 #include "engine/testing/real_llama.h"
 
 namespace servebench::client {
@@ -180,26 +180,26 @@ TEST_F(LlamacppBenchTest, BenchCommandWithTheChatBackendAloneCompletesEveryReque
   auto server = Start(LlamaServerOptions{}, "chat-cli");
   ASSERT_NE(server, nullptr);
   auto p = servebench::testing::RunProcess({SERVEBENCH_BIN,
-                                "bench",
-                                "--backend",
-                                "openai-chat",
-                                "--base-url",
-                                server->base_url(),
-                                "--model",
-                                "tiny",
-                                "--num-prompts",
-                                "8",
-                                "--max-concurrency",
-                                "4",
-                                "--random-input-len",
-                                "64",
-                                "--random-output-len",
-                                "16",
-                                "--ignore-eos",
-                                "--issue-delay-limit-ms",
-                                "1000",
-                                "--no-progress"},
-                               120);
+                                            "bench",
+                                            "--backend",
+                                            "openai-chat",
+                                            "--base-url",
+                                            server->base_url(),
+                                            "--model",
+                                            "tiny",
+                                            "--num-prompts",
+                                            "8",
+                                            "--max-concurrency",
+                                            "4",
+                                            "--random-input-len",
+                                            "64",
+                                            "--random-output-len",
+                                            "16",
+                                            "--ignore-eos",
+                                            "--issue-delay-limit-ms",
+                                            "1000",
+                                            "--no-progress"},
+                                           120);
   EXPECT_EQ(p.exit_code, kExitOk) << p.out << p.err;
   EXPECT_NE(p.out.find("Successful requests:                     8"), std::string::npos) << p.out;
   EXPECT_NE(p.out.find("Failed requests:                         0"), std::string::npos) << p.out;

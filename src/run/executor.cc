@@ -137,9 +137,9 @@ Status Executor::DryRun(const std::vector<recipe::ServeSession>& sessions, std::
                        ++index, sessions.size(), Short(session.session_id), first.recipe,
                        first.serve.engine, session.points.size(), ConcList(session));
     // Shown as it would run, but env values stay secret (recipe.h, WithSecretsRedacted).
-    SB_ASSIGN_OR_RETURN(std::string rendered,
-                        engine_->Render(recipe::WithSecretsRedacted(first).serve,
-                                        MaxConcurrency(session)));
+    SB_ASSIGN_OR_RETURN(
+        std::string rendered,
+        engine_->Render(recipe::WithSecretsRedacted(first).serve, MaxConcurrency(session)));
     out << rendered;
     if (!rendered.empty() && rendered.back() != '\n') out << "\n";
     out << DescribeClient(session) << "\n";

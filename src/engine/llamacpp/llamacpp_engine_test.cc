@@ -17,10 +17,10 @@
 
 #include <boost/json.hpp>
 
-#include "net/http_fetch.h"
 #include "common/clock.h"
 #include "engine/testing/processes.h"
 #include "engine/testing/real_llama.h"
+#include "net/http_fetch.h"
 
 namespace servebench::engine {
 namespace {

@@ -5,11 +5,11 @@
 
 #include <filesystem>
 
-#include "net/http_fetch.h"
 #include "common/atomic_file.h"
 #include "engine/adapter.h"
 #include "engine/free_port.h"
 #include "metrics/prometheus.h"
+#include "net/http_fetch.h"
 
 namespace servebench::engine::testing {
 
