@@ -205,7 +205,7 @@ TEST(SupervisorTest, SilentEarlyExitIsClassifiedByAMissingInputFile) {
   ASSERT_TRUE(sup.ok()) << sup.status().ToString();
   ASSERT_FALSE((*sup)->WaitUntilReady().ok());
   ASSERT_TRUE((*sup)->failure().has_value());
-  EXPECT_EQ((*sup)->failure()->failure_class, "model.file_missing");
+  EXPECT_EQ((*sup)->failure()->failure_class.name(), "model.file_missing");
   EXPECT_THAT((*sup)->failure()->summary, HasSubstr("absent.gguf (serve.model) does not exist"));
 }
 
@@ -225,7 +225,7 @@ TEST(SupervisorTest, SilentEarlyExitIsClassifiedByAPortHeldByAnotherProcess) {
   ASSERT_FALSE((*sup)->WaitUntilReady().ok());
   close(fd);
   ASSERT_TRUE((*sup)->failure().has_value());
-  EXPECT_EQ((*sup)->failure()->failure_class, "infra.port_in_use");
+  EXPECT_EQ((*sup)->failure()->failure_class.name(), "infra.port_in_use");
   EXPECT_THAT((*sup)->failure()->summary, HasSubstr("another process holds 127.0.0.1:"));
 }
 
@@ -237,7 +237,7 @@ TEST(SupervisorTest, SilentEarlyExitWithNothingToShowIsDiedBeforeReady) {
   auto sup = Supervisor::Start(command, Options(dir));
   ASSERT_TRUE(sup.ok()) << sup.status().ToString();
   ASSERT_FALSE((*sup)->WaitUntilReady().ok());
-  EXPECT_EQ((*sup)->failure()->failure_class, "server.died_before_ready");
+  EXPECT_EQ((*sup)->failure()->failure_class.name(), "server.died_before_ready");
 }
 
 TEST(SupervisorTest, ReadinessDeadlineWithTheEngineAliveIsATimeout) {

@@ -81,7 +81,7 @@ TEST_F(LlamacppEngineTest, MissingModelFileIsClassified) {
   recipe::ServeSpec spec = testing::LlamaServeSpec(llama_, {});
   spec.model = llama_.models + "/no-such-model.gguf";
   EngineFailure f = FailedStart(spec, "missing-model");
-  EXPECT_EQ(f.failure_class, "model.file_missing") << f.summary;
+  EXPECT_EQ(f.failure_class.name(), "model.file_missing") << f.summary;
   EXPECT_THAT(f.summary, HasSubstr("no-such-model.gguf"));
   if (!f.matched_line.empty()) {
     EXPECT_THAT(f.matched_line, HasSubstr("failed to open GGUF file"));
@@ -99,7 +99,7 @@ TEST_F(LlamacppEngineTest, PortInUseIsClassified) {
   getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
   EngineFailure f = FailedStart(testing::LlamaServeSpec(llama_, {}), "port", ntohs(addr.sin_port));
   close(fd);
-  EXPECT_EQ(f.failure_class, "infra.port_in_use") << f.summary;
+  EXPECT_EQ(f.failure_class.name(), "infra.port_in_use") << f.summary;
   if (!f.matched_line.empty()) {
     EXPECT_THAT(f.matched_line, HasSubstr("couldn't bind HTTP server socket"));
   }
@@ -109,7 +109,7 @@ TEST_F(LlamacppEngineTest, UnknownFlagIsClassified) {
   recipe::ServeSpec spec = testing::LlamaServeSpec(llama_, {});
   spec.extra_args.push_back("--no-such-flag");
   EngineFailure f = FailedStart(spec, "flag");
-  EXPECT_EQ(f.failure_class, "server.unknown_flag") << f.summary;
+  EXPECT_EQ(f.failure_class.name(), "server.unknown_flag") << f.summary;
   EXPECT_THAT(f.matched_line, HasSubstr("--no-such-flag"));
 }
 
@@ -130,7 +130,7 @@ TEST_F(LlamacppEngineTest, RequestLongerThanTheContextIsClassified) {
   EXPECT_EQ(reply->status, 400) << reply->body;
   EXPECT_TRUE((*server)->supervisor().IsAlive());
   EngineFailure f = (*server)->supervisor().Classify(Situation::kRequestsFailed);
-  EXPECT_EQ(f.failure_class, "server.context_exceeded") << f.summary;
+  EXPECT_EQ(f.failure_class.name(), "server.context_exceeded") << f.summary;
 }
 
 }  // namespace
