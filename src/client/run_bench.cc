@@ -432,8 +432,8 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
   h.benchmark_start_time_unix = start_unix;
   h.benchmark_end_time_unix = static_cast<double>(end_rt) / 1e9;
   h.save_detailed = s.save_detailed;
-  json::object run =
-      RunObject(s, url, prompts, tokenizer, plan.workers, result.interrupted, anchor_rt, anchor_mono);
+  json::object run = RunObject(s, url, prompts, tokenizer, plan.workers, result.interrupted,
+                               anchor_rt, anchor_mono);
   run["duration_s"] = s.duration_s > 0 ? json::value(s.duration_s) : nullptr;
   run["grace_period_s"] = s.duration_s > 0 ? json::value(s.grace_period_s) : nullptr;
   run["ended_by"] = ended_by;

@@ -86,7 +86,7 @@ struct ServerCommand {
   // servebench's environment plus `env`.
   std::vector<std::vector<std::string>> prepare;
   std::vector<InputFile> input_files;  // read by the engine; empty in a container
-  std::string host;  // where readiness and the client connect
+  std::string host;                    // where readiness and the client connect
   int port = 0;
   // The engine serves https:// (e.g. vLLM with --ssl-certfile): readiness probes
   // and the load client connect with TLS.

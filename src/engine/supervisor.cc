@@ -231,8 +231,7 @@ EngineFailure Supervisor::Classify(Situation situation) {
       auto cls = signatures_->situations.find(fact->situation);
       if (cls != signatures_->situations.end()) {
         failure_->failure_class = cls->second;
-        failure_->summary =
-            fmt::format("{}; {} (the log names no cause)", what, fact->detail);
+        failure_->summary = fmt::format("{}; {} (the log names no cause)", what, fact->detail);
       }
     }
   }
