@@ -54,6 +54,18 @@ std::string Transcript(const std::vector<capture::LaunchCapture>& captures) {
     }
     out += ']';
   };
+  auto string_map = [&](const auto& m) {
+    out += '{';
+    bool first = true;
+    for (const auto& [k, v] : m) {
+      if (!first) out += ',';
+      first = false;
+      AppendJsonString(&out, k);
+      out += ':';
+      AppendJsonString(&out, v);
+    }
+    out += '}';
+  };
   auto field = [&](const char* name) {
     out += ",\"";
     out += name;
@@ -71,27 +83,9 @@ std::string Transcript(const std::vector<capture::LaunchCapture>& captures) {
     field("port");
     out += std::to_string(c.port);
     field("env");
-    out += '{';
-    bool first = true;
-    for (const auto& [k, v] : c.env) {
-      if (!first) out += ',';
-      first = false;
-      AppendJsonString(&out, k);
-      out += ':';
-      AppendJsonString(&out, v);
-    }
-    out += '}';
+    string_map(c.env);
     field("env_from");
-    out += '{';
-    first = true;
-    for (const auto& [k, v] : c.env_from) {
-      if (!first) out += ',';
-      first = false;
-      AppendJsonString(&out, k);
-      out += ':';
-      AppendJsonString(&out, v);
-    }
-    out += '}';
+    string_map(c.env_from);
     field("prepare");
     out += '[';
     for (size_t i = 0; i < c.prepare.size(); ++i) {
