@@ -1,0 +1,32 @@
+// A dcgm-exporter scrape as a sampler (reference power.md §1.3): GET the
+// exporter's Prometheus text once per period, one sample per GPU from
+// DCGM_FI_DEV_POWER_USAGE (W; the averaged reading) or, with
+// PowerReading::kInstant, DCGM_FI_DEV_POWER_USAGE_INSTANT; the counter from
+// DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION (mJ). Lines carry no timestamp: a sample is
+// stamped at the midpoint of its request. Blank-value sentinels (≥ 9.2e18) are N/A.
+// A MIG instance label (GPU_I_ID) marks the GPU as MIG-enabled; the exporter
+// repeats the whole GPU's value on each instance, so one series per GPU is kept.
+// The simulated engine serves the same names on its /metrics, plus
+// servebench_sim_time_scale (its time scale; docs/simulator.md).
+// The HTTP client is passed in (the one servebench client; telemetry owns none).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "common/status.h"
+#include "telemetry/sampler.h"
+#include "telemetry/telemetry_settings.h"
+
+namespace servebench::telemetry {
+
+// GET `url`; the body of a 200 reply, else an error naming the status.
+using HttpGet = std::function<StatusOr<std::string>(const std::string& url, double timeout_s)>;
+
+// Scrapes once to list the GPUs. Unavailable when the URL does not answer or
+// exports no DCGM power series.
+StatusOr<std::unique_ptr<Sampler>> OpenDcgm(const std::string& url, const SourceOptions& options,
+                                            HttpGet get);
+
+}  // namespace servebench::telemetry
