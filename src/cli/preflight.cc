@@ -50,6 +50,7 @@ std::vector<std::string> FieldsOfSimMessage(const std::string& message) {
   if (message.find("--hardware") != std::string::npos) return {"sim.hardware", "hardware"};
   if (message.find("--model") != std::string::npos) return {"model"};
   if (message.find("--time-scale") != std::string::npos) return {"sim.time_scale", "sim"};
+  if (message.find("--power-average-s") != std::string::npos) return {"sim.power_average_s", "sim"};
   if (message.find("--fault") != std::string::npos) return {"sim.faults", "sim"};
   if (message.find("--max-model-len") != std::string::npos) return {"max_model_len"};
   if (message.find("--precision") != std::string::npos) return {"precision"};

@@ -428,7 +428,8 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
   if (command) s.command = *command;
   if (const YNode* sim = r.Get("sim")) {
     // The catalogue model is `model` itself (the sim adapter renders it).
-    FieldReader sr(ctx, *sim, r.PathOf("sim"), {"hardware", "time_scale", "seed", "faults"});
+    FieldReader sr(ctx, *sim, r.PathOf("sim"),
+                   {"hardware", "time_scale", "seed", "power_average_s", "faults"});
     if (sr.valid()) {
       s.sim_options["hardware"] = sr.String("hardware", false, true).value_or(s.hardware);
       if (auto t = sr.Double("time_scale")) {
@@ -438,6 +439,12 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
           s.sim_options["time-scale"] = Trimmed(*t);
       }
       if (auto seed = sr.Int("seed")) s.sim_options["seed"] = std::to_string(*seed);
+      if (auto avg = sr.Double("power_average_s")) {
+        if (*avg < 0.01 || *avg > 60)
+          sr.ErrorAt("power_average_s", "must be in [0.01, 60] simulated seconds"), ok = false;
+        else
+          s.sim_options["power-average-s"] = Trimmed(*avg);
+      }
       // Fault flags of `servebench sim`; the `fault-` prefix may be left out.
       if (auto faults = sr.StringMap("faults"))
         for (const auto& [k, v] : *faults)

@@ -101,11 +101,11 @@ class Entry {
 };
 
 void ReadHardware(const LoadContext& ctx, const std::string& name, const YNode& node, Hardware* h) {
-  Entry e(
-      ctx, node, "hardware." + name,
-      {"description", "hbm_gb", "hbm_tb_per_s", "dense_tflops", "scaleup_gb_per_s", "gpus_per_node",
-       "matmul_efficiency", "hbm_efficiency", "allreduce_bus_efficiency", "allreduce_latency_us",
-       "alltoall_latency_us", "step_overhead_us", "layer_overhead_us", "moe_layer_overhead_us"});
+  Entry e(ctx, node, "hardware." + name,
+          {"description", "hbm_gb", "hbm_tb_per_s", "dense_tflops", "scaleup_gb_per_s",
+           "gpus_per_node", "matmul_efficiency", "hbm_efficiency", "allreduce_bus_efficiency",
+           "allreduce_latency_us", "alltoall_latency_us", "step_overhead_us", "layer_overhead_us",
+           "moe_layer_overhead_us", "tdp_w", "idle_power_w"});
   h->name = name;
   e.Text("description", &h->description, false);
   e.Number("hbm_gb", &h->hbm_gb, true);
@@ -121,7 +121,12 @@ void ReadHardware(const LoadContext& ctx, const std::string& name, const YNode& 
   e.Number("step_overhead_us", &h->step_overhead_us, true);
   e.Number("layer_overhead_us", &h->layer_overhead_us, true);
   e.Number("moe_layer_overhead_us", &h->moe_layer_overhead_us, true);
+  e.Number("tdp_w", &h->tdp_w, true);
+  e.Number("idle_power_w", &h->idle_power_w, true);
   e.Require(h->hbm_gb > 0, "hbm_gb", "must be > 0 (GB)");
+  e.Require(h->idle_power_w > 0, "idle_power_w", "must be > 0 (W)");
+  e.Require(h->tdp_w > h->idle_power_w, "tdp_w",
+            fmt::format("must be above idle_power_w {} (W)", h->idle_power_w));
   e.Require(h->hbm_tb_per_s > 0, "hbm_tb_per_s", "must be > 0 (TB/s)");
   e.Require(h->gpus_per_node > 0, "gpus_per_node", "must be > 0");
   for (auto [key, value] : {std::pair{"matmul_efficiency", h->matmul_efficiency},
@@ -189,23 +194,47 @@ void ReadModel(const LoadContext& ctx, const std::string& name, const YNode& nod
                         m->routed_expert_params_b()));
 }
 
-// `top: {name: entry, ...}`: every entry through `read`.
+// `top: {name: entry, ...}` of `file`: every entry through `read`.
+template <typename T>
+void ReadEntries(const LoadContext& ctx, FieldReader& file, const std::string& top,
+                 std::map<std::string, T>* out,
+                 void (*read)(const LoadContext&, const std::string&, const YNode&, T*)) {
+  const YNode* entries = file.Get(top);
+  if (entries == nullptr) return file.Missing(top);
+  if (!entries->IsMap()) {
+    return file.ErrorAt(top, "is " + entries->TypeName() + "; expected a map name: entry");
+  }
+  for (const auto& [name, node] : entries->entries) {
+    T entry;
+    read(ctx, name.scalar, node, &entry);
+    (*out)[name.scalar] = std::move(entry);
+  }
+}
+
+// A file holding only `top: {name: entry, ...}`.
 template <typename T>
 config::ConfigReader EntriesUnder(const std::string& top, std::map<std::string, T>* out,
                                   void (*read)(const LoadContext&, const std::string&, const YNode&,
                                                T*)) {
   return [=](const LoadContext& ctx, const YNode& root) {
     FieldReader file(ctx, root, "", {top}, "top-level key");
-    const YNode* entries = file.Get(top);
-    if (entries == nullptr) return file.Missing(top);
-    if (!entries->IsMap()) {
-      return file.ErrorAt(top, "is " + entries->TypeName() + "; expected a map name: entry");
-    }
-    for (const auto& [name, node] : entries->entries) {
-      T entry;
-      read(ctx, name.scalar, node, &entry);
-      (*out)[name.scalar] = std::move(entry);
-    }
+    ReadEntries(ctx, file, top, out, read);
+  };
+}
+
+// hardware.yaml: the GPUs, and the power model's weights shared by all of them
+// (power_model.h).
+config::ConfigReader HardwareFile(Catalogue* c) {
+  return [c](const LoadContext& ctx, const YNode& root) {
+    FieldReader file(ctx, root, "", {"hardware", "power_model"}, "top-level key");
+    ReadEntries(ctx, file, "hardware", &c->hardware, ReadHardware);
+    const YNode* pm = file.Get("power_model");
+    if (pm == nullptr) return file.Missing("power_model");
+    Entry e(ctx, *pm, "power_model", {"compute_weight", "hbm_weight"});
+    e.Number("compute_weight", &c->power_model.compute_weight, true);
+    e.Number("hbm_weight", &c->power_model.hbm_weight, true);
+    e.Require(c->power_model.compute_weight > 0, "compute_weight", "must be > 0");
+    e.Require(c->power_model.hbm_weight > 0, "hbm_weight", "must be > 0");
   };
 }
 
@@ -220,8 +249,7 @@ StatusOr<Catalogue> Catalogue::FromYaml(const std::string& hardware_yaml,
                                         const std::string& hardware_file,
                                         const std::string& models_file) {
   Catalogue c;
-  SB_RETURN_IF_ERROR(config::ReadConfigText(hardware_yaml, hardware_file,
-                                            EntriesUnder("hardware", &c.hardware, ReadHardware)));
+  SB_RETURN_IF_ERROR(config::ReadConfigText(hardware_yaml, hardware_file, HardwareFile(&c)));
   SB_RETURN_IF_ERROR(config::ReadConfigText(models_yaml, models_file,
                                             EntriesUnder("models", &c.models, ReadModel)));
   return c;
@@ -241,8 +269,7 @@ StatusOr<Catalogue> Catalogue::FromDir(const std::string& dir) {
           name));
     }
   }
-  SB_RETURN_IF_ERROR(config::ReadConfigFile(dir + "/hardware.yaml",
-                                            EntriesUnder("hardware", &c.hardware, ReadHardware)));
+  SB_RETURN_IF_ERROR(config::ReadConfigFile(dir + "/hardware.yaml", HardwareFile(&c)));
   SB_RETURN_IF_ERROR(
       config::ReadConfigFile(dir + "/models.yaml", EntriesUnder("models", &c.models, ReadModel)));
   return c;

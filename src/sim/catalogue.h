@@ -29,6 +29,16 @@ struct Hardware {
   double step_overhead_us = 1000;      // scheduler + launch per engine step
   double layer_overhead_us = 15;       // fixed kernel latency per layer per step
   double moe_layer_overhead_us = 100;  // extra fixed latency per MoE layer per step
+  // ---- Board power (power_model.h; sources in the YAML) ----
+  double tdp_w = 0;         // the board's power limit (TDP / TGP / TBP), W
+  double idle_power_w = 0;  // with the model loaded and no step running, W
+};
+
+// The utilisation weights of the power model (power_model.h), shared by all GPUs:
+// hardware.yaml's top-level `power_model` map.
+struct PowerModelSpec {
+  double compute_weight = 1.0;  // share of (TDP − idle) a fully compute-bound step adds
+  double hbm_weight = 0.35;     // share a fully memory-bound step adds
 };
 
 struct Model {
@@ -66,6 +76,7 @@ struct Model {
 struct Catalogue {
   std::map<std::string, Hardware> hardware;
   std::map<std::string, Model> models;
+  PowerModelSpec power_model;
 
   // The catalogue compiled into the binary.
   static StatusOr<Catalogue> BuiltIn();

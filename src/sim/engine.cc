@@ -128,7 +128,8 @@ std::optional<double> Engine::PlanStep() {
       metrics_.request_queue_time.Observe((now - seq->arrival_ns) * 1e-9);
     }
   }
-  double step_s = perf_.StepSeconds(plan_.shape);
+  last_step_ = perf_.Step(plan_.shape);
+  double step_s = last_step_.total_s;
   simulated_busy_s_ += step_s;
   ++metrics_.engine_steps_total;
   UpdateGauges();
@@ -159,6 +160,7 @@ void Engine::MaybeStart() {
   int64_t start = std::max(now, step_deadline_ns_);
   step_deadline_ns_ =
       start + static_cast<int64_t>(std::llround(*step_s * settings_.time_scale * 1e9));
+  if (step_observer_) step_observer_(start, step_deadline_ns_, last_step_);
   loop_->RunAt(step_deadline_ns_, [this] { FinishStep(); });
 }
 

@@ -83,6 +83,11 @@ class Engine {
   std::optional<double> BeginStep();
   void CompleteStep();
 
+  // Called when a step is scheduled on the wall clock (time_scale > 0): its start
+  // and end (monotonic ns) and the perf model's breakdown. The power model listens.
+  using StepObserver = std::function<void(int64_t start_ns, int64_t end_ns, const StepBreakdown&)>;
+  void SetStepObserver(StepObserver observer) { step_observer_ = std::move(observer); }
+
   EngineMetrics& metrics() { return metrics_; }
   const PerfModel& perf() const { return perf_; }
   const Scheduler& scheduler() const { return scheduler_; }
@@ -117,6 +122,8 @@ class Engine {
   std::vector<Seq*> aborted_;  // aborted while a step was in flight
   int64_t step_deadline_ns_ = 0;
   double simulated_busy_s_ = 0;
+  StepBreakdown last_step_;  // of the step PlanStep planned
+  StepObserver step_observer_;
 };
 
 }  // namespace servebench::sim

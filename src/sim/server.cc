@@ -18,6 +18,7 @@
 #include "sim/http_server.h"
 #include "sim/openai_request.h"
 #include "sim/perf_model.h"
+#include "sim/power_model.h"
 #include "sim/resolved_config.h"
 #include "sim/sim.h"
 #include "sim/tokenizer.h"
@@ -74,6 +75,7 @@ class SimServerImpl final : public SimServer, public HttpServer::Handler {
   std::unique_ptr<EventLoop> loop_;
   std::unique_ptr<HttpServer> http_;
   std::unique_ptr<Engine> engine_;
+  std::unique_ptr<PowerModel> power_;  // board power of the simulated GPUs (power_model.h)
   std::unique_ptr<AnswerOracle> oracle_;
   // Keyed by request number, not ConnId: a keep-alive connection carries many
   // requests, and a finished stream is deleted after its last call returns, when
@@ -118,6 +120,14 @@ Status SimServerImpl::Init() {
   SB_ASSIGN_OR_RETURN(
       engine_, Engine::Create(loop_.get(), &clock_, *config_.perf, config_.scheduler,
                               config_.engine, [http] { return http->total_pending_bytes(); }));
+
+  power_ = std::make_unique<PowerModel>(*hardware_, config_.catalogue.power_model,
+                                        engine_->perf().gpus(), settings_.time_scale,
+                                        clock_.NowNs(), settings_.power_average_s);
+  engine_->SetStepObserver(
+      [p = power_.get()](int64_t start, int64_t end, const StepBreakdown& step) {
+        p->OnStep(start, end, step);
+      });
 
   stream_ctx_.http = http_.get();
   stream_ctx_.loop = loop_.get();
@@ -219,8 +229,9 @@ void SimServerImpl::OnRequest(ConnId conn, HttpRequest& request) {
   }
   if (path == "/metrics") {
     if (!get) return method_not_allowed();
-    return http_->Respond(conn, 200, "text/plain; version=0.0.4; charset=utf-8",
-                          engine_->metrics().Render(served_name_));
+    return http_->Respond(
+        conn, 200, "text/plain; version=0.0.4; charset=utf-8",
+        engine_->metrics().Render(served_name_) + power_->RenderDcgm(clock_.NowNs()));
   }
   if (path == "/v1/models") {
     if (!get) return method_not_allowed();

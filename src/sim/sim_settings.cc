@@ -102,6 +102,11 @@ Status Validate(const SimSettings& s) {
   if (s.max_model_len < 0) return bad("--max-model-len must be >= 0 (0 = the model's maximum)");
   if (s.stream_interval < 1)
     return bad(fmt::format("--stream-interval {}: must be >= 1", s.stream_interval));
+  if (!(s.power_average_s >= 0.01 && s.power_average_s <= 60)) {
+    return Status::InvalidArgument(fmt::format(
+        "--power-average-s {}: the power sensor's averaging window, 0.01 to 60 simulated seconds",
+        s.power_average_s));
+  }
   if (s.time_scale < 0)
     return bad(
         fmt::format("--time-scale {}: must be >= 0 (0 = as fast as possible)", s.time_scale));

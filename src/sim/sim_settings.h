@@ -72,6 +72,9 @@ struct SimSettings {
   // ---- Simulation ----
   double time_scale = 1.0;      // wall seconds per simulated second; 0 = no waiting
   double build_slowdown = 1.0;  // multiplies every step time (a "slower build")
+  // The simulated board's power sensor: DCGM_FI_DEV_POWER_USAGE is the mean over this
+  // many simulated seconds (1 = NVIDIA's power.draw on Hopper; power_model.h).
+  double power_average_s = 1.0;
   uint64_t seed = 0;
   int eos_after_mean_tokens = 0;  // without ignore_eos: mean natural output length; 0 = never EOS
   int max_waiting_requests = 0;   // more waiting than this gets 429; 0 = unlimited
