@@ -15,6 +15,8 @@
 #include "common/atomic_file.h"
 #include "common/exit_codes.h"
 #include "common/log.h"
+#include "telemetry/power_report.h"
+#include "telemetry/samples_csv.h"
 
 namespace servebench::cli {
 namespace {
@@ -48,6 +50,7 @@ int RunBenchCommand(int argc, char** argv) {
   StatusOr<client::BenchResult> r = client::RunBench(s, &g_interrupted);
   if (!r.ok()) return Fail(ExitCodeFor(r.status()), r.status().message());
   std::fputs(metrics::FormatSummaryTable(r->summary, r->header).c_str(), stdout);
+  std::fputs((telemetry::FormatPowerLine(r->power) + "\n").c_str(), stdout);
   std::fflush(stdout);
   if (r->summary.failed > 0) {
     std::fprintf(stderr, "servebench bench: %s\n", metrics::FailureSummary(r->summary).c_str());
@@ -68,9 +71,18 @@ int RunBenchCommand(int argc, char** argv) {
         flags.result_format == "inferencex"
             ? metrics::BuildInferenceXResultJson(r->summary, r->header, r->records)
             : r->result;
+    if (flags.result_format == "inferencex") telemetry::AddInferenceXPowerKeys(r->power, &out);
     Status w = WriteFileAtomically(path.string(), boost::json::serialize(out) + "\n");
     if (!w.ok()) return Fail(kExitRunFailed, w.ToString());
     std::fprintf(stderr, "servebench bench: result written to %s\n", path.c_str());
+    if (r->power_samples) {
+      // The raw samples, in InferenceX's gpu_metrics.csv shape, beside the result.
+      std::filesystem::path csv = path;
+      csv.replace_extension(".gpu_metrics.csv");
+      Status c =
+          WriteFileAtomically(csv.string(), telemetry::SamplesToCsv(*r->power_samples, r->anchor));
+      if (!c.ok()) return Fail(kExitRunFailed, c.ToString());
+    }
     if (s.save_detailed && requests_jsonl.empty()) {
       std::filesystem::path jsonl = path;
       jsonl.replace_extension(".requests.jsonl");

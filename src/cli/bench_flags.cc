@@ -117,6 +117,7 @@ void AddBenchFlags(CLI::App& app, BenchFlags* f) {
       "kernel: the kernel's receive time of each read (plain TCP); read: when the read returned");
   app.add_option("--issue-delay-limit-ms", s.client_issue_delay_limit_ms);
   app.add_flag("--no-progress", f->no_progress);
+  AddPowerFlags(app, &f->power, /*idle_default_s=*/0);
 }
 
 Status FinishBenchFlags(BenchFlags* f) {
@@ -204,6 +205,10 @@ Status FinishBenchFlags(BenchFlags* f) {
     if (!SplitPair(h, '=', &kv)) return Bad("--header '" + h + "': KEY=VALUE");
     s.headers.push_back(kv);
   }
+  StatusOr<telemetry::TelemetrySettings> power = ResolvePowerFlags(f->power);
+  if (!power.ok()) return power.status();
+  s.telemetry = *power;
+  s.idle_power_s = f->power.idle_power_s;
   s.scrape_metrics = !f->no_scrape;
   s.continuous_usage_stats = !f->no_continuous;
   s.progress = !f->no_progress;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/power_flags.h"
 #include "client/client_settings.h"
 #include "common/status.h"
 
@@ -29,6 +30,7 @@ struct BenchFlags {
   CLI::Option* base_url_flag = nullptr;
   CLI::Option* num_prompts_flag = nullptr;
   CLI::Option* duration_flag = nullptr;
+  PowerFlags power;  // GPU power (docs/power.md); resolved into settings.telemetry
 };
 
 // Declares every load flag on `app`, bound to `flags` (which must outlive parsing).

@@ -13,6 +13,7 @@
 #include "cli/command_line.h"
 #include "cli/flag_checks.h"
 #include "cli/plan_flags.h"
+#include "cli/power_flags.h"
 #include "cli/run_command.h"
 #include "common/atomic_file.h"
 #include "common/exit_codes.h"
@@ -93,6 +94,16 @@ void AddRunFlags(CLI::App& app, run::RunSettings* s) {
   app.add_option("--eval-thresholds", s->eval_thresholds_path, "eval floors (thresholds.yaml)");
   app.add_option("--servebench-bin", s->servebench_binary,
                  "the servebench binary that runs `sim` engines (default: this one)");
+  // GPU power: idle power once per serve session (10 s: reference power.md §3.1).
+  auto power = std::make_shared<PowerFlags>();
+  AddPowerFlags(app, power.get(), /*idle_default_s=*/10);
+  app.parse_complete_callback([power, s] {
+    StatusOr<telemetry::TelemetrySettings> t = ResolvePowerFlags(*power);
+    if (!t.ok()) throw CLI::ValidationError(t.status().message());
+    s->telemetry = *t;
+    s->idle_power_s = power->idle_power_s;
+    if (!(s->idle_power_s >= 0)) throw CLI::ValidationError("--idle-power-s: must be >= 0");
+  });
 }
 
 Status CheckRunFlags(const run::RunSettings& settings) {

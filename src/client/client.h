@@ -15,7 +15,9 @@
 
 #include "client/client_settings.h"
 #include "common/status.h"
+#include "common/time_anchor.h"
 #include "metrics/metrics.h"
+#include "telemetry/power_report.h"
 
 namespace servebench::client {
 
@@ -38,6 +40,12 @@ struct BenchResult {
   metrics::ResultHeader header;                 // what the JSON's header says (for the table)
   std::vector<metrics::RequestRecord> records;  // warm-ups first, then measured
   ClientSelfStats self;
+  // GPU power over the measured window (also in `result` as servebench.power) and
+  // the raw samples it was computed from (the CLI and run/ write them as the
+  // InferenceX-shaped gpu_metrics CSV); samples are absent without a source.
+  telemetry::PowerReport power;
+  std::optional<telemetry::SampleSet> power_samples;
+  TimeAnchor anchor;  // the run's realtime anchor
   bool interrupted = false;
   // kExitOk, kExitRunInvalid (a validity rule broke) or kExitInterrupted.
   int exit_code() const;

@@ -173,6 +173,13 @@ Status Validate(const BenchSettings& s) {
       return bad(fmt::format("--percentile-metrics '{}': allowed are ttft, tpot, itl, e2el", m));
     }
   }
+  SB_RETURN_IF_ERROR(telemetry::Validate(s.telemetry));
+  if (!(s.idle_power_s >= 0) || s.idle_power_s > 3600) {
+    return bad(
+        fmt::format("--idle-power-s {}: seconds of idle sampling, 0 (off) to 3600 (10 is "
+                    "the rule; less only for tests and demos)",
+                    s.idle_power_s));
+  }
   return Status::Ok();
 }
 

@@ -13,6 +13,7 @@
 #include "common/status.h"
 #include "metrics/run_summary.h"
 #include "net/tls_options.h"
+#include "telemetry/telemetry_settings.h"
 
 namespace servebench::client {
 
@@ -99,6 +100,16 @@ struct BenchSettings {
   metrics::GpuTopology gpus;
   bool spec_decoding = false;  // the server runs speculative decoding (validity)
   double client_issue_delay_limit_ms = 1.0;
+
+  // ---- GPU power (telemetry/, docs/power.md) ----
+  // The source is opened before the warm-ups and sampled around the measured
+  // window; the result's servebench.power holds the keys of reference power.md §3.
+  telemetry::TelemetrySettings telemetry;
+  // Idle power measured before the warm-ups for this long (s; 0 = not measured);
+  // `run` measures it once per serve session instead and passes it in idle_power_w.
+  double idle_power_s = 0;
+  std::optional<double> idle_power_w;  // reported, never subtracted
+  std::string idle_power_note;         // why it is missing, when run/ could not measure it
 
   // ---- Output (result header; vllm-bench-result.md) ----
   std::string label;                                          // empty = backend

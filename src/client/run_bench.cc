@@ -29,6 +29,7 @@
 #include "net/server_probe.h"
 #include "net/transport.h"
 #include "net/url.h"
+#include "telemetry/power_session.h"
 
 namespace servebench::client {
 namespace {
@@ -259,6 +260,22 @@ json::object RunObject(const BenchSettings& s, const Url& url, const PromptSet& 
   return o;
 }
 
+// The point's GPU count (reference power.md §4): tp × pp × pcp, or P + D.
+int ExpectedGpus(const metrics::GpuTopology& g) {
+  if (g.prefill_gpus > 0) return g.prefill_gpus + g.decode_gpus;
+  return g.num_gpus;
+}
+
+// The measured window (metrics.md §4): the main phase's schedule start to the last
+// t_done of any measured request.
+int64_t WindowEndNs(const std::vector<RequestRecord>& records, int64_t start_ns) {
+  int64_t end = start_ns;
+  for (const RequestRecord& r : records) {
+    if (!r.warmup) end = std::max(end, r.t_done_ns);
+  }
+  return end;
+}
+
 }  // namespace
 
 int BenchResult::exit_code() const {
@@ -301,6 +318,30 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
   }
   SB_ASSIGN_OR_RETURN(PromptSet prompts, MakePrompts(s, chat, tokenizer.count));
   SB_ASSIGN_OR_RETURN(RequestTemplate tmpl, MakeRequestTemplate(s, url, api_key));
+
+  // GPU power: the source is opened (an unusable named source is bad input, before
+  // any load) and started before the warm-ups; idle power, when asked for, first.
+  std::string metrics_url =
+      s.metrics_url.empty()
+          ? fmt::format("{}://{}{}/metrics", url.tls ? "https" : "http", url.HostHeader(), url.path)
+          : s.metrics_url;
+  telemetry::TelemetrySettings power_settings = s.telemetry;
+  if (s.scrape_metrics) power_settings.server_metrics_url = metrics_url;
+  if (telemetry::RequirePowerFromEnv()) power_settings.require_power = true;
+  telemetry::HttpGet http_get = telemetry::NetHttpGet(s.tls);
+  std::optional<double> idle_power_w = s.idle_power_w;
+  std::vector<std::string> idle_notes;
+  if (!s.idle_power_note.empty()) idle_notes.push_back(s.idle_power_note);
+  if (s.idle_power_s > 0) {
+    telemetry::IdlePower idle =
+        telemetry::MeasureIdlePower(power_settings, http_get, s.idle_power_s, cancel);
+    idle_power_w = idle.per_gpu_w;
+    if (!idle.per_gpu_w) idle_notes.push_back("idle power not measured: " + idle.why);
+  }
+  TimeAnchor anchor = TimeAnchor::Now();
+  SB_ASSIGN_OR_RETURN(std::unique_ptr<telemetry::PowerSession> power,
+                      telemetry::PowerSession::Open(power_settings, anchor, http_get));
+  power->Begin(cancel);
 
   auto make_jobs = [&](const std::vector<Prompt>& ps, bool warmup,
                        const std::vector<int64_t>& offsets) {
@@ -358,14 +399,10 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
       static_cast<int>(std::min<int64_t>(plan.workers, std::max<int64_t>(concurrency, 1)));
 
   std::optional<metrics::SpecCounters> before, after;
-  std::string metrics_url =
-      s.metrics_url.empty()
-          ? fmt::format("{}://{}{}/metrics", url.tls ? "https" : "http", url.HostHeader(), url.path)
-          : s.metrics_url;
   if (s.scrape_metrics) before = Scrape(metrics_url, s.tls);
 
-  int64_t anchor_rt = RealtimeNowNs();
-  int64_t anchor_mono = MonotonicNowNs();
+  int64_t anchor_rt = anchor.realtime_ns;
+  int64_t anchor_mono = anchor.monotonic_ns;
   double cpu_before = CpuSeconds();
   PhaseOutcome main = RunPhase(plan, endpoints, tls.get(), url, s, cancel, show_progress);
   double cpu_s = CpuSeconds() - cpu_before;
@@ -405,6 +442,31 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
   in.spec_after = after;
   in.client_issue_delay_limit_ms = s.client_issue_delay_limit_ms;
   result.summary = metrics::ComputeRunSummary(result.records, in);
+
+  // Power over the window; --require-power makes invalid power invalidate the run.
+  int64_t window_end = WindowEndNs(result.records, main.start_ns);
+  result.power_samples = power->End(window_end, cancel);
+  telemetry::PowerInputs power_in;
+  power_in.samples = result.power_samples ? &*result.power_samples : nullptr;
+  power_in.unavailable_note = power->unavailable();
+  power_in.anchor = anchor;
+  double source_scale = result.power_samples ? result.power_samples->info.time_scale : 1.0;
+  // The RunSummary's duration is wall time: in the source's seconds for the check.
+  power_in.window = {main.start_ns, window_end,
+                     source_scale > 0 ? result.summary.duration_s / source_scale : 0};
+  power_in.work = {result.summary.completed, result.summary.total_input_tokens,
+                   result.summary.total_output_tokens};
+  power_in.expected_gpus = ExpectedGpus(s.gpus);
+  power_in.idle_power_w = idle_power_w;
+  result.power = telemetry::ComputePowerReport(power_in);
+  for (const std::string& n : idle_notes) result.power.notes.push_back(n);
+  if (power_settings.require_power && !result.power.valid()) {
+    std::string why;
+    for (const std::string& code : result.power.validity.reason_codes())
+      why += (why.empty() ? "" : ", ") + code;
+    result.summary.validity.Add("power_invalid", "--require-power: power is invalid (" + why + ")");
+  }
+  result.anchor = anchor;
 
   result.self.cpu_s = cpu_s;
   result.self.events = main.events;
@@ -460,6 +522,7 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
                    // out of the metrics by kernel stamps (null without them).
                    {"receive_lag_us", ReceiveLagJson(main.receive_lag)},
                    {"measured_phase_wall_s", static_cast<double>(end_mono - main.start_ns) / 1e9}};
+  h.servebench_extra["power"] = telemetry::PowerReportJson(result.power);
   result.result = metrics::BuildResultJson(result.summary, h, result.records);
   result.header = std::move(h);
 

@@ -40,6 +40,14 @@ std::optional<double> NestedAcceptanceLength(const json::object& result) {
   return Number(sd->get_object(), "acceptance_length");
 }
 
+// servebench.power of a result (telemetry/power_report.h writes it), or null.
+const json::object* Power(const json::object& result) {
+  const json::value* sb = result.if_contains("servebench");
+  if (sb == nullptr || !sb->is_object()) return nullptr;
+  const json::value* p = sb->get_object().if_contains("power");
+  return p != nullptr && p->is_object() ? &p->get_object() : nullptr;
+}
+
 }  // namespace
 
 GpuTopology SingleNodeTopology(const ReplicaShape& shape) {
@@ -104,6 +112,14 @@ const std::vector<HeadlineMetric>& HeadlineMetrics() {
       {"p99_intvty", &Headline::p99_intvty, "tok/s/user", "1000 / p99_tpot_ms"},
       {"acceptance_length", &Headline::acceptance_length, "tokens/step",
        "speculative decoding: 1 + accepted drafts / drafts", 2},
+      {"avg_power_w", &Headline::avg_power_w, "W/GPU",
+       "GPU board power per GPU over the measured window (docs/power.md)", 0},
+      {"total_gpu_energy_j", &Headline::total_gpu_energy_j, "J",
+       "energy of the point's GPUs over the measured window"},
+      {"joules_per_output_token", &Headline::joules_per_output_token, "J/token",
+       "total_gpu_energy_j / output tokens", 4},
+      {"output_tokens_per_joule", &Headline::output_tokens_per_joule, "tokens/J",
+       "output tokens / total_gpu_energy_j", 2},
   };
   return kMetrics;
 }
@@ -151,6 +167,12 @@ Headline HeadlineFromResult(const json::object& result, const GpuTopology& gpus)
   if (h.p99_tpot_ms) h.p99_intvty = Interactivity(*h.p99_tpot_ms);
   h.acceptance_length = Number(result, "spec_decode_acceptance_length");
   if (!h.acceptance_length) h.acceptance_length = NestedAcceptanceLength(result);
+  if (const json::object* power = Power(result)) {
+    for (const char* key : {"avg_power_w", "total_gpu_energy_j", "joules_per_output_token",
+                            "output_tokens_per_joule"}) {
+      h.*(FindHeadlineMetric(key)->field) = Number(*power, key);
+    }
+  }
   return h;
 }
 

@@ -85,6 +85,11 @@ struct Headline {
   std::optional<double> p99_intvty;     // Interactivity(p99 TPOT): the slowest users
   // ---- Speculative decoding (metrics.md §7) ----
   std::optional<double> acceptance_length;
+  // ---- GPU power (docs/power.md): the result's servebench.power, valid power only ----
+  std::optional<double> avg_power_w;              // W per GPU over the measured window
+  std::optional<double> total_gpu_energy_j;       // J, all GPUs of the point, the window
+  std::optional<double> joules_per_output_token;  // J / output token
+  std::optional<double> output_tokens_per_joule;  // output tokens / J (tok/s per W)
 
   bool operator==(const Headline&) const = default;
 };
@@ -113,7 +118,8 @@ const HeadlineMetric* FindHeadlineMetric(std::string_view name);
 // Derives the headline from a result JSON (BuildResultJson's format, or the median
 // of repetitions, run/aggregate.h): the vLLM-compatible keys at its top level, the
 // acceptance length from `spec_decode_acceptance_length` (else
-// servebench.spec_decode.acceptance_length). Per-GPU throughput follows from `gpus`.
+// servebench.spec_decode.acceptance_length), the power keys from servebench.power
+// (null there when the power was invalid). Per-GPU throughput follows from `gpus`.
 // Latencies of a run with no completed request are nullopt (the writer's 0.0 stands
 // for an empty set there). Keys that are absent or not numbers give nullopt.
 Headline HeadlineFromResult(const boost::json::object& result, const GpuTopology& gpus);

@@ -54,6 +54,9 @@ template <class V, class A>
 void VisitArtifacts(V& v, A& a) {
   v("engine_log", a.engine_log, {"the engine's output"});
   v("requests", a.requests, {"per-request JSONL of the load run"});
+  v("gpu_metrics", a.gpu_metrics,
+    {"GPU power samples as InferenceX's gpu_metrics.csv (docs/power.md)", Need::kOptional,
+     TextRule::kAny, 2});
 }
 
 template <class V, class R>

@@ -78,6 +78,7 @@ struct LoadOutcome {
   std::vector<std::string> invalid_reasons;
   boost::json::object summary;  // vllm-bench-compatible result JSON (may be partial)
   std::string requests_path;    // per-request JSONL, when written
+  std::string power_samples_path;  // GPU power samples (InferenceX gpu_metrics CSV), when any
   std::string error;            // why it could not run, when !completed
   // Failed requests in words (metrics/failure_summary.h), "" when none failed: the
   // counts per kind ("19 read") and the same with each kind's first message.
@@ -88,6 +89,15 @@ struct LoadOutcome {
 class LoadBackend {
  public:
   virtual ~LoadBackend() = default;
+  // A serve session's engine is ready and has had no traffic yet (called again
+  // after a restart): the load side measures what it needs once per session
+  // (idle GPU power) before the session's first point.
+  virtual void OnEngineReady(const recipe::Point& first_point, const std::string& base_url,
+                             const std::atomic<bool>* cancel) {
+    (void)first_point;
+    (void)base_url;
+    (void)cancel;
+  }
   virtual LoadOutcome Run(const recipe::Point& point, const std::string& base_url,
                           const std::string& requests_path, const std::atomic<bool>* cancel) = 0;
 };

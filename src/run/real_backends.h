@@ -4,6 +4,7 @@
 // the only thing to read when a recipe field seems not to reach an engine or client.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "client/client_settings.h"
@@ -48,11 +49,16 @@ class SupervisedEngineBackend final : public EngineBackend {
 class NativeLoadBackend final : public LoadBackend {
  public:
   explicit NativeLoadBackend(const RunSettings& settings) : settings_(settings) {}
+  // Measures the session's idle power (RunSettings::idle_power_s).
+  void OnEngineReady(const recipe::Point& first_point, const std::string& base_url,
+                     const std::atomic<bool>* cancel) override;
   LoadOutcome Run(const recipe::Point& point, const std::string& base_url,
                   const std::string& requests_path, const std::atomic<bool>* cancel) override;
 
  private:
   const RunSettings& settings_;
+  std::optional<double> idle_power_w_;  // of the current session's GPUs, per GPU
+  std::string idle_note_;               // why it is missing
 };
 
 // Accuracy evals (gsm8k) with the floor gate. Without --eval-data, a sim engine is

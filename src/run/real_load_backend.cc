@@ -1,9 +1,14 @@
 #include <algorithm>
+#include <filesystem>
+#include <iostream>
 
 #include "client/client.h"
+#include "common/atomic_file.h"
 #include "record/record_builder.h"
 #include "run/aggregate.h"
 #include "run/real_backends.h"
+#include "telemetry/power_session.h"
+#include "telemetry/samples_csv.h"
 
 namespace servebench::run {
 
@@ -44,9 +49,29 @@ client::BenchSettings BenchSettingsFor(const recipe::Point& point, const RunSett
   b.spec_decoding = point.serve.spec.method != recipe::SpecMethod::kNone;
   b.requests_jsonl_path = requests_path;
   b.metadata = {{"point_id", point.point_id}, {"recipe", point.recipe}};
+  b.telemetry = settings.telemetry;
   // The point's progress line (bench's, inside `run`'s point k of N).
   b.progress = true;
   return b;
+}
+
+void NativeLoadBackend::OnEngineReady(const recipe::Point& first_point, const std::string& base_url,
+                                      const std::atomic<bool>* cancel) {
+  (void)first_point;
+  idle_power_w_.reset();
+  idle_note_.clear();
+  if (settings_.idle_power_s <= 0) return;
+  telemetry::TelemetrySettings t = settings_.telemetry;
+  t.server_metrics_url = base_url + "/metrics";
+  telemetry::IdlePower idle =
+      telemetry::MeasureIdlePower(t, telemetry::NetHttpGet(), settings_.idle_power_s, cancel);
+  idle_power_w_ = idle.per_gpu_w;
+  if (idle.per_gpu_w) {
+    std::cerr << "servebench: idle power " << *idle.per_gpu_w << " W per GPU (" << idle.source
+              << ", " << settings_.idle_power_s << " s)\n";
+  } else {
+    idle_note_ = "idle power not measured: " + idle.why;
+  }
 }
 
 LoadOutcome NativeLoadBackend::Run(const recipe::Point& point, const std::string& base_url,
@@ -62,6 +87,8 @@ LoadOutcome NativeLoadBackend::Run(const recipe::Point& point, const std::string
     std::string path =
         repetitions == 1 ? requests_path : requests_path + ".run" + std::to_string(i + 1);
     client::BenchSettings bench = BenchSettingsFor(point, settings_, base_url, path);
+    bench.idle_power_w = idle_power_w_;
+    bench.idle_power_note = idle_note_;
     auto result = client::RunBench(bench, cancel);
     if (!result.ok()) {
       out.error = result.status().message();
@@ -80,6 +107,14 @@ LoadOutcome NativeLoadBackend::Run(const recipe::Point& point, const std::string
     if (out.failure_summary.empty() && result->summary.failed > 0) {
       out.failure_counts = metrics::FailureCounts(result->summary);
       out.failure_summary = metrics::FailureSummary(result->summary);
+    }
+    if (result->power_samples && !path.empty()) {
+      // The raw samples beside the per-request records, in InferenceX's CSV shape.
+      std::string csv = std::filesystem::path(path).replace_extension(".gpu_metrics.csv").string();
+      if (WriteFileAtomically(csv, telemetry::SamplesToCsv(*result->power_samples, result->anchor))
+              .ok()) {
+        out.power_samples_path = csv;
+      }
     }
     runs.push_back(std::move(result->result));
     if (result->interrupted) {

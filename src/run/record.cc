@@ -24,7 +24,10 @@ record::Record BuildRecord(const recipe::Point& point, const RunSettings& settin
   }
   if (result.eval != nullptr && result.eval->ran) record::SetEvals(&r, result.eval->result);
   r.artifacts.engine_log = result.engine_log_path;
-  if (result.load != nullptr) r.artifacts.requests = result.load->requests_path;
+  if (result.load != nullptr) {
+    r.artifacts.requests = result.load->requests_path;
+    r.artifacts.gpu_metrics = result.load->power_samples_path;
+  }
   return r;
 }
 

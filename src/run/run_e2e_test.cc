@@ -192,7 +192,9 @@ TEST_F(RunE2eTest, DryRunPrintsTheSimCommandAndStartsNothing) {
 TEST_F(RunE2eTest, EngineKilledMidPointFailsThatPointAndTheSweepGoesOnWithARestartedServer) {
   // Slow enough that a point lasts about a second: time scale 1, 128 output tokens.
   std::string recipe = WriteRecipe("[1, 2, 4]", "", /*time_scale=*/1.0, /*osl=*/128);
-  pid_t run = Spawn(RunArgs(recipe));
+  // No GPU power here: at time scale 1 its sampling would stretch every point by
+  // seconds (docs/power.md), and these tests time their kills.
+  pid_t run = Spawn(RunArgs(recipe, "--gpu-telemetry none --idle-power-s 0"));
   // Wait until the second point has started, then SIGKILL the engine.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (SpawnedLog().find("concurrency 2 ...") == std::string::npos &&
@@ -218,7 +220,9 @@ TEST_F(RunE2eTest, EngineKilledMidPointFailsThatPointAndTheSweepGoesOnWithAResta
 
 TEST_F(RunE2eTest, KillingServebenchLeavesNoEngineAndResumeFinishesTheSweep) {
   std::string recipe = WriteRecipe("[1, 2, 4]", "", /*time_scale=*/1.0, /*osl=*/128);
-  pid_t run = Spawn(RunArgs(recipe));
+  // No GPU power here: at time scale 1 its sampling would stretch every point by
+  // seconds (docs/power.md), and these tests time their kills.
+  pid_t run = Spawn(RunArgs(recipe, "--gpu-telemetry none --idle-power-s 0"));
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (SpawnedLog().find("concurrency 2 ...") == std::string::npos &&
          std::chrono::steady_clock::now() < deadline) {
@@ -230,7 +234,7 @@ TEST_F(RunE2eTest, KillingServebenchLeavesNoEngineAndResumeFinishesTheSweep) {
   ::waitpid(run, &status, 0);
   EXPECT_TRUE(WaitForNoEngines(10)) << "an engine outlived servebench";
 
-  Result r = Run(RunArgs(recipe, "--resume"));
+  Result r = Run(RunArgs(recipe, "--resume --gpu-telemetry none --idle-power-s 0"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("1 already ok (resumed)"), std::string::npos) << r.output;
 

@@ -8,6 +8,7 @@
 
 #include "common/status.h"
 #include "record/record.h"
+#include "telemetry/telemetry_settings.h"
 
 namespace servebench::run {
 
@@ -32,6 +33,12 @@ struct RunSettings {
   // Validity rule client_saturated (metrics.md §8): P99 issue delay above this marks a
   // point invalid. Raise it only on a machine shared with other work (tests in CI).
   double client_issue_delay_limit_ms = 1.0;
+  // ---- GPU power (docs/power.md) ----
+  telemetry::TelemetrySettings telemetry;
+  // Idle power, measured once per serve session after the engine is ready and
+  // before its first point, for this long in the source's seconds (the simulated
+  // engine's seconds on the sim); 0 = not measured. Reported, never subtracted.
+  double idle_power_s = 10;
   // ---- Engines ----
   std::string servebench_binary;   // the `servebench` that runs `sim`; default: ourselves
   double readiness_timeout_s = 0;  // 0 = recipe, else the adapter's default

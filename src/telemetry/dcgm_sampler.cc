@@ -8,6 +8,8 @@
 
 #include "common/clock.h"
 #include "metrics/prometheus.h"
+#include "net/http_fetch.h"
+#include "net/url.h"
 #include "telemetry/gpu_selection.h"
 
 namespace servebench::telemetry {
@@ -127,6 +129,18 @@ class DcgmSampler : public PollingSampler {
 };
 
 }  // namespace
+
+HttpGet NetHttpGet(const net::TlsOptions& tls) {
+  return [tls](const std::string& target, double timeout_s) -> StatusOr<std::string> {
+    SB_ASSIGN_OR_RETURN(net::Url url, net::ParseUrl(target));
+    std::string path = url.path.empty() ? "/" : url.path;
+    net::Url base = url;
+    base.path.clear();
+    SB_ASSIGN_OR_RETURN(net::HttpReply reply, net::HttpFetch(base, path, "", timeout_s, {}, tls));
+    if (reply.status != 200) return Status::Unavailable(fmt::format("HTTP {}", reply.status));
+    return std::move(reply.body);
+  };
+}
 
 StatusOr<std::unique_ptr<Sampler>> OpenDcgm(const std::string& url, const SourceOptions& o,
                                             HttpGet get) {

@@ -8,7 +8,8 @@
 // repeats the whole GPU's value on each instance, so one series per GPU is kept.
 // The simulated engine serves the same names on its /metrics, plus
 // servebench_sim_time_scale (its time scale; docs/simulator.md).
-// The HTTP client is passed in (the one servebench client; telemetry owns none).
+// The GET is passed in: NetHttpGet (net/'s one-shot client) in the product, canned
+// text in unit tests.
 #pragma once
 
 #include <functional>
@@ -16,6 +17,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "net/tls_options.h"
 #include "telemetry/sampler.h"
 #include "telemetry/telemetry_settings.h"
 
@@ -23,6 +25,9 @@ namespace servebench::telemetry {
 
 // GET `url`; the body of a 200 reply, else an error naming the status.
 using HttpGet = std::function<StatusOr<std::string>(const std::string& url, double timeout_s)>;
+
+// GET over net/'s one-shot client (net/http_fetch.h) with `tls` for https URLs.
+HttpGet NetHttpGet(const net::TlsOptions& tls = {});
 
 // Scrapes once to list the GPUs. Unavailable when the URL does not answer or
 // exports no DCGM power series.

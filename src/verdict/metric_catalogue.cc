@@ -22,6 +22,12 @@ const std::vector<MetricSpec>& AllMetrics() {
       {"tput_at_intvty(50)", Better::kHigher, 0.025, 3, true},
       {"tput_at_intvty(100)", Better::kHigher, 0.025, 3, true},
       {"pareto_auc", Better::kHigher, 0.025, 3, true},
+      // Energy per token (docs/power.md), when the point measured valid power: 5 % as
+      // the median latencies (board power sensors are good to ±5 W; J/token moves with
+      // both power and throughput). Tokens per joule is its reciprocal: shown, not
+      // counted, so one change is not two regressions.
+      {"joules_per_output_token", Better::kLower, 0.05, 3, true},
+      {"output_tokens_per_joule", Better::kHigher, 0.05, 3, false},
   };
   return kMetrics;
 }
