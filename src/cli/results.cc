@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -86,8 +87,13 @@ std::string Metric(const record::Record& r, std::string_view name) {
 }
 
 // The columns of `list` after the identity: headline metrics under their one name.
-constexpr std::string_view kListMetrics[] = {"tput_per_gpu", "median_intvty", "median_ttft_ms",
-                                             "median_tpot_ms"};
+// GPU power (docs/power.md) last: "-" without valid power.
+constexpr std::string_view kListMetrics[] = {"tput_per_gpu",   "median_intvty",
+                                             "median_ttft_ms", "median_tpot_ms",
+                                             "avg_power_w",    "joules_per_output_token"};
+
+// A metric's column is as wide as its name, 14 at least.
+int Width(std::string_view metric) { return std::max<int>(14, static_cast<int>(metric.size())); }
 
 int List(store::Store& db, const Options& o) {
   auto records = db.Query(o.filter);
@@ -95,7 +101,7 @@ int List(store::Store& db, const Options& o) {
   std::printf("%-20s %-8s %-28s %-9s %-10s %-26s %5s", "started_at", "status", "recipe", "engine",
               "hardware", "config", "conc");
   for (std::string_view m : kListMetrics)
-    std::printf(" %14.*s", static_cast<int>(m.size()), m.data());
+    std::printf(" %*.*s", Width(m), static_cast<int>(m.size()), m.data());
   std::printf("  %s\n", "record_id");
   for (const record::Record& r : *records) {
     // The configuration as every view names it (record/labels.h), so two sessions of
@@ -105,7 +111,7 @@ int List(store::Store& db, const Options& o) {
                 Cell(r.recipe, 28).c_str(), Cell(r.engine, 9).c_str(), Cell(r.hardware, 10).c_str(),
                 Cell(record::ConfigLabel(r.deployment), 26).c_str(),
                 Cell(r.concurrency ? std::to_string(*r.concurrency) : "", 5).c_str());
-    for (std::string_view m : kListMetrics) std::printf(" %14s", Metric(r, m).c_str());
+    for (std::string_view m : kListMetrics) std::printf(" %*s", Width(m), Metric(r, m).c_str());
     std::printf("  %s\n", Cell(r.record_id, 16).c_str());
   }
   std::printf("%zu record%s in %s\n", records->size(), records->size() == 1 ? "" : "s",

@@ -28,7 +28,8 @@ std::string Record(const std::string& id, const std::string& engine, const std::
          std::to_string(concurrency) + R"(, "status": ")" + status +
          R"(", "build": {"date": "2026-11-29"}, "provenance": {"started_at": ")" + started_at +
          R"("}, "num_gpus": 2, "summary": {"output_throughput": 1000.0, "total_token_throughput": 3001.0,
-         "median_ttft_ms": 20.5}})";
+         "median_ttft_ms": 20.5, "servebench": {"power": {"power_valid": 1, "avg_power_w": 412.34,
+         "joules_per_output_token": 0.27487}}}})";
 }
 
 class ResultsCliTest : public ::testing::Test {
@@ -99,6 +100,11 @@ TEST_F(ResultsCliTest, ListFiltersByEngineStatusAndTime) {
   // tput_per_gpu: 3001 total tok/s over 2 GPUs, printed as every report prints it.
   EXPECT_NE(sim.output.find("tput_per_gpu"), std::string::npos) << sim.output;
   EXPECT_NE(sim.output.find("1500.5"), std::string::npos) << sim.output;
+  // The power columns: W per GPU and J per output token (docs/power.md).
+  EXPECT_NE(sim.output.find("avg_power_w joules_per_output_token"), std::string::npos)
+      << sim.output;
+  EXPECT_NE(sim.output.find("            412                  0.2749"), std::string::npos)
+      << sim.output;
   Result failed = RunServebench("results list --status failed" + Db());
   EXPECT_NE(failed.output.find("1 record in"), std::string::npos) << failed.output;
   Result window =

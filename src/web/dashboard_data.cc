@@ -60,7 +60,7 @@ json::object CurvePointOf(const json::object& row) {
       {"tput_per_gpu", row.at("tput_per_gpu")}, {"median_ttft_ms", row.at("median_ttft_ms")},
       {"record_id", row.at("record_id")},       {"series_id", row.at("series_id")},
       {"simulated", row.at("simulated")},       {"time_scale", row.at("time_scale")},
-      {"started_at", row.at("started_at")}};
+      {"started_at", row.at("started_at")},     {"output_tokens_per_joule", row.at("output_tokens_per_joule")}};
 }
 
 // Per workload: each configuration's curve on every build date (the newest drawn over

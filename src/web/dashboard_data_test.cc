@@ -69,6 +69,40 @@ std::vector<record::Record> TwoNights() {
   return rs;
 }
 
+TEST(DashboardDataTest, PowerColumnsAndTokensPerJouleComeFromTheRecordsPower) {
+  std::vector<json::object> rs = {Record(1, 8, "2026-11-29", 8000, 6.0),
+                                  Record(1, 64, "2026-11-29", 40000, 9.0)};
+  // The first measured valid power; the second's power broke a rule (keys null).
+  rs[0]["summary"].as_object()["servebench"] =
+      json::object{{"power", json::object{{"power_valid", 1},
+                                          {"avg_power_w", 412.5},
+                                          {"joules_per_output_token", 0.0516},
+                                          {"output_tokens_per_joule", 19.39}}}};
+  rs[1]["summary"].as_object()["servebench"] =
+      json::object{{"power", json::object{{"power_valid", 0},
+                                          {"avg_power_w", nullptr},
+                                          {"joules_per_output_token", nullptr},
+                                          {"output_tokens_per_joule", nullptr}}}};
+  auto data = BuildDashboardData(
+      rs, {.title = "t", .source = "test", .generated_at = "2026-11-30T00:00:00Z"});
+  ASSERT_TRUE(data.ok()) << data.status().ToString();
+  const json::array& rows = data->at("records").as_array();
+  ASSERT_EQ(rows.size(), 2u);
+  const json::object& valid =
+      rows[0].at("concurrency").as_double() == 8 ? rows[0].as_object() : rows[1].as_object();
+  const json::object& invalid =
+      &valid == &rows[0].as_object() ? rows[1].as_object() : rows[0].as_object();
+  EXPECT_DOUBLE_EQ(valid.at("avg_power_w").as_double(), 412.5);
+  EXPECT_DOUBLE_EQ(valid.at("joules_per_output_token").as_double(), 0.0516);
+  EXPECT_DOUBLE_EQ(valid.at("output_tokens_per_joule").as_double(), 19.39);
+  EXPECT_TRUE(invalid.at("joules_per_output_token").is_null());
+  const json::array& points =
+      data->at("charts").as_array()[0].at("curves").as_array()[0].at("points").as_array();
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_DOUBLE_EQ(points[0].at("tokens_per_joule").as_double(), 19.39);  // concurrency 8 first
+  EXPECT_TRUE(points[1].at("tokens_per_joule").is_null());
+}
+
 TEST(DashboardDataTest, RowsChartsAndNightlyFromRecords) {
   auto data = BuildDashboardData(
       TwoNights(), {.title = "t", .source = "test", .generated_at = "2026-11-30T00:00:00Z"});

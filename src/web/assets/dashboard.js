@@ -209,6 +209,9 @@
     ["output_tput_per_gpu", "output_tput_per_gpu", true], ["median_intvty", "median_intvty", true],
     ["median_ttft_ms", "median_ttft_ms", true], ["p99_ttft_ms", "p99_ttft_ms", true],
     ["median_tpot_ms", "median_tpot_ms", true], ["acceptance_length", "acceptance_length", true],
+    // GPU power (docs/power.md): empty without valid power.
+    ["avg_power_w", "avg_power_w", true], ["joules_per_output_token", "joules_per_output_token", true],
+    ["output_tokens_per_joule", "output_tokens_per_joule", true],
     ["failure_class", "failure"], ["failure_reason", "reason"],
   ];
   // Text columns that may wrap so the table fits the page.
