@@ -87,6 +87,10 @@ TEST_F(BadInputTest, RunFlagValuesAreRefusedBeforeAnyEngineStarts) {
       {"--issue-delay-limit-ms -1", "--issue-delay-limit-ms -1: must be a number > 0"},
       {"--prompts-per-concurrency 0", "--prompts-per-concurrency 0: must be 1 .."},
       {"--container lxc", "--container 'lxc'"},
+      {"--idle-power-s -1", "--idle-power-s -1: seconds of idle power sampling"},
+      {"--power-sample-period 0", "--power-sample-period 0: must be between 0.01 and 60"},
+      {"--gpu-telemetry bogus", "--gpu-telemetry 'bogus': one of auto, nvml"},
+      {"--gpu-ids 0,MIG-abc", "--gpu-ids MIG-abc: a MIG instance has no power of its own"},
   };
   for (const auto& [flag, message] : cases) {
     ShellResult r = Servebench("run " + recipe + " --out " + Path("out") + " --db " +

@@ -101,8 +101,7 @@ void AddRunFlags(CLI::App& app, run::RunSettings* s) {
     StatusOr<telemetry::TelemetrySettings> t = ResolvePowerFlags(*power);
     if (!t.ok()) throw CLI::ValidationError(t.status().message());
     s->telemetry = *t;
-    s->idle_power_s = power->idle_power_s;
-    if (!(s->idle_power_s >= 0)) throw CLI::ValidationError("--idle-power-s: must be >= 0");
+    s->idle_power_s = power->idle_power_s;  // checked with the rest by run::Validate
   });
 }
 

@@ -72,8 +72,9 @@ void AddSimFlags(CLI::App& app, SimFlags* flags) {
   app.add_option("--build-slowdown", s.build_slowdown,
                  "multiplies every step time (a slower simulated build)")
       ->capture_default_str();
-  app.add_option("--power-average-s", s.power_average_s,
-                 "simulated seconds the board power reading (DCGM_FI_DEV_POWER_USAGE) averages over")
+  app.add_option(
+         "--power-average-s", s.power_average_s,
+         "simulated seconds the board power reading (DCGM_FI_DEV_POWER_USAGE) averages over")
       ->capture_default_str();
   app.add_option("--seed", s.seed, "seed of generated text, acceptance draws and faults")
       ->capture_default_str();

@@ -52,6 +52,13 @@ Status Validate(const RunSettings& s) {
       return bad(fmt::format("--container-mount '{}': write host:container", m));
     }
   }
+  SB_RETURN_IF_ERROR(telemetry::Validate(s.telemetry));
+  if (!(s.idle_power_s >= 0) || s.idle_power_s > 3600) {
+    return bad(fmt::format(
+        "--idle-power-s {}: seconds of idle power sampling per serve session, 0 (none) .. 3600 "
+        "(10 is the rule, docs/power.md)",
+        s.idle_power_s));
+  }
   return Status::Ok();
 }
 
