@@ -91,6 +91,9 @@ TEST_F(BadInputTest, RunFlagValuesAreRefusedBeforeAnyEngineStarts) {
       {"--power-sample-period 0", "--power-sample-period 0: must be between 0.01 and 60"},
       {"--gpu-telemetry bogus", "--gpu-telemetry 'bogus': one of auto, nvml"},
       {"--gpu-ids 0,MIG-abc", "--gpu-ids MIG-abc: a MIG instance has no power of its own"},
+      // A named source this machine lacks: refused before the engine starts.
+      {"--gpu-telemetry nvml --nvml-library /nonexistent/libnvidia-ml.so.1",
+       "--gpu-telemetry nvml: cannot be used here: /nonexistent/libnvidia-ml.so.1"},
   };
   for (const auto& [flag, message] : cases) {
     ShellResult r = Servebench("run " + recipe + " --out " + Path("out") + " --db " +

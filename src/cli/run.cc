@@ -25,6 +25,7 @@
 #include "run/record_sink.h"
 #include "run/report.h"
 #include "store/store.h"
+#include "telemetry/telemetry.h"
 
 namespace servebench::cli {
 namespace {
@@ -134,6 +135,13 @@ int ExecutePlan(const recipe::Plan& plan, run::RunSettings settings, bool dry_ru
     std::printf("# %zu serve session(s), %zu point(s); nothing was started (--dry-run)\n",
                 sessions.size(), plan.points.size());
     return kExitOk;
+  }
+
+  // A named GPU source this machine lacks would fail every point after its engine
+  // started; refuse it first (on Slurm this runs in the task, where the GPUs are).
+  if (Status power = telemetry::CheckLocalSourceOpens(settings.telemetry); !power.ok()) {
+    std::fprintf(stderr, "servebench run: %s\n", power.message().c_str());
+    return kExitInvalidInput;
   }
 
   std::unique_ptr<store::Store> db;

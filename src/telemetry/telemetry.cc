@@ -114,4 +114,22 @@ StatusOr<OpenedSampler> OpenSampler(const TelemetrySettings& s, const TimeAnchor
   return out;
 }
 
+Status CheckLocalSourceOpens(const TelemetrySettings& s, const GetEnv& get_env) {
+  switch (s.source) {
+    case TelemetrySource::kNvml:
+    case TelemetrySource::kNvidiaSmi:
+    case TelemetrySource::kAmdsmi:
+    case TelemetrySource::kAmdSmi:
+      break;
+    case TelemetrySource::kAuto:
+    case TelemetrySource::kDcgm:
+    case TelemetrySource::kNone:
+      return Status::Ok();
+  }
+  HttpGet no_http = [](const std::string& url, double) -> StatusOr<std::string> {
+    return Status::Internal("no HTTP for a local source (" + url + ")");
+  };
+  return OpenSampler(s, TimeAnchor::Now(), no_http, get_env).status();
+}
+
 }  // namespace servebench::telemetry

@@ -38,6 +38,12 @@ struct OpenedSampler {
 StatusOr<OpenedSampler> OpenSampler(const TelemetrySettings& settings, const TimeAnchor& anchor,
                                     const HttpGet& http_get, const GetEnv& get_env = nullptr);
 
+// Opens a named local source (nvml, nvidia-smi, amdsmi, amd-smi) once and drops it,
+// so a sweep refuses a source this machine lacks before it starts an engine; the
+// error is OpenSampler's. Ok for auto and none, and for dcgm (its URL may be the
+// engine's own endpoint, not up yet).
+Status CheckLocalSourceOpens(const TelemetrySettings& settings, const GetEnv& get_env = nullptr);
+
 // True when REQUIRE_POWER in the environment says 1, true or yes (InferenceX's switch).
 bool RequirePowerFromEnv(const GetEnv& get_env = nullptr);
 
