@@ -70,26 +70,20 @@ std::vector<record::Record> TwoNights() {
 }
 
 TEST(DashboardDataTest, PowerColumnsAndTokensPerJouleComeFromTheRecordsPower) {
-  std::vector<json::object> rs = {Record(1, 8, "2026-11-29", 8000, 6.0),
-                                  Record(1, 64, "2026-11-29", 40000, 9.0)};
-  // The first measured valid power; the second's power broke a rule (keys null).
-  rs[0]["summary"].as_object()["servebench"] =
-      json::object{{"power", json::object{{"power_valid", 1},
-                                          {"avg_power_w", 412.5},
-                                          {"joules_per_output_token", 0.0516},
-                                          {"output_tokens_per_joule", 19.39}}}};
-  rs[1]["summary"].as_object()["servebench"] =
-      json::object{{"power", json::object{{"power_valid", 0},
-                                          {"avg_power_w", nullptr},
-                                          {"joules_per_output_token", nullptr},
-                                          {"output_tokens_per_joule", nullptr}}}};
+  std::vector<record::Record> rs = {Record(1, 8, "2026-11-29", 8000, 6.0),
+                                    Record(1, 64, "2026-11-29", 40000, 9.0)};
+  // The first measured valid power; the second's power broke a rule (the headline
+  // has none, as HeadlineFromResult reads null keys).
+  rs[0].headline->avg_power_w = 412.5;
+  rs[0].headline->joules_per_output_token = 0.0516;
+  rs[0].headline->output_tokens_per_joule = 19.39;
   auto data = BuildDashboardData(
       rs, {.title = "t", .source = "test", .generated_at = "2026-11-30T00:00:00Z"});
   ASSERT_TRUE(data.ok()) << data.status().ToString();
   const json::array& rows = data->at("records").as_array();
   ASSERT_EQ(rows.size(), 2u);
   const json::object& valid =
-      rows[0].at("concurrency").as_double() == 8 ? rows[0].as_object() : rows[1].as_object();
+      rows[0].at("concurrency").as_int64() == 8 ? rows[0].as_object() : rows[1].as_object();
   const json::object& invalid =
       &valid == &rows[0].as_object() ? rows[1].as_object() : rows[0].as_object();
   EXPECT_DOUBLE_EQ(valid.at("avg_power_w").as_double(), 412.5);
@@ -99,8 +93,8 @@ TEST(DashboardDataTest, PowerColumnsAndTokensPerJouleComeFromTheRecordsPower) {
   const json::array& points =
       data->at("charts").as_array()[0].at("curves").as_array()[0].at("points").as_array();
   ASSERT_EQ(points.size(), 2u);
-  EXPECT_DOUBLE_EQ(points[0].at("tokens_per_joule").as_double(), 19.39);  // concurrency 8 first
-  EXPECT_TRUE(points[1].at("tokens_per_joule").is_null());
+  EXPECT_DOUBLE_EQ(points[0].at("output_tokens_per_joule").as_double(), 19.39);  // conc 8 first
+  EXPECT_TRUE(points[1].at("output_tokens_per_joule").is_null());
 }
 
 TEST(DashboardDataTest, RowsChartsAndNightlyFromRecords) {
