@@ -100,8 +100,8 @@ struct TaskAccuracy {
 
 // Files the run wrote beside the record.
 struct Artifacts {
-  std::string engine_log;  // the engine's output
-  std::string requests;    // per-request JSONL of the load run
+  std::string engine_log;   // the engine's output
+  std::string requests;     // per-request JSONL of the load run
   std::string gpu_metrics;  // the GPU power samples (InferenceX's gpu_metrics.csv shape)
 
   bool operator==(const Artifacts&) const = default;

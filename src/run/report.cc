@@ -120,8 +120,8 @@ std::string Frontiers(const SweepReport& r, bool md) {
 
 const std::vector<std::string_view>& ReportedMetrics() {
   static const std::vector<std::string_view> kMetrics = {
-      "request_throughput", "output_throughput", "tput_per_gpu",  "output_tput_per_gpu",
-      "median_ttft_ms",     "median_tpot_ms",    "median_intvty", "acceptance_length",
+      "request_throughput", "output_throughput",      "tput_per_gpu",  "output_tput_per_gpu",
+      "median_ttft_ms",     "median_tpot_ms",         "median_intvty", "acceptance_length",
       "avg_power_w",        "joules_per_output_token"};
   return kMetrics;
 }
