@@ -50,6 +50,12 @@ client::BenchSettings BenchSettingsFor(const recipe::Point& point, const RunSett
   b.requests_jsonl_path = requests_path;
   b.metadata = {{"point_id", point.point_id}, {"recipe", point.recipe}};
   b.telemetry = settings.telemetry;
+  // The GPUs the engine runs on, when its recipe pins them (docs/power.md "GPUs"); only
+  // these names are copied (the rest of serve.env may hold secrets).
+  for (const char* var : {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"}) {
+    if (auto it = point.serve.env.find(var); it != point.serve.env.end())
+      b.telemetry.engine_env[var] = it->second;
+  }
   // The point's progress line (bench's, inside `run`'s point k of N).
   b.progress = true;
   return b;

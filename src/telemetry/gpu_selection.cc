@@ -52,6 +52,14 @@ GpuIdChoice ChooseGpuIds(const TelemetrySettings& s, TelemetrySource source,
   } else if (source == TelemetrySource::kAmdsmi || source == TelemetrySource::kAmdSmi) {
     vars = {"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"};
   }
+  // The engine's environment first: it is what the engine's runtime reads.
+  for (const char* var : vars) {
+    auto it = s.engine_env.find(var);
+    if (it == s.engine_env.end() || it->second.empty()) continue;
+    c.ids = SplitIds(it->second);
+    c.from = std::string("serve.env ") + var;
+    return c;
+  }
   for (const char* var : vars) {
     const char* v = get_env(var);
     if (v == nullptr || *v == '\0') continue;

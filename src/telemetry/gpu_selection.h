@@ -24,7 +24,8 @@ using GetEnv = std::function<const char*(const char* name)>;
 
 // NVIDIA local sources read CUDA_VISIBLE_DEVICES; AMD local sources
 // ROCR_VISIBLE_DEVICES, then HIP_VISIBLE_DEVICES, then CUDA_VISIBLE_DEVICES (HIP
-// honours it too). DCGM and the server's own endpoint take --gpu-ids only: the
+// honours it too): in the engine's environment (settings.engine_env) first, then in
+// the client's (`get_env`). DCGM and the server's own endpoint take --gpu-ids only: the
 // client's environment says nothing about an exporter's node. An empty variable
 // counts as unset.
 GpuIdChoice ChooseGpuIds(const TelemetrySettings& settings, TelemetrySource source,

@@ -307,6 +307,29 @@ TEST(OpenSamplerTest, CudaVisibleDevicesChoosesTheNvidiaGpus) {
   EXPECT_EQ(amd.from, "HIP_VISIBLE_DEVICES");
 }
 
+TEST(OpenSamplerTest, TheEnginesVisibleDevicesComeBeforeTheClients) {
+  setenv("FAKE_NVML_POWER_MW", "100000,200000,300000,400000", 1);
+  TelemetrySettings t = NothingThere();
+  t.source = TelemetrySource::kNvml;
+  t.nvml_library = FAKE_NVML_LIBRARY;
+  t.engine_env = {{"CUDA_VISIBLE_DEVICES", "0,2"}, {"OTHER", "x"}};
+  auto env = [](const char* name) -> const char* {
+    return std::string(name) == "CUDA_VISIBLE_DEVICES" ? "1,3" : nullptr;
+  };
+  StatusOr<OpenedSampler> o = OpenSampler(t, TimeAnchor::Now(), Refuse(), env);
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  ASSERT_EQ(o->sampler->gpus().size(), 2u);
+  EXPECT_EQ(o->sampler->gpus()[0].index, 0);
+  EXPECT_EQ(o->sampler->gpus()[1].index, 2);
+  EXPECT_EQ(o->notes.front(), "GPU ids from serve.env CUDA_VISIBLE_DEVICES");
+  // --gpu-ids still wins; a GPU the engine names that is not there is an error.
+  t.gpu_ids = {"3"};
+  EXPECT_EQ(ChooseGpuIds(t, TelemetrySource::kNvml, env).from, "--gpu-ids");
+  t.gpu_ids.clear();
+  t.engine_env = {{"CUDA_VISIBLE_DEVICES", "7"}};
+  EXPECT_FALSE(OpenSampler(t, TimeAnchor::Now(), Refuse(), env).ok());
+}
+
 TEST(OpenSamplerTest, SettingsAreValidatedFirst) {
   TelemetrySettings t;
   t.sample_period_s = 0;

@@ -4,6 +4,7 @@
 // what one source is opened with, derived from them.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,6 +41,10 @@ struct TelemetrySettings {
   // NVIDIA sources, ROCR_VISIBLE_DEVICES then HIP_VISIBLE_DEVICES for AMD ones (local
   // sources only), else every GPU the source lists.
   std::vector<std::string> gpu_ids;
+  // The engine's own environment (a recipe's serve.env): its CUDA_VISIBLE_DEVICES /
+  // ROCR_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES name the GPUs it runs on and are
+  // consulted before the client's (local sources, when gpu_ids is empty).
+  std::map<std::string, std::string> engine_env;
   // Seconds between samples (InferenceX samples at 1 s). amd-smi's watch interval is
   // whole seconds, so it rounds up. With the simulated engine, simulated seconds.
   double sample_period_s = 1.0;
