@@ -87,6 +87,34 @@ TEST(HeadlineTest, FromResultDerivesEveryMetricOnce) {
   EXPECT_FALSE(h.median_e2el_ms.has_value()) << "absent keys stay missing, never 0";
 }
 
+TEST(HeadlineTest, PowerComesFromServebenchPowerAndInvalidPowerStaysMissing) {
+  boost::json::object power{{"power_valid", 1},
+                            {"avg_power_w", 450.0},
+                            {"total_gpu_energy_j", 9216.0},
+                            {"joules_per_output_token", 0.9},
+                            {"output_tokens_per_joule", 1.1111}};
+  boost::json::object result{{"completed", 8},
+                             {"output_throughput", kOutput},
+                             {"servebench", boost::json::object{{"power", power}}}};
+  Headline h = HeadlineFromResult(result, SingleNodeTopology({.tp = 2}));
+  EXPECT_DOUBLE_EQ(*h.avg_power_w, 450);
+  EXPECT_DOUBLE_EQ(*h.total_gpu_energy_j, 9216);
+  EXPECT_DOUBLE_EQ(*h.joules_per_output_token, 0.9);
+  EXPECT_DOUBLE_EQ(*h.output_tokens_per_joule, 1.1111);
+  // Invalid power nulls the measured keys (docs/power.md): missing, never 0.
+  for (const char* key : {"avg_power_w", "total_gpu_energy_j", "joules_per_output_token",
+                          "output_tokens_per_joule"}) {
+    power[key] = nullptr;
+  }
+  power["power_valid"] = 0;
+  result["servebench"] = boost::json::object{{"power", power}};
+  Headline invalid = HeadlineFromResult(result, SingleNodeTopology({.tp = 2}));
+  EXPECT_FALSE(invalid.avg_power_w.has_value());
+  EXPECT_FALSE(invalid.joules_per_output_token.has_value());
+  EXPECT_FALSE(HeadlineFromResult({{"completed", 8}}, SingleNodeTopology({}))
+                   .output_tokens_per_joule.has_value());
+}
+
 TEST(HeadlineTest, RunWithNothingCompletedHasNoLatencies) {
   // The vLLM-compatible writer puts 0.0 for the statistics of an empty set.
   boost::json::object result{{"completed", 0},

@@ -75,7 +75,15 @@ boost::json::object ExampleSummary() {
           {"median_itl_ms", 7.9},
           {"p99_itl_ms", 12.5},
           {"median_e2el_ms", 1074.4},
-          {"p99_e2el_ms", 1310.2}};
+          {"p99_e2el_ms", 1310.2},
+          // Two GPUs at 450 W for 10.24 s: 9216 J over 10240 output tokens (docs/power.md).
+          {"servebench",
+           {{"power",
+             {{"power_valid", 1},
+              {"avg_power_w", 450.0},
+              {"total_gpu_energy_j", 9216.0},
+              {"joules_per_output_token", 0.9},
+              {"output_tokens_per_joule", 1.1111}}}}}};
 }
 
 }  // namespace
@@ -112,7 +120,8 @@ Record ExampleRecord() {
   SetEvals(&r,
            {{"tasks", boost::json::array{boost::json::object{
                           {"task", "gsm8k"}, {"accuracy", 0.86}, {"n", 1319}, {"floor", 0.85}}}}});
-  r.artifacts = {"out/logs/5d1c0a2b3e4f-0.log", "out/requests/9a8b7c6d5e4f3a2b.jsonl"};
+  r.artifacts = {"out/logs/5d1c0a2b3e4f-0.log", "out/requests/9a8b7c6d5e4f3a2b.jsonl",
+                 "out/requests/9a8b7c6d5e4f3a2b.gpu_metrics.csv"};
   return r;
 }
 
