@@ -55,12 +55,16 @@ json::object RecordRow(const record::Record& r) {
 
 // One point of a curve: what the chart draws and its tooltip says.
 json::object CurvePointOf(const json::object& row) {
-  return json::object{
-      {"concurrency", row.at("concurrency")},   {"median_intvty", row.at("median_intvty")},
-      {"tput_per_gpu", row.at("tput_per_gpu")}, {"median_ttft_ms", row.at("median_ttft_ms")},
-      {"record_id", row.at("record_id")},       {"series_id", row.at("series_id")},
-      {"simulated", row.at("simulated")},       {"time_scale", row.at("time_scale")},
-      {"started_at", row.at("started_at")},     {"output_tokens_per_joule", row.at("output_tokens_per_joule")}};
+  return json::object{{"concurrency", row.at("concurrency")},
+                      {"median_intvty", row.at("median_intvty")},
+                      {"tput_per_gpu", row.at("tput_per_gpu")},
+                      {"median_ttft_ms", row.at("median_ttft_ms")},
+                      {"record_id", row.at("record_id")},
+                      {"series_id", row.at("series_id")},
+                      {"simulated", row.at("simulated")},
+                      {"time_scale", row.at("time_scale")},
+                      {"started_at", row.at("started_at")},
+                      {"output_tokens_per_joule", row.at("output_tokens_per_joule")}};
 }
 
 // Per workload: each configuration's curve on every build date (the newest drawn over
