@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <vector>
 
@@ -14,8 +15,14 @@ namespace servebench::sim {
 // Defined in the generated catalogue_data.cc (CMake embeds data/sim/*.yaml).
 extern const char* const kBuiltInHardwareYaml;
 extern const char* const kBuiltInModelsYaml;
+extern const char* const kBuiltInEnginesYaml;
 
 namespace {
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
 
 using config::FieldReader;
 using config::LoadContext;
@@ -55,6 +62,16 @@ class Entry {
       *out = static_cast<int>(*v);
       NeedsSource(key);
     }
+  }
+  // A yes/no claim about the engine: sourced like a number.
+  void Flag(const std::string& key, bool* out, bool required) {
+    if (auto v = reader_.Bool(key, required)) {
+      *out = *v;
+      NeedsSource(key);
+    }
+  }
+  void Names(const std::string& key, std::vector<std::string>* out) {
+    if (auto v = reader_.StringList(key, false)) *out = *v;
   }
   // Precision -> TFLOP/s, each > 0.
   void Throughputs(const std::string& key, std::map<std::string, double>* out) {
@@ -105,7 +122,7 @@ void ReadHardware(const LoadContext& ctx, const std::string& name, const YNode& 
           {"description", "hbm_gb", "hbm_tb_per_s", "dense_tflops", "scaleup_gb_per_s",
            "gpus_per_node", "matmul_efficiency", "hbm_efficiency", "allreduce_bus_efficiency",
            "allreduce_latency_us", "alltoall_latency_us", "step_overhead_us", "layer_overhead_us",
-           "moe_layer_overhead_us", "tdp_w", "idle_power_w"});
+           "moe_layer_overhead_us", "attention_efficiency", "tdp_w", "idle_power_w"});
   h->name = name;
   e.Text("description", &h->description, false);
   e.Number("hbm_gb", &h->hbm_gb, true);
@@ -121,6 +138,7 @@ void ReadHardware(const LoadContext& ctx, const std::string& name, const YNode& 
   e.Number("step_overhead_us", &h->step_overhead_us, true);
   e.Number("layer_overhead_us", &h->layer_overhead_us, true);
   e.Number("moe_layer_overhead_us", &h->moe_layer_overhead_us, true);
+  e.Number("attention_efficiency", &h->attention_efficiency, true);
   e.Number("tdp_w", &h->tdp_w, true);
   e.Number("idle_power_w", &h->idle_power_w, true);
   e.Require(h->hbm_gb > 0, "hbm_gb", "must be > 0 (GB)");
@@ -131,13 +149,15 @@ void ReadHardware(const LoadContext& ctx, const std::string& name, const YNode& 
   e.Require(h->gpus_per_node > 0, "gpus_per_node", "must be > 0");
   for (auto [key, value] : {std::pair{"matmul_efficiency", h->matmul_efficiency},
                             std::pair{"hbm_efficiency", h->hbm_efficiency},
-                            std::pair{"allreduce_bus_efficiency", h->allreduce_bus_efficiency}}) {
+                            std::pair{"allreduce_bus_efficiency", h->allreduce_bus_efficiency},
+                            std::pair{"attention_efficiency", h->attention_efficiency}}) {
     e.Require(value > 0 && value <= 1, key, "must be in (0, 1] (achieved / peak)");
   }
 }
 
 void ReadModel(const LoadContext& ctx, const std::string& name, const YNode& node, Model* m) {
   Entry e(ctx, node, "models." + name, {"hf_name",
+                                        "aliases",
                                         "params_total_b",
                                         "params_active_b",
                                         "layers",
@@ -160,6 +180,7 @@ void ReadModel(const LoadContext& ctx, const std::string& name, const YNode& nod
                                         "moe_layers"});
   m->name = name;
   e.Text("hf_name", &m->hf_name, true);
+  e.Names("aliases", &m->aliases);
   e.Number("params_total_b", &m->params_total_b, true);
   e.Number("params_active_b", &m->params_active_b, true);
   e.Number("layers", &m->layers, true);
@@ -192,6 +213,35 @@ void ReadModel(const LoadContext& ctx, const std::string& name, const YNode& nod
             fmt::format("is below the routed expert parameters {:.1f}B (moe_layers x experts x 3 "
                         "x hidden x expert_ffn)",
                         m->routed_expert_params_b()));
+}
+
+void ReadEngine(const LoadContext& ctx, const std::string& name, const YNode& node,
+                EngineProfile* p) {
+  Entry e(ctx, node, "engines." + name,
+          {"description", "request_overhead_ms", "tokenize_us_per_token", "per_seq_step_us",
+           "overlap_cpu", "cuda_graph_max_tokens", "eager_layer_overhead_us",
+           "eager_moe_layer_overhead_us", "long_prefill_token_threshold"});
+  p->name = name;
+  e.Text("description", &p->description, false);
+  e.Number("request_overhead_ms", &p->request_overhead_ms, true);
+  e.Number("tokenize_us_per_token", &p->tokenize_us_per_token, true);
+  e.Number("per_seq_step_us", &p->per_seq_step_us, true);
+  e.Flag("overlap_cpu", &p->overlap_cpu, true);
+  e.Number("cuda_graph_max_tokens", &p->cuda_graph_max_tokens, true);
+  e.Number("eager_layer_overhead_us", &p->eager_layer_overhead_us, true);
+  e.Number("eager_moe_layer_overhead_us", &p->eager_moe_layer_overhead_us, true);
+  e.Number("long_prefill_token_threshold", &p->long_prefill_token_threshold, true);
+  for (auto [key, value] :
+       {std::pair{"request_overhead_ms", p->request_overhead_ms},
+        std::pair{"tokenize_us_per_token", p->tokenize_us_per_token},
+        std::pair{"per_seq_step_us", p->per_seq_step_us},
+        std::pair{"cuda_graph_max_tokens", static_cast<double>(p->cuda_graph_max_tokens)},
+        std::pair{"eager_layer_overhead_us", p->eager_layer_overhead_us},
+        std::pair{"eager_moe_layer_overhead_us", p->eager_moe_layer_overhead_us},
+        std::pair{"long_prefill_token_threshold",
+                  static_cast<double>(p->long_prefill_token_threshold)}}) {
+    e.Require(value >= 0, key, "must be >= 0");
+  }
 }
 
 // `top: {name: entry, ...}` of `file`: every entry through `read`.
@@ -247,31 +297,41 @@ double Model::routed_expert_params_b() const {
 StatusOr<Catalogue> Catalogue::FromYaml(const std::string& hardware_yaml,
                                         const std::string& models_yaml,
                                         const std::string& hardware_file,
-                                        const std::string& models_file) {
+                                        const std::string& models_file,
+                                        const std::string& engines_yaml,
+                                        const std::string& engines_file) {
   Catalogue c;
   SB_RETURN_IF_ERROR(config::ReadConfigText(hardware_yaml, hardware_file, HardwareFile(&c)));
   SB_RETURN_IF_ERROR(config::ReadConfigText(models_yaml, models_file,
                                             EntriesUnder("models", &c.models, ReadModel)));
+  const bool built_in_engines = engines_yaml.empty();
+  SB_RETURN_IF_ERROR(config::ReadConfigText(
+      built_in_engines ? kBuiltInEnginesYaml : engines_yaml,
+      built_in_engines ? "data/sim/engines.yaml" : engines_file,
+      EntriesUnder("engines", &c.engines, ReadEngine)));
   return c;
 }
 
 StatusOr<Catalogue> Catalogue::BuiltIn() {
   return FromYaml(kBuiltInHardwareYaml, kBuiltInModelsYaml, "data/sim/hardware.yaml",
-                  "data/sim/models.yaml");
+                  "data/sim/models.yaml", kBuiltInEnginesYaml, "data/sim/engines.yaml");
 }
 
 StatusOr<Catalogue> Catalogue::FromDir(const std::string& dir) {
   Catalogue c;
-  for (const char* name : {"hardware.yaml", "models.yaml"}) {
+  for (const char* name : {"hardware.yaml", "models.yaml", "engines.yaml"}) {
     if (!std::filesystem::is_regular_file(dir + "/" + name)) {
-      return Status::NotFound(fmt::format(
-          "{}/{}: cannot open (--catalogue-dir must hold hardware.yaml and models.yaml)", dir,
-          name));
+      return Status::NotFound(
+          fmt::format("{}/{}: cannot open (--catalogue-dir must hold hardware.yaml, models.yaml "
+                      "and engines.yaml)",
+                      dir, name));
     }
   }
   SB_RETURN_IF_ERROR(config::ReadConfigFile(dir + "/hardware.yaml", HardwareFile(&c)));
   SB_RETURN_IF_ERROR(
       config::ReadConfigFile(dir + "/models.yaml", EntriesUnder("models", &c.models, ReadModel)));
+  SB_RETURN_IF_ERROR(config::ReadConfigFile(dir + "/engines.yaml",
+                                            EntriesUnder("engines", &c.engines, ReadEngine)));
   return c;
 }
 
@@ -312,13 +372,27 @@ StatusOr<const Hardware*> Catalogue::FindHardware(const std::string& name) const
 StatusOr<const Model*> Catalogue::FindModel(const std::string& name) const {
   auto it = models.find(name);
   if (it != models.end()) return &it->second;
+  // Hub names are case-insensitive on the hub (and in InferenceX configs).
+  const std::string lower = Lower(name);
   for (const auto& [k, v] : models) {
-    if (v.hf_name == name) return &v;
+    if (Lower(v.hf_name) == lower) return &v;
+    for (const auto& alias : v.aliases) {
+      if (Lower(alias) == lower) return &v;
+    }
   }
   std::string known;
   for (const auto& [k, v] : models) known += (known.empty() ? "" : ", ") + k;
   return Status::NotFound(fmt::format("--model {}: not in the catalogue{} (known: {})", name,
                                       NonAsciiHint(name), known));
+}
+
+StatusOr<const EngineProfile*> Catalogue::FindEngine(const std::string& name) const {
+  auto it = engines.find(name);
+  if (it != engines.end()) return &it->second;
+  std::string known;
+  for (const auto& [k, v] : engines) known += (known.empty() ? "" : ", ") + k;
+  return Status::NotFound(
+      fmt::format("--engine-profile {}: not in the catalogue (known: {})", name, known));
 }
 
 }  // namespace servebench::sim

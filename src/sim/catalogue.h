@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 
@@ -27,8 +28,11 @@ struct Hardware {
   double allreduce_latency_us = 8;     // per all-reduce call (small-message floor)
   double alltoall_latency_us = 30;     // per EP dispatch or combine
   double step_overhead_us = 1000;      // scheduler + launch per engine step
-  double layer_overhead_us = 15;       // fixed kernel latency per layer per step
+  double layer_overhead_us = 15;       // fixed kernel latency per layer per step (CUDA graphs)
   double moe_layer_overhead_us = 100;  // extra fixed latency per MoE layer per step
+  // Achieved / dense peak of the attention kernels (FlashAttention, FlashMLA), which
+  // reach less of the peak than the best GEMM shapes.
+  double attention_efficiency = 0.5;
   // ---- Board power (power_model.h; sources in the YAML) ----
   double tdp_w = 0;         // the board's power limit (TDP / TGP / TBP), W
   double idle_power_w = 0;  // with the model loaded and no step running, W
@@ -41,9 +45,43 @@ struct PowerModelSpec {
   double hbm_weight = 0.35;     // share a fully memory-bound step adds
 };
 
+// What the serving stack (not the GPU) costs: the engine the sim stands in for.
+// Each field is a latency or CPU cost of vLLM, SGLang, TensorRT-LLM, ... with its
+// source in data/sim/engines.yaml.
+struct EngineProfile {
+  std::string name;  // catalogue key, e.g. "vllm"
+  std::string description;
+  // Latency from a request's arrival until the scheduler may run it (HTTP parsing,
+  // input processing, the hop to the engine process), independent of its length.
+  // A delay, not a resource: requests overlap in it.
+  double request_overhead_ms = 0;
+  // Prompt processing (tokenization, input checks) per prompt token, also a delay.
+  double tokenize_us_per_token = 0;
+  // CPU time per scheduled sequence per step: bookkeeping, sampling, detokenization
+  // and output streaming.
+  double per_seq_step_us = 0;
+  // The CPU work of a step overlaps the GPU's (an asynchronous / overlap scheduler):
+  // a step costs max(CPU, GPU) instead of their sum.
+  bool overlap_cpu = false;
+  // Steps of at most this many tokens (per data-parallel rank) replay captured CUDA
+  // graphs; larger steps run eagerly, paying eager_layer_overhead_us per layer (and
+  // eager_moe_layer_overhead_us more per MoE layer: routing, permutes, expert dispatch
+  // and grouped GEMMs are many more kernels) instead of the GPU's graph latency
+  // (Hardware::layer_overhead_us): the engine's own dispatch of every kernel.
+  int cuda_graph_max_tokens = 512;
+  double eager_layer_overhead_us = 60;
+  double eager_moe_layer_overhead_us = 0;
+  // The engine's default cap on one prompt's tokens per step (vLLM
+  // --long-prefill-token-threshold); 0 = none. --long-prefill-token-threshold sets it.
+  int long_prefill_token_threshold = 0;
+};
+
 struct Model {
-  std::string name;           // catalogue key, e.g. "llama-3.1-70b"
-  std::string hf_name;        // served name by default
+  std::string name;     // catalogue key, e.g. "llama-3.1-70b"
+  std::string hf_name;  // served name by default
+  // Other hub names of the same architecture (quantized releases such as
+  // "nvidia/DeepSeek-R1-0528-FP4-V2"): a recipe naming one rehearses this model.
+  std::vector<std::string> aliases;
   double params_total_b = 0;  // billions
   double params_active_b = 0;
   int layers = 0;
@@ -76,23 +114,29 @@ struct Model {
 struct Catalogue {
   std::map<std::string, Hardware> hardware;
   std::map<std::string, Model> models;
+  std::map<std::string, EngineProfile> engines;
   PowerModelSpec power_model;
 
   // The catalogue compiled into the binary.
   static StatusOr<Catalogue> BuiltIn();
-  // hardware.yaml and models.yaml from `dir`.
+  // hardware.yaml, models.yaml and engines.yaml from `dir`.
   static StatusOr<Catalogue> FromDir(const std::string& dir);
-  // Parses the two documents strictly (config/config_file.h): unknown or missing
+  // Parses the documents strictly (config/config_file.h): unknown or missing
   // fields, wrong types, a number without a source and out-of-range values are all
   // reported at once, each as file:line:column: hardware.<name>.<field>: message.
+  // An empty engines document gives the built-in engine profiles.
   static StatusOr<Catalogue> FromYaml(const std::string& hardware_yaml,
                                       const std::string& models_yaml,
                                       const std::string& hardware_file = "hardware.yaml",
-                                      const std::string& models_file = "models.yaml");
+                                      const std::string& models_file = "models.yaml",
+                                      const std::string& engines_yaml = "",
+                                      const std::string& engines_file = "engines.yaml");
 
-  // Lookups that fail with the list of known names.
+  // Lookups that fail with the list of known names. FindModel matches the key, the
+  // hub name or an alias (case-insensitive for hub names).
   StatusOr<const Hardware*> FindHardware(const std::string& name) const;
   StatusOr<const Model*> FindModel(const std::string& name) const;
+  StatusOr<const EngineProfile*> FindEngine(const std::string& name) const;
 };
 
 }  // namespace servebench::sim

@@ -22,12 +22,12 @@ StatusOr<double> BytesPerParam(const std::string& precision) {
 }
 
 StatusOr<PerfModel> PerfModel::Create(const Model& model, const Hardware& hw,
-                                      const PerfSettings& s) {
+                                      const EngineProfile& engine, const PerfSettings& s) {
   if (s.tensor_parallel < 1 || s.data_parallel < 1) {
     return Status::InvalidArgument("--tensor-parallel-size and --data-parallel-size must be >= 1");
   }
   if (s.build_slowdown <= 0) return Status::InvalidArgument("--build-slowdown must be > 0");
-  PerfModel p(model, hw, s);
+  PerfModel p(model, hw, engine, s);
   std::string precision = s.precision.empty() ? model.default_precision : s.precision;
   p.settings_.precision = precision;
   SB_ASSIGN_OR_RETURN(p.bytes_per_param_, BytesPerParam(precision));
@@ -55,11 +55,12 @@ StatusOr<PerfModel> PerfModel::Create(const Model& model, const Hardware& hw,
         fmt::format("hardware {}: dense_tflops has no {} or bf16 entry", hw.name, compute));
   }
   p.peak_flops_ = hw.dense_tflops.at(compute) * 1e12;
-  std::string attention_precision =
-      p.kv_bytes_per_element_ == 1 && hw.dense_tflops.count("fp8") ? "fp8" : "bf16";
-  p.attention_peak_flops_ = hw.dense_tflops.count(attention_precision)
-                                ? hw.dense_tflops.at(attention_precision) * 1e12
-                                : p.peak_flops_;
+  // Attention math runs in BF16 whatever the KV cache holds: the decode kernels engines
+  // use (FlashMLA, FlashInfer, TensorRT-LLM's MLA) dequantize an FP8 cache into BF16
+  // math, so FP8 KV halves the bytes read, not the FLOP time (the held-out TensorRT-LLM
+  // DeepSeek-R1 FP8-KV point in docs/simulator.md agrees).
+  p.attention_peak_flops_ =
+      hw.dense_tflops.count("bf16") ? hw.dense_tflops.at("bf16") * 1e12 : p.peak_flops_;
 
   const int tp = s.tensor_parallel, dp = s.data_parallel;
   const double routed_b = model.is_moe() ? model.routed_expert_params_b() : 0;
@@ -69,6 +70,11 @@ StatusOr<PerfModel> PerfModel::Create(const Model& model, const Hardware& hw,
   p.weight_bytes_per_gpu_ =
       p.dense_bytes_per_gpu_ + routed_b * 1e9 * p.bytes_per_param_ / expert_shards;
   if (model.is_moe()) p.expert_bytes_ = routed_b * 1e9 * p.bytes_per_param_ / model.experts;
+  // Active parameters of a token: its top-k routed experts, and the rest (attention,
+  // dense FFN, shared experts, embeddings) that runs on the token's own rank.
+  p.expert_active_params_ =
+      model.is_moe() ? model.experts_active * routed_b * 1e9 / model.experts : 0;
+  p.dense_active_params_ = model.params_active_b * 1e9 - p.expert_active_params_;
 
   // KV bytes per token per GPU (simulator-data.md §2): GQA splits KV heads over TP
   // (replicated when TP > heads); MLA's latent is held whole by every TP rank.
@@ -100,12 +106,15 @@ StatusOr<PerfModel> PerfModel::Create(const Model& model, const Hardware& hw,
   // a fixed latency of 10 layers' worth of kernels (norms, sampling, the proposer's
   // bookkeeping). A separate draft model is costed the same way (docs/simulator.md).
   if (s.num_speculative_tokens > 0 && s.spec_method != "ngram") {
-    double layer_bytes = (dense_b * 1e9 / model.layers) * p.bytes_per_param_ / tp;
-    if (model.is_moe())
-      layer_bytes += model.experts_active * p.expert_bytes_ / std::max(1, model.moe_layers) / tp;
-    double lm_head_bytes = static_cast<double>(model.vocab) * model.hidden * 2.0 / tp;
-    p.draft_step_s_ = (layer_bytes + lm_head_bytes) / (hw.hbm_tb_per_s * 1e12 * hw.hbm_efficiency) +
-                      (10 * hw.layer_overhead_us) * 1e-6;
+    double layer_params = dense_b * 1e9 / model.layers;
+    if (model.is_moe()) {
+      layer_params +=
+          model.experts_active * (routed_b * 1e9 / model.experts) / std::max(1, model.moe_layers);
+    }
+    double lm_head_params = static_cast<double>(model.vocab) * model.hidden;  // BF16
+    p.draft_bytes_ = (layer_params * p.bytes_per_param_ + lm_head_params * 2.0) / tp;
+    p.draft_params_ = (layer_params + lm_head_params) / tp;
+    p.draft_fixed_s_ = 10 * hw.layer_overhead_us * 1e-6;
   }
   return p;
 }
@@ -135,56 +144,108 @@ StepBreakdown PerfModel::Step(const StepShape& shape) const {
   const int k = settings_.num_speculative_tokens;
   const double tokens = shape.decode_seqs * (1.0 + k) + shape.prefill_tokens;
   if (tokens <= 0) return b;
-  const double tokens_per_rank = tokens / dp;
+  // The busiest data-parallel rank sets the step (ranks step in lockstep); without
+  // DP it is the whole step.
+  const double rank_tokens = shape.rank_max_tokens > 0 ? shape.rank_max_tokens : tokens / dp;
+  const double decode_pairs = static_cast<double>(shape.decode_context_tokens) * (1.0 + k);
+  const double pairs = decode_pairs + shape.prefill_attention_pairs;
+  const double rank_pairs = shape.rank_max_tokens > 0 ? shape.rank_max_pairs : pairs / dp;
+  const double rank_kv = shape.rank_max_tokens > 0
+                             ? shape.rank_max_kv_bytes
+                             : static_cast<double>(shape.decode_kv_bytes) / dp;
+  const int seqs = shape.decode_seqs + shape.prefill_seqs;
+  const int rank_seqs = shape.rank_max_tokens > 0 ? shape.rank_max_seqs : (seqs + dp - 1) / dp;
+  const double peak_bw = hardware_.hbm_tb_per_s * 1e12;
+  const double bw = peak_bw * hardware_.hbm_efficiency;
 
   // ---- memory and compute, per operator class ----
   // Each kernel is bounded by its own roofline and kernels run one after another,
   // so the step pays max(bytes, FLOPs) per operator class, summed: the linear layers
-  // (weights read vs GEMM FLOPs) and attention (KV read vs attention FLOPs).
+  // (weights read vs GEMM FLOPs) and attention (KV read and written vs attention
+  // FLOPs).
   double expert_bytes_per_gpu;
   if (settings_.expert_parallel) {
     expert_bytes_per_gpu = ExpertBytesRead(tokens) / (tp * dp);
   } else {
-    expert_bytes_per_gpu = ExpertBytesRead(tokens_per_rank) / tp;
+    expert_bytes_per_gpu = ExpertBytesRead(rank_tokens) / tp;
   }
-  double kv_bytes_per_gpu = static_cast<double>(shape.decode_kv_bytes) / dp;
-  double bw = hardware_.hbm_tb_per_s * 1e12 * hardware_.hbm_efficiency;
-  double linear_mem = (dense_bytes_per_gpu_ + expert_bytes_per_gpu) / bw;
-  double attention_mem = kv_bytes_per_gpu / bw;
-  double linear = 2.0 * model_.params_active_b * 1e9 * tokens;
-  double pairs =
-      static_cast<double>(shape.decode_context_tokens) * (1.0 + k) + shape.prefill_attention_pairs;
+  const double linear_bytes = dense_bytes_per_gpu_ + expert_bytes_per_gpu;
+  // KV: what the decode sequences read, plus the KV every new token writes.
+  const double kv_bytes = rank_kv + rank_tokens * (full_kv_per_token_ + sliding_kv_per_token_);
+  // A token's dense work runs on its rank; its experts' work is spread over the
+  // expert shards (all GPUs with EP).
+  const double linear_flops =
+      2.0 * (dense_active_params_ * rank_tokens / tp + expert_active_params_ * tokens / (tp * dp));
   // Attention runs at the KV precision (FP8 or BF16), never FP4.
-  double linear_comp = linear / (tp * dp) / (peak_flops_ * hardware_.matmul_efficiency);
-  double attention_comp = attention_flops_per_pair_ * pairs / (tp * dp) /
-                          (attention_peak_flops_ * hardware_.matmul_efficiency);
+  const double attention_flops = attention_flops_per_pair_ * rank_pairs / tp;
+  const double linear_mem = linear_bytes / bw;
+  const double attention_mem = kv_bytes / bw;
+  const double linear_comp = linear_flops / (peak_flops_ * hardware_.matmul_efficiency);
+  const double attention_comp =
+      attention_flops / (attention_peak_flops_ * hardware_.attention_efficiency);
   b.memory_s = linear_mem + attention_mem;
   b.compute_s = linear_comp + attention_comp;
-  const double roofline_s =
+  const double gpu_roofline =
       std::max(linear_mem, linear_comp) + std::max(attention_mem, attention_comp);
 
-  // ---- communication (per rank, all layers) ----
+  // ---- communication (the busiest rank, all layers) ----
   double link = hardware_.scaleup_gb_per_s * 1e9 * hardware_.allreduce_bus_efficiency;
   if (tp > 1) {
-    double bytes = tokens_per_rank * model_.hidden * 2.0;  // BF16 activations
+    double bytes = rank_tokens * model_.hidden * 2.0;  // BF16 activations
     double one = hardware_.allreduce_latency_us * 1e-6 + 2.0 * (tp - 1) / tp * bytes / link;
     b.communication_s += 2.0 * model_.layers * one;  // after attention and after the MLP
   }
-  if (settings_.expert_parallel && model_.is_moe() && tp * dp > 1) {
+  // Expert parallelism moves tokens only between data-parallel ranks: under TP the
+  // activations are replicated on every rank of the group, each rank runs its own
+  // experts on all of them and the MoE output joins the TP all-reduce above (vLLM's
+  // TP + EP). With DP, every routed copy travels to the rank holding its expert:
+  // dispatch in FP8 (1 B), combine in BF16 (2 B) (§4.5).
+  if (settings_.expert_parallel && model_.is_moe() && dp > 1) {
     int ep = tp * dp;
-    // Dispatch in FP8 (1 B) and combine in BF16 (2 B) per routed copy (§4.5).
-    double bytes = tokens_per_rank * model_.experts_active * model_.hidden * 3.0 * (ep - 1) / ep;
+    double bytes = rank_tokens * model_.experts_active * model_.hidden * 3.0 * (ep - 1) / ep;
     double one = 2 * hardware_.alltoall_latency_us * 1e-6 + bytes / link;
     b.communication_s += model_.moe_layers * one;
   }
 
-  // ---- fixed latency ----
-  b.fixed_s = (hardware_.step_overhead_us + model_.layers * hardware_.layer_overhead_us +
-               (model_.is_moe() ? model_.moe_layers * hardware_.moe_layer_overhead_us : 0)) *
-              1e-6;
-  if (k > 0 && shape.decode_seqs > 0) b.draft_s = k * draft_step_s_;
+  // ---- kernel latency: CUDA graphs up to the engine's capture size, else eager ----
+  const bool graphs = rank_tokens <= engine_.cuda_graph_max_tokens;
+  const double layer_us = graphs ? hardware_.layer_overhead_us : engine_.eager_layer_overhead_us;
+  const double moe_us =
+      hardware_.moe_layer_overhead_us + (graphs ? 0 : engine_.eager_moe_layer_overhead_us);
+  b.fixed_s =
+      (model_.layers * layer_us + (model_.is_moe() ? model_.moe_layers * moe_us : 0)) * 1e-6;
 
-  b.total_s = (roofline_s + b.communication_s + b.fixed_s + b.draft_s) * settings_.build_slowdown;
+  // ---- speculative decoding: k draft passes over the decode sequences ----
+  double draft_bytes = 0, draft_flops = 0;
+  if (k > 0 && shape.decode_seqs > 0 && draft_bytes_ > 0) {
+    const double draft_tokens = rank_tokens / (1.0 + k);
+    const double one_flops = 2.0 * draft_tokens * draft_params_;
+    draft_bytes = k * draft_bytes_;
+    draft_flops = k * one_flops;
+    b.draft_s =
+        k * (std::max(draft_bytes_ / bw, one_flops / (peak_flops_ * hardware_.matmul_efficiency)) +
+             draft_fixed_s_);
+  }
+
+  // ---- CPU: scheduler, sampling, detokenization (one engine process per DP rank) ----
+  b.cpu_s = (hardware_.step_overhead_us + engine_.per_seq_step_us * rank_seqs) * 1e-6;
+
+  const double gpu_s = gpu_roofline + b.communication_s + b.fixed_s + b.draft_s;
+  const double step_s = engine_.overlap_cpu ? std::max(b.cpu_s, gpu_s) : b.cpu_s + gpu_s;
+
+  // ---- the physical floor and what the step used of the GPU ----
+  b.hbm_bytes = linear_bytes + kv_bytes + draft_bytes;
+  b.flops = linear_flops + attention_flops + draft_flops;
+  b.roofline_s = std::max(b.hbm_bytes / peak_bw, linear_flops / peak_flops_ +
+                                                     attention_flops / attention_peak_flops_ +
+                                                     draft_flops / peak_flops_);
+  // A "faster build" (build_slowdown < 1) speeds the software up, never the GPU past
+  // its roofline.
+  b.total_s = std::max(step_s * settings_.build_slowdown, b.roofline_s);
+  b.hbm_utilization = b.hbm_bytes / (peak_bw * b.total_s);
+  b.compute_utilization = (linear_flops / peak_flops_ + attention_flops / attention_peak_flops_ +
+                           draft_flops / peak_flops_) /
+                          b.total_s;
   return b;
 }
 

@@ -13,7 +13,9 @@ PerfModel Make(const std::string& model, const std::string& hw, PerfSettings s) 
   auto m = cat->FindModel(model);
   auto h = cat->FindHardware(hw);
   EXPECT_TRUE(m.ok() && h.ok());
-  auto p = PerfModel::Create(**m, **h, s);
+  auto e = cat->FindEngine("vllm");
+  EXPECT_TRUE(e.ok());
+  auto p = PerfModel::Create(**m, **h, **e, s);
   EXPECT_TRUE(p.ok()) << p.status().ToString();
   return *p;
 }

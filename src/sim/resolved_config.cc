@@ -7,14 +7,26 @@
 namespace servebench::sim {
 
 StatusOr<ResolvedConfig> Resolve(const SimSettings& s) {
+  SB_ASSIGN_OR_RETURN(Catalogue catalogue, s.catalogue_dir.empty()
+                                               ? Catalogue::BuiltIn()
+                                               : Catalogue::FromDir(s.catalogue_dir));
+  return Resolve(s, catalogue);
+}
+
+StatusOr<ResolvedConfig> Resolve(const SimSettings& s, const Catalogue& catalogue) {
   ResolvedConfig r;
-  SB_ASSIGN_OR_RETURN(r.catalogue, s.catalogue_dir.empty() ? Catalogue::BuiltIn()
-                                                           : Catalogue::FromDir(s.catalogue_dir));
+  r.catalogue = catalogue;
   SB_ASSIGN_OR_RETURN(const Model* model, r.catalogue.FindModel(s.model));
   SB_ASSIGN_OR_RETURN(const Hardware* hardware, r.catalogue.FindHardware(s.hardware));
+  SB_ASSIGN_OR_RETURN(const EngineProfile* profile, r.catalogue.FindEngine(s.engine_profile));
   r.model = *model;
   r.hardware = *hardware;
-  r.served_name = s.served_model_name.empty() ? model->hf_name : s.served_model_name;
+  r.engine_profile = *profile;
+  // As vLLM serves the name it was given: a hub name or alias is served as given, a
+  // catalogue key under the model's hub name.
+  r.served_name = !s.served_model_name.empty() ? s.served_model_name
+                  : s.model == model->name     ? model->hf_name
+                                               : s.model;
   r.max_model_len = s.max_model_len > 0 ? s.max_model_len : model->max_context;
   if (r.max_model_len > model->max_context) {
     return Status::InvalidArgument(fmt::format("--max-model-len {}: above {}'s maximum context {}",
@@ -30,7 +42,7 @@ StatusOr<ResolvedConfig> Resolve(const SimSettings& s) {
   perf.num_speculative_tokens = s.spec.num_speculative_tokens;
   perf.spec_method = s.spec.method;
   perf.build_slowdown = s.build_slowdown;
-  SB_ASSIGN_OR_RETURN(PerfModel pm, PerfModel::Create(*model, *hardware, perf));
+  SB_ASSIGN_OR_RETURN(PerfModel pm, PerfModel::Create(*model, *hardware, *profile, perf));
   if (pm.KvBudgetBytesPerGpu() <= 0) {
     return Status::FailedPrecondition(fmt::format(
         "torch.OutOfMemoryError: CUDA out of memory (simulated): {} weights need {:.1f} GB per "
@@ -43,6 +55,9 @@ StatusOr<ResolvedConfig> Resolve(const SimSettings& s) {
   r.scheduler.max_num_seqs = s.max_num_seqs;
   r.scheduler.max_num_batched_tokens = s.max_num_batched_tokens;
   r.scheduler.num_speculative_tokens = s.spec.num_speculative_tokens;
+  r.scheduler.long_prefill_token_threshold = s.long_prefill_token_threshold >= 0
+                                                 ? s.long_prefill_token_threshold
+                                                 : profile->long_prefill_token_threshold;
   r.engine.time_scale = s.time_scale;
   r.engine.num_speculative_tokens = s.spec.num_speculative_tokens;
   r.engine.target_acceptance_length = s.spec.synthetic_acceptance_length;

@@ -20,6 +20,7 @@ struct ResolvedConfig {
   Catalogue catalogue;
   Model model;
   Hardware hardware;
+  EngineProfile engine_profile;
   std::optional<PerfModel> perf;
   SchedulerSettings scheduler;
   EngineSettings engine;
@@ -30,5 +31,7 @@ struct ResolvedConfig {
 // Fails with a message naming the flag at fault (unknown model or hardware, weights
 // that do not fit, an acceptance target out of range...).
 StatusOr<ResolvedConfig> Resolve(const SimSettings& settings);
+// The same against an already loaded catalogue (settings.catalogue_dir is ignored).
+StatusOr<ResolvedConfig> Resolve(const SimSettings& settings, const Catalogue& catalogue);
 
 }  // namespace servebench::sim

@@ -5,9 +5,17 @@
 namespace servebench::sim {
 
 Scheduler::Scheduler(const SchedulerSettings& settings, const PerfModel* perf)
-    : settings_(settings), perf_(perf) {
+    : settings_(settings),
+      perf_(perf),
+      rank_running_(static_cast<size_t>(std::max(1, perf->settings().data_parallel)), 0) {
   double pool = perf->KvBudgetBytesPerGpu() * perf->settings().data_parallel;
   pool_bytes_ = pool > 0 ? static_cast<int64_t>(pool) : 0;
+}
+
+int Scheduler::PrefillChunk(const Sequence& seq) const {
+  int left = seq.prefill_target - seq.prefilled;
+  int cap = settings_.long_prefill_token_threshold;
+  return cap > 0 ? std::min(left, cap) : left;
 }
 
 int64_t Scheduler::BlockBytes(int64_t tokens) const {
@@ -33,6 +41,7 @@ void Scheduler::Release(Sequence* seq) {
 void Scheduler::Remove(Sequence* seq) {
   Release(seq);
   if (seq->running) {
+    --rank_running_[seq->rank];
     running_.erase(std::remove(running_.begin(), running_.end(), seq), running_.end());
   } else {
     waiting_.erase(std::remove(waiting_.begin(), waiting_.end(), seq), waiting_.end());
@@ -53,6 +62,7 @@ bool Scheduler::Reserve(Sequence* seq, int64_t context_after) {
 void Scheduler::Preempt(Sequence* seq, StepPlan* plan) {
   Release(seq);
   seq->running = false;
+  --rank_running_[seq->rank];
   seq->prefill_target = seq->prompt_tokens + seq->generated;
   seq->prefilled = 0;
   ++seq->preemptions;
@@ -69,14 +79,19 @@ void Scheduler::Preempt(Sequence* seq, StepPlan* plan) {
 StepPlan Scheduler::Plan() {
   StepPlan plan;
   const int lookahead = 1 + settings_.num_speculative_tokens;
-  int budget = settings_.max_num_batched_tokens;
+  const size_t ranks = rank_running_.size();
+  // vLLM's limits are per engine: each data-parallel rank has its own token budget.
+  std::vector<int> budget(ranks, settings_.max_num_batched_tokens);
 
   // 1. Running sequences, oldest first; the newest is the preemption victim.
-  for (size_t i = 0; i < running_.size() && budget > 0;) {
+  for (size_t i = 0; i < running_.size();) {
     Sequence* seq = running_[i];
-    int tokens =
-        seq->in_prefill() ? std::min(budget, seq->prefill_target - seq->prefilled) : lookahead;
-    if (!seq->in_prefill() && tokens > budget) break;
+    int& left = budget[seq->rank];
+    int tokens = seq->in_prefill() ? std::min(left, PrefillChunk(*seq)) : lookahead;
+    if (left <= 0 || (!seq->in_prefill() && tokens > left)) {
+      ++i;  // this rank's budget is spent; others may still have some
+      continue;
+    }
     bool reserved = Reserve(seq, seq->context + tokens);
     while (!reserved && running_.back() != seq) {
       Preempt(running_.back(), &plan);
@@ -87,41 +102,62 @@ StepPlan Scheduler::Plan() {
       continue;  // running_[i] is now the next sequence
     }
     plan.work.push_back({seq, seq->in_prefill() ? tokens : 0});
-    budget -= tokens;
+    left -= tokens;
     ++i;
   }
 
-  // 2. Waiting sequences, FIFO, while there is room.
-  while (!waiting_.empty() && budget > 0 &&
-         static_cast<int>(running_.size()) < settings_.max_num_seqs) {
+  // 2. Waiting sequences, FIFO, each to the rank running the fewest, while one has room.
+  while (!waiting_.empty()) {
     Sequence* seq = waiting_.front();
     // A sequence preempted in this very step waits for the next one.
     if (std::find(plan.preempted.begin(), plan.preempted.end(), seq) != plan.preempted.end()) break;
-    int tokens = std::min(budget, seq->prefill_target - seq->prefilled);
+    int rank = -1;
+    for (size_t r = 0; r < ranks; ++r) {
+      if (rank_running_[r] >= settings_.max_num_seqs || budget[r] <= 0) continue;
+      if (rank < 0 || rank_running_[r] < rank_running_[rank]) rank = static_cast<int>(r);
+    }
+    if (rank < 0) break;
+    int tokens = std::min(budget[rank], PrefillChunk(*seq));
     if (!Reserve(seq, seq->context + tokens)) break;  // head-of-line: FIFO admission
     waiting_.pop_front();
     seq->running = true;
+    seq->rank = rank;
+    ++rank_running_[rank];
     running_.push_back(seq);
     plan.work.push_back({seq, tokens});
-    budget -= tokens;
+    budget[rank] -= tokens;
   }
 
-  // The step's shape, for the performance model.
+  // The step's shape, for the performance model: totals and the busiest rank.
+  std::vector<double> rank_tokens(ranks, 0), rank_pairs(ranks, 0), rank_kv(ranks, 0);
+  std::vector<int> rank_seqs(ranks, 0);
   for (const PlannedWork& w : plan.work) {
     Sequence* s = w.seq;
+    ++rank_seqs[s->rank];
     if (w.prefill_tokens > 0) {
+      ++plan.shape.prefill_seqs;
       plan.shape.prefill_tokens += w.prefill_tokens;
       // Each chunk token attends to the context before the chunk plus, on average,
       // half the chunk.
-      plan.shape.prefill_attention_pairs +=
-          static_cast<double>(w.prefill_tokens) *
-          (static_cast<double>(s->context) + w.prefill_tokens / 2.0);
+      double pairs = static_cast<double>(w.prefill_tokens) *
+                     (static_cast<double>(s->context) + w.prefill_tokens / 2.0);
+      plan.shape.prefill_attention_pairs += pairs;
+      rank_tokens[s->rank] += w.prefill_tokens;
+      rank_pairs[s->rank] += pairs;
     } else {
+      int64_t kv = perf_->KvBytesPerGpu(s->context);
       ++plan.shape.decode_seqs;
       plan.shape.decode_context_tokens += s->context;
-      plan.shape.decode_kv_bytes += perf_->KvBytesPerGpu(s->context);
+      plan.shape.decode_kv_bytes += kv;
+      rank_tokens[s->rank] += lookahead;
+      rank_pairs[s->rank] += static_cast<double>(s->context) * lookahead;
+      rank_kv[s->rank] += static_cast<double>(kv);
     }
   }
+  plan.shape.rank_max_seqs = *std::max_element(rank_seqs.begin(), rank_seqs.end());
+  plan.shape.rank_max_tokens = *std::max_element(rank_tokens.begin(), rank_tokens.end());
+  plan.shape.rank_max_pairs = *std::max_element(rank_pairs.begin(), rank_pairs.end());
+  plan.shape.rank_max_kv_bytes = *std::max_element(rank_kv.begin(), rank_kv.end());
   return plan;
 }
 

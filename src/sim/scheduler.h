@@ -5,6 +5,11 @@
 //      sequence gets 1 + num_speculative_tokens tokens;
 //   2. then waiting sequences, while fewer than max_num_seqs run and budget is left;
 //      a sequence is admitted only if the KV cache has room for its first chunk.
+// With data parallelism (PerfSettings::data_parallel = N) there are N engine ranks,
+// each with vLLM's per-engine limits (max_num_seqs sequences, max_num_batched_tokens
+// per step); a waiting sequence joins the rank running the fewest, as vLLM's DP
+// coordinator balances, and the step's shape records the busiest rank's share (ranks
+// step in lockstep, so the busiest sets the step's time).
 // KV is counted in blocks of 16 tokens, in bytes per GPU (PerfModel::KvBytesPerGpu)
 // against a pool of KvBudgetBytesPerGpu × DP. When a running sequence needs a block
 // and none is free, the most recently admitted running sequence is preempted: its KV
@@ -26,6 +31,9 @@ struct SchedulerSettings {
   int max_num_batched_tokens = 8192;  // vLLM --max-num-batched-tokens (token budget per step)
   int num_speculative_tokens = 0;     // lookahead reserved per decode step
   int block_size = 16;                // KV block, tokens
+  // vLLM --long-prefill-token-threshold: a prompt gets at most this many tokens per
+  // step, however much budget is left (0 = no cap).
+  int long_prefill_token_threshold = 0;
 };
 
 // A sequence as the scheduler sees it; owned by the engine.
@@ -39,6 +47,7 @@ struct Sequence {
   int prefilled = 0;     // of prefill_target, computed so far
   int64_t context = 0;   // tokens whose KV is held
   int64_t kv_bytes = 0;  // KV reserved in the pool (block-rounded)
+  int rank = 0;          // data-parallel rank, while running
   bool running = false;
   int preemptions = 0;
   bool in_prefill() const { return prefilled < prefill_target; }
@@ -80,6 +89,8 @@ class Scheduler {
 
  private:
   int64_t BlockBytes(int64_t tokens) const;
+  // Prompt tokens the sequence may compute this step before the budget is applied.
+  int PrefillChunk(const Sequence& seq) const;
   bool Reserve(Sequence* seq, int64_t context_after);
   void Release(Sequence* seq);
   void Preempt(Sequence* seq, StepPlan* plan);
@@ -88,6 +99,7 @@ class Scheduler {
   const PerfModel* perf_;
   std::deque<Sequence*> waiting_;
   std::vector<Sequence*> running_;  // admission order
+  std::vector<int> rank_running_;   // running sequences per data-parallel rank
   int64_t pool_bytes_ = 0;
   int64_t used_bytes_ = 0;
   int64_t preemptions_total_ = 0;

@@ -15,7 +15,8 @@ class SchedulerTest : public ::testing::Test {
     auto cat = Catalogue::BuiltIn();
     PerfSettings s;
     s.gpu_memory_utilization = gpu_memory_utilization;
-    return *PerfModel::Create(cat->models.at("llama-3.1-8b"), cat->hardware.at("h100"), s);
+    return *PerfModel::Create(cat->models.at("llama-3.1-8b"), cat->hardware.at("h100"),
+                              cat->engines.at("vllm"), s);
   }
 };
 

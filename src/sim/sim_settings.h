@@ -55,6 +55,9 @@ struct SimSettings {
   std::string served_model_name;       // vLLM --served-model-name; empty = the model's hub name
   std::string model = "llama-3.1-8b";  // catalogue key or hub name
   std::string hardware = "h200";
+  // The serving engine the sim stands in for (data/sim/engines.yaml: its request,
+  // tokenization and per-step CPU costs). The sim takes vLLM's flags whatever it is.
+  std::string engine_profile = "vllm";
   std::string catalogue_dir;  // empty = built-in catalogue
   // ---- Parallelism and memory (vLLM names) ----
   int tensor_parallel_size = 1;
@@ -63,6 +66,7 @@ struct SimSettings {
   int max_model_len = 0;  // 0 = the model's max context
   int max_num_seqs = 256;
   int max_num_batched_tokens = 8192;
+  int long_prefill_token_threshold = -1;  // vLLM's; -1 = the engine profile's default
   std::string kv_cache_dtype = "auto";
   std::string precision;  // weights (--quantization-like); empty = model default
   double gpu_memory_utilization = 0.9;
@@ -70,7 +74,9 @@ struct SimSettings {
   SpecConfig spec;
   GoldenAlSource golden_al;
   // ---- Simulation ----
-  double time_scale = 1.0;      // wall seconds per simulated second; 0 = no waiting
+  // Wall seconds per simulated second; 0 = no waiting. Whenever it is not 1 every
+  // chunk carries its simulated time (docs/simulator.md, "Time").
+  double time_scale = 1.0;
   double build_slowdown = 1.0;  // multiplies every step time (a "slower build")
   // The simulated board's power sensor: DCGM_FI_DEV_POWER_USAGE is the mean over this
   // many simulated seconds (1 = NVIDIA's power.draw on Hopper; power_model.h).
