@@ -10,15 +10,20 @@ namespace {
 // time_scale 0: wall time spent running steps in one loop iteration before the
 // loop gets to flush sockets and read new requests.
 constexpr int64_t kBackToBackSliceNs = 2'000'000;
+
+int64_t ToNs(double seconds) { return static_cast<int64_t>(std::llround(seconds * 1e9)); }
 }  // namespace
 
 // The engine's sequence: the scheduler's view plus what only the engine needs.
+// Times are simulated ns.
 struct Engine::Seq : Sequence {
   Sequence& s = *this;
   EngineRequest req;
   int64_t arrival_ns = 0;
+  int64_t eligible_ns = 0;  // arrival + the serving stack's overheads
   int64_t first_token_ns = 0;
   int64_t last_token_ns = 0;
+  bool admitted = false;  // handed to the scheduler
   bool scheduled_once = false;
   bool aborted = false;
 };
@@ -30,9 +35,12 @@ Engine::Engine(EventLoop* loop, const Clock* clock, PerfModel perf, const Schedu
       perf_(std::move(perf)),
       scheduler_(s, &perf_),
       settings_(e),
-      pending_bytes_(std::move(pending_bytes)) {}
+      pending_bytes_(std::move(pending_bytes)),
+      wall_origin_ns_(clock->NowNs()) {}
 
-Engine::~Engine() = default;
+Engine::~Engine() {
+  if (loop_ != nullptr && wake_timer_ != 0) loop_->Cancel(wake_timer_);
+}
 
 StatusOr<std::unique_ptr<Engine>> Engine::Create(EventLoop* loop, const Clock* clock,
                                                  PerfModel perf, const SchedulerSettings& s,
@@ -60,14 +68,44 @@ StatusOr<std::unique_ptr<Engine>> Engine::Create(EventLoop* loop, const Clock* c
   return engine;
 }
 
+int64_t Engine::MappedNowNs() const {
+  const int64_t elapsed = clock_->NowNs() - wall_origin_ns_;
+  if (loop_ == nullptr) return elapsed;  // manual mode: the clock is simulated time
+  if (settings_.time_scale == 0) return virtual_ns_;
+  return static_cast<int64_t>(std::llround(static_cast<double>(elapsed) / settings_.time_scale));
+}
+
+int64_t Engine::WallOf(int64_t sim_ns) const {
+  return wall_origin_ns_ +
+         static_cast<int64_t>(std::llround(static_cast<double>(sim_ns) * settings_.time_scale));
+}
+
+int64_t Engine::SimulatedNowNs() const {
+  if (delivering_) return step_end_ns_;
+  // A step in flight has not happened yet; what is done ends at virtual_ns_, and the
+  // mapped wall clock is never behind it except by rounding.
+  return std::max(virtual_ns_, MappedNowNs());
+}
+
+int64_t Engine::ArrivalNs(uint64_t id) const {
+  auto it = seqs_.find(id);
+  return it == seqs_.end() ? -1 : it->second->arrival_ns;
+}
+
 uint64_t Engine::Submit(const EngineRequest& request) {
   auto seq = std::make_unique<Seq>();
   uint64_t id = next_id_++;
   seq->s.id = id;
   seq->s.prompt_tokens = std::max(1, request.prompt_tokens);
   seq->req = request;
-  seq->arrival_ns = clock_->NowNs();
-  scheduler_.Add(&seq->s);
+  seq->arrival_ns = SimulatedNowNs();
+  // The serving stack's own latency before the scheduler sees the request: a delay
+  // per request (requests overlap in it), not a resource.
+  const EngineProfile& profile = perf_.engine();
+  seq->eligible_ns = seq->arrival_ns + ToNs(profile.request_overhead_ms * 1e-3 +
+                                            profile.tokenize_us_per_token * 1e-6 *
+                                                static_cast<double>(seq->s.prompt_tokens));
+  pending_.push({seq->eligible_ns, id});
   seqs_.emplace(id, std::move(seq));
   metrics_.prompt_tokens_total += static_cast<uint64_t>(std::max(1, request.prompt_tokens));
   UpdateGauges();
@@ -91,8 +129,9 @@ void Engine::Abort(uint64_t id) {
 
 void Engine::Finish(Seq* seq, FinishReason reason, bool notify) {
   if (notify && seq->req.sink) seq->req.sink->OnTokens(0, reason);
-  scheduler_.Remove(&seq->s);
-  int64_t now = clock_->NowNs();
+  // A request still in its overheads is not in the scheduler; its pending entry is
+  // skipped when it comes up (its id is gone).
+  if (seq->admitted) scheduler_.Remove(&seq->s);
   switch (reason) {
     case FinishReason::kLength:
       ++metrics_.request_success_length;
@@ -104,42 +143,75 @@ void Engine::Finish(Seq* seq, FinishReason reason, bool notify) {
       ++metrics_.request_success_abort;
       break;
   }
-  if (reason != FinishReason::kAbort)
-    metrics_.e2e_request_latency.Observe((now - seq->arrival_ns) * 1e-9);
+  if (reason != FinishReason::kAbort && seq->last_token_ns > 0)
+    metrics_.e2e_request_latency.Observe((seq->last_token_ns - seq->arrival_ns) * 1e-9);
   seqs_.erase(seq->s.id);
   UpdateGauges();
 }
 
 void Engine::UpdateGauges() {
   metrics_.num_requests_running = scheduler_.running();
-  metrics_.num_requests_waiting = scheduler_.waiting();
+  // Requests still in their overheads count as waiting too.
+  metrics_.num_requests_waiting = waiting();
   metrics_.kv_cache_usage_perc = scheduler_.kv_usage();
   metrics_.num_preemptions_total = static_cast<uint64_t>(scheduler_.preemptions_total());
 }
 
-std::optional<double> Engine::PlanStep() {
+std::optional<int64_t> Engine::NextStartNs() const {
+  // A busy engine steps back to back in simulated time.
+  if (scheduler_.running() + scheduler_.waiting() > 0) return virtual_ns_;
+  // Idle: the next step starts when the first waiting request clears its overheads
+  // (entries of aborted requests are dropped when planning; starting early for one
+  // only plans an empty step).
+  if (!pending_.empty()) return std::max(virtual_ns_, pending_.top().eligible_ns);
+  return std::nullopt;
+}
+
+std::optional<int64_t> Engine::PlanStep(int64_t start_ns) {
+  // Requests whose overheads have passed join the scheduler's queue, in that order.
+  while (!pending_.empty() && pending_.top().eligible_ns <= start_ns) {
+    uint64_t id = pending_.top().id;
+    pending_.pop();
+    auto it = seqs_.find(id);
+    if (it == seqs_.end()) continue;  // aborted meanwhile
+    it->second->admitted = true;
+    scheduler_.Add(&it->second->s);
+  }
   plan_ = scheduler_.Plan();
-  if (plan_.empty()) return std::nullopt;
-  int64_t now = clock_->NowNs();
+  if (plan_.empty()) {
+    virtual_ns_ = std::max(virtual_ns_, start_ns);
+    return std::nullopt;
+  }
   for (const PlannedWork& w : plan_.work) {
     Seq* seq = static_cast<Seq*>(w.seq);
     if (!seq->scheduled_once) {
       seq->scheduled_once = true;
-      metrics_.request_queue_time.Observe((now - seq->arrival_ns) * 1e-9);
+      metrics_.request_queue_time.Observe((start_ns - seq->eligible_ns) * 1e-9);
     }
   }
   last_step_ = perf_.Step(plan_.shape);
   double step_s = last_step_.total_s;
   simulated_busy_s_ += step_s;
   ++metrics_.engine_steps_total;
+  step_end_ns_ = start_ns + std::max<int64_t>(1, ToNs(step_s));
   UpdateGauges();
-  return step_s;
+  return step_end_ns_;
 }
 
-std::optional<double> Engine::BeginStep() {
-  std::optional<double> step_s = PlanStep();
-  if (step_s) step_active_ = true;
-  return step_s;
+std::optional<Engine::PlannedStep> Engine::BeginStep() {
+  for (;;) {
+    std::optional<int64_t> start = NextStartNs();
+    if (!start) return std::nullopt;
+    bool idle_before = scheduler_.running() + scheduler_.waiting() == 0;
+    std::optional<int64_t> end = PlanStep(*start);
+    if (end) {
+      step_active_ = true;
+      return PlannedStep{*start, *end};
+    }
+    // Nothing could run: an idle engine whose pending entries were all aborted tries
+    // the next one; a busy one cannot make progress (a prompt the KV cache cannot hold).
+    if (!idle_before) return std::nullopt;
+  }
 }
 
 void Engine::CompleteStep() { FinishStep(); }
@@ -147,45 +219,76 @@ void Engine::CompleteStep() { FinishStep(); }
 void Engine::MaybeStart() {
   if (step_active_ || loop_ == nullptr) return;
   if (settings_.time_scale == 0) {
-    if (!back_to_back_posted_ && scheduler_.running() + scheduler_.waiting() > 0) {
+    if (!back_to_back_posted_ && !seqs_.empty()) {
       back_to_back_posted_ = true;
       loop_->Post([this] { RunBackToBack(); });
     }
     return;
   }
-  std::optional<double> step_s = PlanStep();
-  if (!step_s) return;
-  step_active_ = true;
-  int64_t now = clock_->NowNs();
-  int64_t start = std::max(now, step_deadline_ns_);
-  step_deadline_ns_ =
-      start + static_cast<int64_t>(std::llround(*step_s * settings_.time_scale * 1e9));
-  if (step_observer_) step_observer_(start, step_deadline_ns_, last_step_);
-  loop_->RunAt(step_deadline_ns_, [this] { FinishStep(); });
+  for (;;) {
+    std::optional<int64_t> start = NextStartNs();
+    if (!start) return;
+    // (1 µs of slack: the wall clock maps to simulated time with rounding.)
+    if (*start > MappedNowNs() + 1000) {
+      // Waiting for a request's overheads: wake when they have passed.
+      if (wake_timer_ != 0 && wake_at_ns_ <= *start) return;
+      if (wake_timer_ != 0) loop_->Cancel(wake_timer_);
+      wake_at_ns_ = *start;
+      wake_timer_ = loop_->RunAt(WallOf(*start), [this] {
+        wake_timer_ = 0;
+        wake_at_ns_ = -1;
+        MaybeStart();
+      });
+      return;
+    }
+    bool idle_before = scheduler_.running() + scheduler_.waiting() == 0;
+    std::optional<int64_t> end = PlanStep(*start);
+    if (!end) {
+      if (idle_before && !pending_.empty()) continue;  // skipped aborted entries
+      return;
+    }
+    step_active_ = true;
+    // Due when its simulated end comes round on the wall clock. Behind schedule this
+    // is already past and the step is delivered at once (catching up).
+    step_deadline_wall_ = WallOf(*end);
+    if (step_observer_) step_observer_(WallOf(*start), step_deadline_wall_, last_step_);
+    loop_->RunAt(step_deadline_wall_, [this] { FinishStep(); });
+    return;
+  }
 }
 
 void Engine::RunBackToBack() {
   back_to_back_posted_ = false;
-  int64_t start = clock_->NowNs();
-  while (clock_->NowNs() - start < kBackToBackSliceNs) {
+  int64_t slice_start = clock_->NowNs();
+  while (clock_->NowNs() - slice_start < kBackToBackSliceNs) {
     if (pending_bytes_ && pending_bytes_() > settings_.max_pending_bytes) {
       // Let the sockets drain; try again shortly.
       back_to_back_posted_ = true;
       loop_->RunAt(clock_->NowNs() + 1'000'000, [this] { RunBackToBack(); });
       return;
     }
-    if (!PlanStep()) return;
-    step_active_ = true;
+    std::optional<PlannedStep> step = BeginStep();
+    if (!step) return;
     FinishStep();  // clears step_active_; MaybeStart posts nothing while we loop
   }
-  if (scheduler_.running() + scheduler_.waiting() > 0 && !back_to_back_posted_) {
+  if (!seqs_.empty() && !back_to_back_posted_) {
     back_to_back_posted_ = true;
     loop_->Post([this] { RunBackToBack(); });
   }
 }
 
 void Engine::FinishStep() {
-  int64_t now = clock_->NowNs();
+  if (real_time()) {
+    // How late this delivery is against the schedule, in simulated seconds.
+    double lag_s =
+        static_cast<double>(std::max<int64_t>(0, clock_->NowNs() - step_deadline_wall_)) * 1e-9 /
+        settings_.time_scale;
+    metrics_.schedule_lag_seconds = lag_s;
+    metrics_.step_lag.Observe(lag_s);
+  }
+  virtual_ns_ = step_end_ns_;
+  const int64_t now = step_end_ns_;
+  delivering_ = true;
   StepPlan plan = std::move(plan_);
   plan_ = StepPlan();
   std::vector<std::pair<Seq*, FinishReason>> finished;
@@ -249,8 +352,9 @@ void Engine::FinishStep() {
   std::vector<Seq*> aborted;
   aborted.swap(aborted_);
   for (Seq* seq : aborted) Finish(seq, FinishReason::kAbort, false);
+  delivering_ = false;
   UpdateGauges();
-  if (settings_.time_scale > 0 || loop_ == nullptr) MaybeStart();
+  if (settings_.time_scale > 0 && loop_ != nullptr) MaybeStart();
 }
 
 }  // namespace servebench::sim

@@ -19,6 +19,12 @@ std::vector<double> E2eBuckets() {
   return {0.3,  0.5,  0.8,  1.0,  1.5,   2.0,   2.5,   5.0,   10.0,   15.0,  20.0,
           30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0};
 }
+// Step lateness, simulated seconds: fine below a millisecond, where a run is still
+// valid, coarse above (metrics::ServerLagP99 interpolates within a bucket).
+std::vector<double> LagBuckets() {
+  return {0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05,
+          0.1,    0.2,    0.5,    1.0,   2.0,   5.0,   10.0, 30.0, 100.0};
+}
 }  // namespace
 
 Histogram::Histogram(std::vector<double> bounds)
@@ -49,7 +55,8 @@ EngineMetrics::EngineMetrics()
     : time_to_first_token(TtftBuckets()),
       inter_token_latency(ItlBuckets()),
       e2e_request_latency(E2eBuckets()),
-      request_queue_time(E2eBuckets()) {}
+      request_queue_time(E2eBuckets()),
+      step_lag(LagBuckets()) {}
 
 std::string EngineMetrics::Render(const std::string& model_name) const {
   std::string out;
@@ -96,6 +103,10 @@ std::string EngineMetrics::Render(const std::string& model_name) const {
   }
   counter("sim_engine_steps", "Engine steps run by the simulated engine (servebench extension).",
           engine_steps_total);
+  gauge("sim_schedule_lag_seconds",
+        "How late the latest step was delivered against the simulated schedule, in simulated "
+        "seconds (servebench extension).",
+        schedule_lag_seconds);
   auto hist = [&](const char* name, const char* help, const Histogram& h) {
     fmt::format_to(std::back_inserter(out), "# HELP vllm:{} {}\n# TYPE vllm:{} histogram\n", name,
                    help, name);
@@ -109,6 +120,10 @@ std::string EngineMetrics::Render(const std::string& model_name) const {
        e2e_request_latency);
   hist("request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.",
        request_queue_time);
+  hist("sim_step_lag_seconds",
+       "Histogram of how late each step was delivered against the simulated schedule, in "
+       "simulated seconds (servebench extension).",
+       step_lag);
   return out;
 }
 

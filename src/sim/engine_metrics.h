@@ -43,11 +43,16 @@ struct EngineMetrics {
   uint64_t spec_decode_num_accepted_tokens = 0;
   std::vector<uint64_t> spec_decode_num_accepted_tokens_per_pos;  // size k
   uint64_t engine_steps_total = 0;                                // servebench extension (sim only)
-  // ---- histograms (seconds, wall clock as a client sees it) ----
+  // How late the engine's latest step was delivered against its schedule, in
+  // simulated seconds (0 = on time; always 0 at time_scale 0). servebench extension.
+  double schedule_lag_seconds = 0;
+  // ---- histograms (simulated seconds) ----
   Histogram time_to_first_token;
   Histogram inter_token_latency;
   Histogram e2e_request_latency;
   Histogram request_queue_time;
+  // Per step, how late its delivery was (servebench extension; see engine.h).
+  Histogram step_lag;
 
   // Prometheus text for model `model_name` (label model_name, as vLLM).
   std::string Render(const std::string& model_name) const;

@@ -131,14 +131,27 @@ void GenerationStream::BeginChunk(std::string* out) const {
   AppendJsonString(out, ctx_.model_name);
 }
 
-void GenerationStream::EndChunk(std::string* out, bool with_usage,
-                                std::vector<size_t>* stamps) const {
+void GenerationStream::AppendSimTime(std::string* out) {
+  // The simulated time the chunk's tokens were produced (the end of the step that
+  // produced them): the client measures in this clock when time is compressed.
+  fmt::format_to(std::back_inserter(*out), ",\"servebench_sim_ns\":{}",
+                 ctx_.engine->SimulatedNowNs());
+  if (!sim_arrival_sent_) {
+    sim_arrival_sent_ = true;
+    fmt::format_to(std::back_inserter(*out),
+                   ",\"servebench_sim_arrival_ns\":{},\"servebench_sim_time_scale\":{}",
+                   ctx_.engine->ArrivalNs(engine_id_), ctx_.engine->time_scale());
+  }
+}
+
+void GenerationStream::EndChunk(std::string* out, bool with_usage, std::vector<size_t>* stamps) {
   if (with_usage) {
     fmt::format_to(
         std::back_inserter(*out),
         ",\"usage\":{{\"prompt_tokens\":{},\"total_tokens\":{},\"completion_tokens\":{}}}",
         req_.prompt_tokens, req_.prompt_tokens + completion_tokens_, completion_tokens_);
   }
+  if (ctx_.sim_time_stamps) AppendSimTime(out);
   if (ctx_.send_time_field) {
     // The HTTP server writes the time into the placeholder as the bytes leave.
     *out += ",\"servebench_send_ns\":";
@@ -276,8 +289,10 @@ void GenerationStream::EmitFinal() {
   }
   fmt::format_to(
       std::back_inserter(body),
-      "}}],\"usage\":{{\"prompt_tokens\":{},\"total_tokens\":{},\"completion_tokens\":{}}}}}",
+      "}}],\"usage\":{{\"prompt_tokens\":{},\"total_tokens\":{},\"completion_tokens\":{}}}",
       req_.prompt_tokens, req_.prompt_tokens + completion_tokens_, completion_tokens_);
+  if (ctx_.sim_time_stamps) AppendSimTime(&body);
+  body += '}';
   ctx_.http->Respond(conn_, 200, "application/json", body);
   Done();
 }

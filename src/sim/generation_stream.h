@@ -28,6 +28,8 @@ struct StreamContext {
   std::string model_name;
   int stream_interval = 1;
   bool send_time_field = false;
+  // Stamp every chunk with its simulated time (time_scale != 1; docs/simulator.md).
+  bool sim_time_stamps = false;
 };
 
 // Fault decisions for this one request, drawn by the server.
@@ -57,7 +59,9 @@ class GenerationStream final : public TokenSink {
   // `stamps`: send-time placeholder offsets in `sse` (HttpServer::WriteChunk).
   void Write(std::string_view sse, const std::vector<size_t>& stamps);
   void BeginChunk(std::string* out) const;
-  void EndChunk(std::string* out, bool with_usage, std::vector<size_t>* stamps) const;
+  void EndChunk(std::string* out, bool with_usage, std::vector<size_t>* stamps);
+  // `"servebench_sim_ns":T` (and, on the first chunk, the arrival and time scale).
+  void AppendSimTime(std::string* out);
   void Done();
 
   StreamContext ctx_;
@@ -71,6 +75,7 @@ class GenerationStream final : public TokenSink {
   uint64_t engine_id_ = 0;
   bool done_ = false;
   bool role_sent_ = false;
+  bool sim_arrival_sent_ = false;
   int completion_tokens_ = 0;  // tokens generated (what usage reports)
   int sent_tokens_ = 0;        // tokens whose text has been written
   int pending_tokens_ = 0;     // generated, not yet written (stream interval)

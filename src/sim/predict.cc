@@ -83,14 +83,14 @@ StatusOr<PredictedPoint> PredictClosedLoop(const PerfModel& perf,
   // count is at most total × (osl + isl) and far less in practice.
   const int64_t max_steps = static_cast<int64_t>(total) * (load.osl + load.isl + 2);
   for (int64_t step = 0; done < total && step < max_steps; ++step) {
-    std::optional<double> s = engine->BeginStep();
+    std::optional<Engine::PlannedStep> s = engine->BeginStep();
     if (!s) {
       return Status::FailedPrecondition(
           fmt::format("predict: the engine cannot admit a {}-token prompt (KV cache {} tokens); "
                       "lower --isl or raise TP",
                       load.isl, perf.KvCapacityTokens()));
     }
-    clock.AdvanceNs(static_cast<int64_t>(*s * 1e9));
+    clock.SetNs(s->end_ns);
     engine->CompleteStep();
     done += static_cast<int>(finished.size());
     int to_issue = static_cast<int>(finished.size());

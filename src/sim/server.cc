@@ -136,6 +136,7 @@ Status SimServerImpl::Init() {
   stream_ctx_.model_name = served_name_;
   stream_ctx_.stream_interval = settings_.stream_interval;
   stream_ctx_.send_time_field = settings_.send_time_field;
+  stream_ctx_.sim_time_stamps = settings_.time_scale != 1.0;
   build_id_ = fmt::format("sim-{}-slowdown{:.2f}", kGitRevision, settings_.build_slowdown);
   start_ns_ = MonotonicNowNs();
   return Status::Ok();
@@ -169,13 +170,14 @@ std::string SimServerImpl::Describe() const {
                     settings_.spec.num_speculative_tokens, config_.engine.target_acceptance_length);
   }
   return fmt::format(
-      "model {} ({}) served as '{}'; hardware {} x {} (TP {}, DP {}, EP {}); weights {} {:.1f} "
+      "model {} ({}) served as '{}'; hardware {} x {} (TP {}, DP {}, EP {}); engine profile {}; "
+      "weights {} {:.1f} "
       "GB/GPU; "
       "KV cache {} tokens ({:.1f} GB/GPU, kv dtype {}); max_model_len {}; max_num_seqs {}; "
       "max_num_batched_tokens {}; speculative decoding {}; time scale {}; build slowdown {}",
       model_->name, model_->hf_name, served_name_, p.gpus(), hardware_->name,
       settings_.tensor_parallel_size, settings_.data_parallel_size,
-      settings_.enable_expert_parallel ? "on" : "off", p.settings().precision,
+      settings_.enable_expert_parallel ? "on" : "off", p.engine().name, p.settings().precision,
       p.WeightBytesPerGpu() / 1e9, p.KvCapacityTokens(), p.KvBudgetBytesPerGpu() / 1e9,
       settings_.kv_cache_dtype, max_model_len_, settings_.max_num_seqs,
       settings_.max_num_batched_tokens, spec, settings_.time_scale, settings_.build_slowdown);
@@ -299,15 +301,14 @@ void SimServerImpl::HandleGeneration(ConnId conn, const HttpRequest& request, En
     e.param = "max_tokens";
     return SendError(conn, e);
   }
-  if (settings_.max_waiting_requests > 0 &&
-      engine_->scheduler().waiting() >= settings_.max_waiting_requests) {
+  if (settings_.max_waiting_requests > 0 && engine_->waiting() >= settings_.max_waiting_requests) {
     ApiError e;
     e.status = 429;
     e.type = "TooManyRequests";
     e.message = fmt::format(
         "the server is overloaded: {} requests are waiting (--max-waiting-requests {}); retry "
         "later",
-        engine_->scheduler().waiting(), settings_.max_waiting_requests);
+        engine_->waiting(), settings_.max_waiting_requests);
     return SendError(conn, e);
   }
   uint64_t n = generation_requests_;
