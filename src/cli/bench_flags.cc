@@ -116,6 +116,12 @@ void AddBenchFlags(CLI::App& app, BenchFlags* f) {
       "--event-timestamps", f->event_timestamps,
       "kernel: the kernel's receive time of each read (plain TCP); read: when the read returned");
   app.add_option("--issue-delay-limit-ms", s.client_issue_delay_limit_ms);
+  app.add_option("--server-lag-limit-ms", s.server_lag_limit_ms,
+                 "simulated servers: P99 lateness against their own schedule above which the run "
+                 "is invalid (server_lagged), simulated ms");
+  app.add_option("--sim-time-scale", s.time_scale,
+                 "the simulated server's --time-scale: the arrival schedule is sent compressed "
+                 "by it (the numbers follow the server's stamps)");
   app.add_flag("--no-progress", f->no_progress);
   AddPowerFlags(app, &f->power, /*idle_default_s=*/0);
 }

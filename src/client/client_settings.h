@@ -75,8 +75,13 @@ struct BenchSettings {
   std::optional<double> temperature;   // omitted from the body when unset
   std::string extra_body_json;         // JSON object merged into every request body
   bool continuous_usage_stats = true;  // ask for per-chunk usage (exact k per event)
-  double request_timeout_s = 600;      // per-request deadline; 0 = none
-  int num_workers = 0;                 // event-loop threads; 0 = chosen from concurrency
+  double request_timeout_s = 600;      // per-request deadline (wall time); 0 = none
+  // The server's wall seconds per simulated second, when it is a simulated engine
+  // with a compressed clock (servebench sim --time-scale): the arrival schedule is in
+  // simulated time and is sent compressed by this factor. 1 = real time. The numbers
+  // follow the server's stamps whatever this says (docs/metrics.md, "Simulated time").
+  double time_scale = 1.0;
+  int num_workers = 0;  // event-loop threads; 0 = chosen from concurrency
 
   // ---- Duration bound (docs/bench.md "Duration-bounded runs") ----
   // > 0: the measured phase issues requests for this many seconds from its start and
@@ -100,6 +105,9 @@ struct BenchSettings {
   metrics::GpuTopology gpus;
   bool spec_decoding = false;  // the server runs speculative decoding (validity)
   double client_issue_delay_limit_ms = 1.0;
+  // Validity rule server_lagged: a simulated server's P99 lateness against its own
+  // schedule above this (simulated ms) makes the run invalid.
+  double server_lag_limit_ms = 1.0;
 
   // ---- GPU power (telemetry/, docs/power.md) ----
   // The source is opened before the warm-ups and sampled around the measured

@@ -39,6 +39,7 @@ class HttpsTest : public ::testing::Test {
     s.ignore_eos = true;
     s.request_timeout_s = 30;
     s.client_issue_delay_limit_ms = 1e9;  // shared CI cores: not under test here
+    s.server_lag_limit_ms = 1e9;
     return s;
   }
   std::unique_ptr<SimProcess> sim_;
@@ -121,6 +122,8 @@ TEST_F(HttpsTest, BenchCommandTakesTheCaFlag) {
                                 "--ssl-ca-cert",
                                 kTlsDir + "ca.pem",
                                 "--issue-delay-limit-ms",
+                                "100000",
+                                "--server-lag-limit-ms",
                                 "100000",
                                 "--no-progress",
                                 "--result-filename",

@@ -134,7 +134,18 @@ bool StreamDecoder::OnData(std::string_view data, int64_t t_ns) {
     record_->t_last_token_ns = t_ns;
   }
   ReadSpecStats(chunk, record_);
-  record_->events.push_back({t_ns, static_cast<int32_t>(k)});
+  // A simulated server with a compressed clock stamps its simulated time on every
+  // chunk and the request's arrival on the first (metrics/simulated_time.h).
+  int64_t sim_t = -1;
+  if (const json::value* st = chunk.if_contains("servebench_sim_ns"); st && st->is_int64()) {
+    sim_t = st->get_int64();
+    if (const json::value* a = chunk.if_contains("servebench_sim_arrival_ns"); a && a->is_int64())
+      record_->sim_arrival_ns = a->get_int64();
+    if (const json::value* sc = chunk.if_contains("servebench_sim_time_scale");
+        sc && sc->is_number())
+      record_->sim_time_scale = sc->to_number<double>();
+  }
+  record_->events.push_back({t_ns, static_cast<int32_t>(k), sim_t});
   return true;
 }
 

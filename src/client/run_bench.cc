@@ -25,6 +25,7 @@
 #include "common/progress_line.h"
 #include "common/time_format.h"
 #include "common/version.h"
+#include "metrics/simulated_time.h"
 #include "net/http_fetch.h"
 #include "net/server_probe.h"
 #include "net/transport.h"
@@ -185,7 +186,8 @@ PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::resu
   return out;
 }
 
-std::optional<metrics::SpecCounters> Scrape(const std::string& metrics_url, const TlsOptions& tls) {
+std::optional<std::vector<metrics::PromSample>> Scrape(const std::string& metrics_url,
+                                                       const TlsOptions& tls) {
   StatusOr<Url> url = ParseUrl(metrics_url);
   if (!url.ok()) return std::nullopt;
   std::string path = url->path.empty() ? "/" : url->path;
@@ -202,7 +204,7 @@ std::optional<metrics::SpecCounters> Scrape(const std::string& metrics_url, cons
     Log(LogLevel::kWarning, "{}", samples.status().ToString());
     return std::nullopt;
   }
-  return metrics::ExtractSpecCounters(*samples);
+  return std::move(*samples);
 }
 
 json::value ReceiveLagJson(const LagHistogram& h) {
@@ -349,7 +351,12 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
     for (size_t i = 0; i < ps.size(); ++i) {
       jobs[i].index = static_cast<int64_t>(i);
       jobs[i].warmup = warmup;
-      jobs[i].offset_ns = offsets.empty() ? 0 : offsets[i];
+      // Arrival times are the recipe's, in simulated time: a compressed simulated
+      // server is sent them compressed (BenchSettings::time_scale).
+      jobs[i].offset_ns =
+          offsets.empty()
+              ? 0
+              : static_cast<int64_t>(std::llround(static_cast<double>(offsets[i]) * s.time_scale));
       jobs[i].request = BuildRequest(tmpl, ps[i], s.ignore_eos);
       jobs[i].client_prompt_tokens = ps[i].prompt_tokens;
       jobs[i].max_tokens = ps[i].max_tokens;
@@ -398,7 +405,7 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
   plan.workers =
       static_cast<int>(std::min<int64_t>(plan.workers, std::max<int64_t>(concurrency, 1)));
 
-  std::optional<metrics::SpecCounters> before, after;
+  std::optional<std::vector<metrics::PromSample>> before, after;
   if (s.scrape_metrics) before = Scrape(metrics_url, s.tls);
 
   int64_t anchor_rt = anchor.realtime_ns;
@@ -423,11 +430,22 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
         s.duration_s, jobs.size());
   }
 
+  // A simulated server with a compressed clock stamped its simulated time on every
+  // chunk: every number of this run is then computed in that clock (docs/metrics.md,
+  // "Simulated time"), and the records kept are the simulated ones.
+  int64_t main_start_ns = main.start_ns;
+  std::optional<metrics::SimulatedTimeView> simulated =
+      metrics::ToSimulatedTime(result.records, main.start_ns);
+  if (simulated) {
+    result.records = std::move(simulated->records);
+    main_start_ns = simulated->main_phase_start_ns;
+  }
+
   metrics::SummaryInputs in;
   // A duration-bounded run is judged against what it issued (cut requests included:
   // they are failures), not against the prompt cap it did not reach.
   in.requested_prompts = s.duration_s > 0 && !result.interrupted ? issued : s.num_prompts;
-  in.main_phase_start_ns = main.start_ns;
+  in.main_phase_start_ns = main_start_ns;
   in.percentiles = s.percentiles;
   for (double p : s.metric_percentiles) {
     if (std::find(in.percentiles.begin(), in.percentiles.end(), p) == in.percentiles.end()) {
@@ -438,9 +456,14 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
   in.gpus = s.gpus;
   in.ignore_eos = s.ignore_eos;
   in.spec_decoding_on = s.spec_decoding;
-  in.spec_before = before;
-  in.spec_after = after;
+  if (before && after) {
+    in.spec_before = metrics::ExtractSpecCounters(*before);
+    in.spec_after = metrics::ExtractSpecCounters(*after);
+    in.lag_before = metrics::ExtractServerLag(*before);
+    in.lag_after = metrics::ExtractServerLag(*after);
+  }
   in.client_issue_delay_limit_ms = s.client_issue_delay_limit_ms;
+  in.server_lag_limit_ms = s.server_lag_limit_ms;
   result.summary = metrics::ComputeRunSummary(result.records, in);
 
   // Power over the window; --require-power makes invalid power invalidate the run.
@@ -500,6 +523,11 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
   run["grace_period_s"] = s.duration_s > 0 ? json::value(s.grace_period_s) : nullptr;
   run["ended_by"] = ended_by;
   run["requests_offered"] = issued;  // sent, or cut while waiting for a slot
+  // Which clock every time and number of this result is in: "simulated" (the
+  // server's stamps, docs/metrics.md "Simulated time") or "wall" (the client's).
+  run["clock"] = simulated ? "simulated" : "wall";
+  run["time_scale"] = simulated ? json::value(simulated->time_scale) : json::value(nullptr);
+  run["server_lag_limit_ms"] = s.server_lag_limit_ms;
   h.servebench_extra["run"] = std::move(run);
   h.servebench_extra["client"] =
       json::object{{"cpu_s", cpu_s},

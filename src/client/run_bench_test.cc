@@ -24,6 +24,7 @@ BenchSettings Settings(const FakeOpenAiServer& server) {
   s.ignore_eos = true;
   s.request_timeout_s = 10;
   s.client_issue_delay_limit_ms = 1e9;  // CI machines are shared; not under test here
+  s.server_lag_limit_ms = 1e9;
   return s;
 }
 

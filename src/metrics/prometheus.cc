@@ -157,4 +157,52 @@ SpecAcceptance ComputeSpecAcceptance(const SpecCounters& before, const SpecCount
   return a;
 }
 
+LagHistogramCounts ExtractServerLag(const std::vector<PromSample>& samples) {
+  LagHistogramCounts c;
+  for (const PromSample& s : samples) {
+    if (s.name != "vllm:sim_step_lag_seconds_bucket") continue;
+    auto it = s.labels.find("le");
+    if (it == s.labels.end()) continue;
+    double le = it->second == "+Inf" ? std::numeric_limits<double>::infinity()
+                                     : std::strtod(it->second.c_str(), nullptr);
+    c.present = true;
+    c.buckets[le] += s.value;
+  }
+  return c;
+}
+
+std::optional<ServerLag> ComputeServerLag(const LagHistogramCounts& before,
+                                          const LagHistogramCounts& after) {
+  if (!before.present || !after.present) return std::nullopt;
+  // Per-bucket counts of the run: cumulative after − cumulative before.
+  std::vector<std::pair<double, double>> cum;  // (le, cumulative in the run)
+  for (const auto& [le, count] : after.buckets) {
+    auto b = before.buckets.find(le);
+    cum.emplace_back(le, count - (b == before.buckets.end() ? 0 : b->second));
+  }
+  if (cum.empty() || cum.back().second <= 0) return std::nullopt;
+  ServerLag lag;
+  lag.steps = cum.back().second;
+  const double rank = 0.99 * lag.steps;
+  double prev_le = 0, prev_count = 0;
+  for (const auto& [le, count] : cum) {
+    if (count >= rank) {
+      if (std::isinf(le)) {
+        lag.p99_ms = prev_le * 1e3;
+      } else {
+        double in_bucket = count - prev_count;
+        double frac = in_bucket > 0 ? (rank - prev_count) / in_bucket : 1.0;
+        lag.p99_ms = (prev_le + frac * (le - prev_le)) * 1e3;
+      }
+      break;
+    }
+    prev_le = std::isinf(le) ? prev_le : le;
+    prev_count = count;
+  }
+  for (const auto& [le, count] : cum) {
+    if (le == 0.001) lag.steps_late_1ms = lag.steps - count;
+  }
+  return lag;
+}
+
 }  // namespace servebench::metrics

@@ -50,4 +50,28 @@ struct SpecAcceptance {
 };
 SpecAcceptance ComputeSpecAcceptance(const SpecCounters& before, const SpecCounters& after);
 
+// The simulated engine's schedule lateness (vllm:sim_step_lag_seconds, a histogram
+// of simulated seconds per step; sim/engine.h). Bucket counts are cumulative, keyed
+// by their upper bound (+Inf last), summed over label sets.
+struct LagHistogramCounts {
+  bool present = false;
+  std::map<double, double> buckets;  // le -> cumulative steps
+};
+LagHistogramCounts ExtractServerLag(const std::vector<PromSample>& samples);
+
+// The server's lateness over a run from before/after scrapes (docs/metrics.md,
+// "Validity": server_lagged).
+struct ServerLag {
+  double steps = 0;  // steps the server ran in the run
+  // Percentile 99 of the steps' lateness, simulated ms, interpolated linearly
+  // inside its bucket (as Prometheus' histogram_quantile); the largest finite bound
+  // when it falls in the +Inf bucket.
+  double p99_ms = 0;
+  // How many steps were late by more than 1 ms (simulated).
+  double steps_late_1ms = 0;
+};
+// nullopt when the histogram is absent from either scrape or no step ran.
+std::optional<ServerLag> ComputeServerLag(const LagHistogramCounts& before,
+                                          const LagHistogramCounts& after);
+
 }  // namespace servebench::metrics

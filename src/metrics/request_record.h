@@ -33,6 +33,9 @@ std::string_view PromptSourceName(PromptSource source);
 struct StreamEvent {
   int64_t t_ns = 0;  // monotonic time of the read that delivered the event's end
   int32_t k = 0;     // output tokens carried (0: role-only, usage-only, empty delta)
+  // The simulated time the server stamped on the event (servebench sim with a
+  // compressed clock, "servebench_sim_ns"); -1 = none (simulated_time.h).
+  int64_t sim_t_ns = -1;
 };
 
 // Per-request speculative-decoding stats, when the server sends them in the final
@@ -91,6 +94,10 @@ struct RequestRecord {
   // send time of the first token-carrying event, when the server reports one
   // (`servebench sim --send-time-field` adds "servebench_send_ns"). -1 = none.
   int64_t server_first_token_send_ns = -1;
+  // A simulated server with a compressed clock stamps the request's simulated
+  // arrival and its time scale on the first chunk (simulated_time.h); -1 = none.
+  int64_t sim_arrival_ns = -1;
+  double sim_time_scale = -1;
 
   bool ok() const { return failure == FailureKind::kNone && error.empty(); }
 };

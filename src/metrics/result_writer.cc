@@ -119,6 +119,13 @@ json::object BuildServebenchObject(const RunSummary& s) {
   } else {
     o["spec_decode"] = nullptr;
   }
+  if (s.server_lag) {
+    o["server_lag"] = json::object{{"steps", s.server_lag->steps},
+                                   {"p99_ms", s.server_lag->p99_ms},
+                                   {"steps_late_1ms", s.server_lag->steps_late_1ms}};
+  } else {
+    o["server_lag"] = nullptr;
+  }
   o["spec_request_mean_acceptance_length"] =
       s.spec_request_mean_al ? json::value(*s.spec_request_mean_al) : nullptr;
   json::object validity;

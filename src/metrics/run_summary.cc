@@ -85,6 +85,14 @@ void ApplyValidity(const SummaryInputs& in, const Samples& s, int64_t sum_n, int
           fmt::format("P99 issue delay {:.3f} ms > {:.3f} ms: the client sent late", *p99,
                       in.client_issue_delay_limit_ms));
   }
+  if (out.server_lag && out.server_lag->p99_ms > in.server_lag_limit_ms) {
+    v.Add("server_lagged",
+          fmt::format("P99 schedule lag of the simulated server {:.3f} ms > {:.3f} ms ({:.0f} of "
+                      "{:.0f} steps late by more than 1 ms): the server fell behind its simulated "
+                      "clock, so the load it was offered is not the load asked for",
+                      out.server_lag->p99_ms, in.server_lag_limit_ms,
+                      out.server_lag->steps_late_1ms, out.server_lag->steps));
+  }
   if (in.spec_decoding_on) {
     if (!out.spec) {
       v.Add("spec_counters_static",
@@ -224,6 +232,8 @@ RunSummary ComputeRunSummary(const std::vector<RequestRecord>& records, const Su
     out.spec = ComputeSpecAcceptance(*in.spec_before, *in.spec_after);
   }
   if (al_count > 0) out.spec_request_mean_al = al_sum / static_cast<double>(al_count);
+  if (in.lag_before && in.lag_after)
+    out.server_lag = ComputeServerLag(*in.lag_before, *in.lag_after);
   ApplyValidity(in, s, sum_n, sum_max_tokens, out);
   return out;
 }

@@ -34,6 +34,10 @@ struct SummaryInputs {
   bool spec_decoding_on = false;                        // the server runs speculative decoding
   std::optional<SpecCounters> spec_before, spec_after;  // Prometheus scrapes
   double client_issue_delay_limit_ms = 1.0;             // validity rule client_saturated
+  // The simulated engine's schedule lateness (prometheus.h), and the limit of the
+  // validity rule server_lagged on its P99, in simulated ms.
+  std::optional<LagHistogramCounts> lag_before, lag_after;
+  double server_lag_limit_ms = 1.0;
 };
 
 struct RunSummary {
@@ -64,6 +68,7 @@ struct RunSummary {
   std::vector<std::string> sample_errors;              // first few error lines, for people
 
   std::optional<SpecAcceptance> spec;          // from Prometheus deltas
+  std::optional<ServerLag> server_lag;         // simulated engines only
   std::optional<double> spec_request_mean_al;  // request-weighted, per-request stats
   Validity validity;
 };
