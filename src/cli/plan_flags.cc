@@ -6,6 +6,7 @@
 
 #include "capture/capture.h"
 #include "cli/preflight.h"
+#include "run/sim_rehearsal.h"
 
 namespace servebench::cli {
 
@@ -44,6 +45,14 @@ void AddPlanFlags(CLI::App& app, PlanFlags* p) {
   app.add_option("--inferencex-root", p->inferencex_root,
                  "InferenceX checkout: InferenceX points launch exactly what their benchmark "
                  "script launches (captured with stand-ins, as `servebench import inferencex`)");
+  app.add_option("--engine", p->engine,
+                 "sim: rehearse every point on the simulator (servebench sim standing in for the "
+                 "point's engine, same model, hardware, parallelism and load)")
+      ->check(CLI::IsMember({"sim"}));
+  app.add_option("--sim-time-scale", p->sim_time_scale,
+                 "simulated engines: wall seconds per simulated second (0.05 runs 20x faster than "
+                 "real time; numbers stay in simulated time); default: each recipe's own")
+      ->check(CLI::PositiveNumber);
 }
 
 namespace {
@@ -99,6 +108,24 @@ StatusOr<recipe::Plan> LoadPlan(PlanFlags p, const char* command,
           " selected InferenceX point(s) cannot be captured (listed above); select keys whose "
           "scripts capture (--config-keys) or see `servebench import inferencex --notes`");
     }
+  }
+  if (p.engine == "sim" || p.sim_time_scale > 0) {
+    run::RehearsalSettings rehearsal;
+    rehearsal.time_scale = p.sim_time_scale;
+    std::vector<recipe::Point>* points = &plan.points;
+    if (p.engine != "sim") {
+      // --sim-time-scale alone: only the points already on the simulator.
+      for (const auto& point : plan.points) {
+        if (point.serve.engine != "sim") {
+          return Status::InvalidArgument("--sim-time-scale applies to simulated engines; recipe " +
+                                         point.recipe + " runs engine " + point.serve.engine +
+                                         " (add --engine sim to rehearse it)");
+        }
+      }
+    }
+    std::vector<std::string> notes;
+    SB_RETURN_IF_ERROR(run::RehearseOnSim(points, rehearsal, &notes));
+    for (const auto& n : notes) std::fprintf(stderr, "servebench %s: %s\n", command, n.c_str());
   }
   if (p.sessions.empty() && !p.nightly_only) {
     if (run_settings != nullptr) SB_RETURN_IF_ERROR(Preflight(set, plan, *run_settings));

@@ -24,13 +24,20 @@ struct PlanFlags {
   // An InferenceX checkout: single-node InferenceX points launch the command their
   // benchmark script runs (captured, capture/capture.h), not a rendered one.
   std::string inferencex_root;
+  // Rehearsal: "sim" serves every point with `servebench sim` standing in for its
+  // engine (run/sim_rehearsal.h), at `sim_time_scale` wall seconds per simulated
+  // second (0 = each sim point's own).
+  std::string engine;
+  double sim_time_scale = 0;
 };
 
 // Adds PATH... and every filter flag to `app`, writing into `flags`.
 void AddPlanFlags(CLI::App& app, PlanFlags* flags);
 
-// Loads and expands the recipes. Prints every diagnostic to stderr (prefixed with
-// `command`); InvalidArgument when any recipe is invalid or a filter is malformed.
+// Loads and expands the recipes, then (with --engine sim) turns the points into their
+// simulated twins before --session selects among them. Prints every diagnostic to
+// stderr (prefixed with `command`); InvalidArgument when any recipe is invalid, a
+// filter is malformed or a point cannot be rehearsed.
 // With `run_settings` (run, nightly) the selected points are also checked as the run
 // would start them (cli/preflight.h), so nothing starts on a plan that would fail.
 // With inferencex_root, captures the selected InferenceX points' launches and prints

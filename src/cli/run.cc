@@ -77,6 +77,10 @@ void AddRunFlags(CLI::App& app, run::RunSettings* s) {
   app.add_option("--issue-delay-limit-ms", s->client_issue_delay_limit_ms,
                  "P99 client issue delay above which a point is invalid (client_saturated)")
       ->capture_default_str();
+  app.add_option("--server-lag-limit-ms", s->server_lag_limit_ms,
+                 "simulated engines: P99 lateness against their own schedule (simulated ms) above "
+                 "which a point is invalid (server_lagged)")
+      ->capture_default_str();
   app.add_option("--prompts-per-concurrency", s->default_prompts_per_concurrency,
                  "prompts per point when the recipe sets none: concurrency × this (min 20)")
       ->capture_default_str();

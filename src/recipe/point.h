@@ -130,6 +130,10 @@ struct ServeSpec {
   // Simulated engine only: `servebench sim` options (catalogue model, hardware,
   // time scale, fault flags) as flag → value.
   std::map<std::string, std::string> sim_options;
+  // Simulated engine only: the engine this point rehearses (`run --engine sim` turns a
+  // vllm/sglang/trtllm point into its simulated twin; run/sim_rehearsal.h); empty for
+  // a recipe written for the sim. In the point JSON only when set.
+  std::string stands_in_for;
   // ---- Added by recipe/ for InferenceX deployments (all optional) ----
   std::string framework;       // InferenceX `framework` verbatim ("sglang-disagg", "trt", ...)
   bool multinode = false;      // prefill/decode below describe the deployment

@@ -120,6 +120,8 @@ json::object ToJsonAllFields(const Point& p) {
     if (p.load.warmups_per_concurrency > 0)
       (*load)["warmups_per_concurrency"] = p.load.warmups_per_concurrency;
   };
+  // Only when set, so the identity of every point that is not a rehearsal is unchanged.
+  if (!s.stands_in_for.empty()) serve["stands_in_for"] = s.stands_in_for;
   const LoadSpec& l = p.load;
   json::object load{{"scenario", l.scenario},
                     {"endpoint", l.endpoint},
@@ -198,6 +200,10 @@ class Reader {
   const json::value* Optional(const char* key) {
     read_.insert(key);
     return obj_ ? obj_->if_contains(key) : nullptr;
+  }
+  // A field written only when set (stands_in_for): absent means empty.
+  void OptionalStr(const char* key, std::string* out) {
+    if (Optional(key)) Str(key, out);
   }
   void Str(const char* key, std::string* out) {
     if (auto* v = Get(key)) {
@@ -422,6 +428,7 @@ StatusOr<Point> PointFromJson(std::string_view text) {
       sr.StringMap("env", &s.env);
       sr.Double("readiness_timeout_s", &s.readiness_timeout_s);
       sr.StringMap("sim_options", &s.sim_options);
+      sr.OptionalStr("stands_in_for", &s.stands_in_for);
       sr.Str("framework", &s.framework);
       sr.Bool("multinode", &s.multinode);
       sr.Bool("disagg", &s.disagg);

@@ -218,6 +218,9 @@ std::string RuleOf(const int64_t*, const FieldInfo&) { return "a non-negative in
 std::string RuleOf(const std::optional<int64_t>*, const FieldInfo&) {
   return "a non-negative integer or null";
 }
+std::string RuleOf(const std::optional<double>*, const FieldInfo&) {
+  return "a finite number >= 0 or null";
+}
 std::string RuleOf(const bool*, const FieldInfo&) { return "true or false"; }
 std::string RuleOf(const RecordStatus*, const FieldInfo&) {
   return "one of ok, failed, invalid, blocked, skipped";
@@ -256,6 +259,7 @@ json::value Write(int64_t v) { return json::value(v); }
 json::value Write(const std::optional<int64_t>& v) {
   return v ? json::value(*v) : json::value(nullptr);
 }
+json::value Write(const std::optional<double>& v) { return Number(v); }
 json::value Write(bool v) { return json::value(v); }
 json::value Write(RecordStatus v) { return json::value(RecordStatusName(v)); }
 json::value Write(const FailureClass& v) { return json::value(v.name()); }
@@ -324,6 +328,13 @@ void Read(const json::value& v, const std::string& path, const FieldInfo& info,
   std::optional<int64_t> i = Integer(v);
   if (!i || *i < 0) return Bad(v, path, RuleOf(&out, info), problems);
   out = *i;
+}
+
+void Read(const json::value& v, const std::string& path, const FieldInfo& info,
+          std::optional<double>& out, Problems& problems) {
+  if (!v.is_number() || !std::isfinite(v.to_number<double>()) || v.to_number<double>() < 0)
+    return Bad(v, path, RuleOf(&out, info), problems);
+  out = v.to_number<double>();
 }
 
 void Read(const json::value& v, const std::string& path, const FieldInfo& info, bool& out,

@@ -34,6 +34,7 @@ std::string RuleOf(const std::string*, const FieldInfo& info);
 std::string RuleOf(const int*, const FieldInfo& info);
 std::string RuleOf(const int64_t*, const FieldInfo& info);
 std::string RuleOf(const std::optional<int64_t>*, const FieldInfo& info);
+std::string RuleOf(const std::optional<double>*, const FieldInfo& info);
 std::string RuleOf(const bool*, const FieldInfo& info);
 std::string RuleOf(const RecordStatus*, const FieldInfo& info);
 std::string RuleOf(const FailureClass*, const FieldInfo& info);
@@ -49,6 +50,7 @@ boost::json::value Write(const std::string& v);
 boost::json::value Write(int v);
 boost::json::value Write(int64_t v);
 boost::json::value Write(const std::optional<int64_t>& v);
+boost::json::value Write(const std::optional<double>& v);
 boost::json::value Write(bool v);
 boost::json::value Write(RecordStatus v);
 boost::json::value Write(const FailureClass& v);
@@ -69,6 +71,8 @@ void Read(const boost::json::value& v, const std::string& path, const FieldInfo&
           Problems& problems);
 void Read(const boost::json::value& v, const std::string& path, const FieldInfo& info,
           std::optional<int64_t>& out, Problems& problems);
+void Read(const boost::json::value& v, const std::string& path, const FieldInfo& info,
+          std::optional<double>& out, Problems& problems);
 void Read(const boost::json::value& v, const std::string& path, const FieldInfo& info, bool& out,
           Problems& problems);
 void Read(const boost::json::value& v, const std::string& path, const FieldInfo& info,

@@ -123,6 +123,12 @@ struct Record {
   std::optional<int64_t> concurrency;
   Deployment deployment;
   bool simulated = false;  // engine sim: every number is a simulated-time number
+  // A rehearsal (`run --engine sim`): the engine the simulated point stands in for;
+  // "" for a recipe written for the sim and for real engines.
+  std::string stands_in_for;
+  // engine sim: wall seconds per simulated second its clock ran at (the numbers are
+  // simulated time whatever it is; docs/metrics.md); nullopt for real engines.
+  std::optional<double> time_scale;
   // ---- What happened ----
   RecordStatus status = RecordStatus::kSkipped;
   FailureClass failure_class;                // empty when ok

@@ -105,6 +105,13 @@ void VisitRecord(V& v, R& r) {
   v("decode_gpus", r.deployment.decode_gpus,
     {"multinode: decode GPUs D (0 = aggregated)", Need::kOptional, TextRule::kAny, 2});
   v("simulated", r.simulated, {"engine sim: every number is a simulated-time number"});
+  v("stands_in_for", r.stands_in_for,
+    {"run --engine sim: the engine the simulated point stands in for (\"\" otherwise)",
+     Need::kOptional, TextRule::kAny, 2});
+  v("time_scale", r.time_scale,
+    {"engine sim: wall seconds per simulated second; the numbers are simulated time whatever "
+     "it is (null for real engines)",
+     Need::kOptional, TextRule::kAny, 2});
   // ---- What happened ----
   v("status", r.status, {"ok, failed, invalid, blocked or skipped", kRequired});
   v("failure_class", r.failure_class,

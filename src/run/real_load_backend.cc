@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
@@ -44,6 +45,14 @@ client::BenchSettings BenchSettingsFor(const recipe::Point& point, const RunSett
   b.ignore_eos = load.ignore_eos;
   b.request_timeout_s = settings.request_timeout_s;
   b.client_issue_delay_limit_ms = settings.client_issue_delay_limit_ms;
+  b.server_lag_limit_ms = settings.server_lag_limit_ms;
+  // A simulated engine with a compressed clock is offered the recipe's arrival
+  // schedule compressed too (its numbers are in simulated time either way).
+  if (point.serve.engine == "sim") {
+    auto scale = point.serve.sim_options.find("time-scale");
+    if (scale != point.serve.sim_options.end())
+      b.time_scale = std::strtod(scale->second.c_str(), nullptr);
+  }
   // The same GPUs the record divides by (the prefill/decode split when multinode).
   b.gpus = record::GpuTopologyOf(point.serve);
   b.spec_decoding = point.serve.spec.method != recipe::SpecMethod::kNone;

@@ -40,13 +40,17 @@ std::string Cell(std::string_view name, const std::optional<metrics::Headline>& 
   return metrics::FormatHeadlineValue(*m, h ? (*h).*(m->field) : std::nullopt);
 }
 
-// "simulated", "measured", or the time scale that stretches a simulated session.
+// "measured", or "simulated" with the engine a rehearsal stands in for and the scale a
+// compressed clock ran at. Whatever the scale, the numbers are simulated time
+// (docs/metrics.md, "Simulated time").
 std::string Kind(const recipe::Point& first) {
   if (first.serve.engine != "sim") return "measured";
+  std::string kind = "simulated";
+  if (!first.serve.stands_in_for.empty()) kind += ", standing in for " + first.serve.stands_in_for;
   auto scale = first.serve.sim_options.find("time-scale");
-  if (scale == first.serve.sim_options.end() || scale->second == "1") return "simulated";
-  return "simulated at time scale " + scale->second +
-         ": times are wall-clock, i.e. simulated times × the scale";
+  if (scale != first.serve.sim_options.end() && scale->second != "1")
+    kind += ", clock at time scale " + scale->second + "; numbers in simulated time";
+  return kind;
 }
 
 std::string SessionTables(const SweepReport& r, bool md) {

@@ -33,6 +33,10 @@ struct RunSettings {
   // Validity rule client_saturated (metrics.md §8): P99 issue delay above this marks a
   // point invalid. Raise it only on a machine shared with other work (tests in CI).
   double client_issue_delay_limit_ms = 1.0;
+  // Validity rule server_lagged (docs/metrics.md): a simulated engine whose P99
+  // lateness against its own schedule exceeds this (simulated ms) makes a point
+  // invalid. Time compression magnifies the host's delays by 1/time scale.
+  double server_lag_limit_ms = 1.0;
   // ---- GPU power (docs/power.md) ----
   telemetry::TelemetrySettings telemetry;
   // Idle power, measured once per serve session after the engine is ready and

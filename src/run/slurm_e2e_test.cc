@@ -52,7 +52,7 @@ class SlurmE2eTest : public ::testing::Test {
   servebench::testing::ShellResult Run(const std::string& recipe, const std::string& more = "") {
     return RunShell(std::string(SERVEBENCH_BIN) + " run " + recipe + " --executor slurm --out " +
                     (dir_ / "out").string() + " --db " + (dir_ / "sb.db").string() +
-                    " --issue-delay-limit-ms 100000 " + more);
+                    " --issue-delay-limit-ms 100000 --server-lag-limit-ms 100000 " + more);
   }
   // status -> count, and the run ids, of the stored records.
   std::map<std::string, int> StoredStatuses(std::set<std::string>* run_ids = nullptr) {
@@ -134,7 +134,8 @@ TEST_F(SlurmE2eTest, CtrlCCancelsTheJobAndKeepsWhatTheTasksMeasured) {
     std::string cmd = std::string("exec ") + SERVEBENCH_BIN + " run " + recipe +
                       " --executor slurm --out " + (dir_ / "out").string() + " --db " +
                       (dir_ / "sb.db").string() +
-                      " --issue-delay-limit-ms 100000 --gpu-telemetry none --idle-power-s 0 > " +
+                      " --issue-delay-limit-ms 100000 --server-lag-limit-ms 100000 --gpu-telemetry none "
+                      "--idle-power-s 0 > " +
                       (dir_ / "submitter.log").string() + " 2>&1";
     execl("/bin/sh", "sh", "-c", cmd.c_str(), nullptr);
     _exit(127);

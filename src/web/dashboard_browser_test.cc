@@ -113,7 +113,7 @@ TEST_F(DashboardBrowserTest, ChromiumRendersCurvesVerdictsAndRecordsFromRealReco
          "            concurrency: [1, 4, 16]\n";
   auto run = RunShell(std::string(SERVEBENCH_BIN) + " run " + (dir_ / "recipe.yaml").string() +
                       " --out " + (dir_ / "out").string() + " --db " + (dir_ / "sb.db").string() +
-                      " --issue-delay-limit-ms 100000");
+                      " --issue-delay-limit-ms 100000 --server-lag-limit-ms 100000");
   ASSERT_EQ(run.exit_code, 0) << run.output;
 
   std::vector<json::object> measured;

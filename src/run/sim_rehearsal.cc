@@ -1,0 +1,157 @@
+#include "run/sim_rehearsal.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "recipe/recipe.h"
+#include "sim/catalogue.h"
+#include "sim/perf_model.h"
+
+namespace servebench::run {
+namespace {
+
+// Engine flags with a simulator equivalent (the sim takes vLLM's names).
+const std::map<std::string, std::map<std::string, std::string>>& Translations() {
+  static const std::map<std::string, std::map<std::string, std::string>> kTable = {
+      {"vllm",
+       {{"--max-num-seqs", "max-num-seqs"},
+        {"--max-num-batched-tokens", "max-num-batched-tokens"},
+        {"--gpu-memory-utilization", "gpu-memory-utilization"},
+        {"--stream-interval", "stream-interval"}}},
+      {"sglang",
+       {{"--max-running-requests", "max-num-seqs"},
+        {"--chunked-prefill-size", "max-num-batched-tokens"},
+        {"--mem-fraction-static", "gpu-memory-utilization"}}},
+  };
+  return kTable;
+}
+
+// Moves the extras with a simulator meaning into sim_options; returns the dropped ones.
+std::vector<std::string> TranslateExtras(recipe::ServeSpec* s) {
+  std::vector<std::string> dropped;
+  auto table = Translations().find(s->stands_in_for);
+  const std::vector<std::string>& args = s->extra_args;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    std::string name = a.substr(0, a.find('='));
+    bool has_inline = a.find('=') != std::string::npos;
+    bool next_is_value = !has_inline && i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0;
+    if (table != Translations().end()) {
+      auto it = table->second.find(name);
+      if (it != table->second.end() && (has_inline || next_is_value)) {
+        s->sim_options[it->second] = has_inline ? a.substr(a.find('=') + 1) : args[++i];
+        continue;
+      }
+    }
+    if (a.rfind("-", 0) == 0) dropped.push_back(name);
+    if (next_is_value) ++i;  // the dropped flag's value
+  }
+  s->extra_args.clear();
+  return dropped;
+}
+
+std::string Known(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+}  // namespace
+
+Status RehearseOnSim(std::vector<recipe::Point>* points, const RehearsalSettings& settings,
+                     std::vector<std::string>* notes) {
+  auto catalogue = settings.catalogue_dir.empty() ? sim::Catalogue::BuiltIn()
+                                                  : sim::Catalogue::FromDir(settings.catalogue_dir);
+  if (!catalogue.ok()) return catalogue.status().WithContext("--engine sim: the sim catalogue");
+  std::vector<std::string> models, gpus;
+  for (const auto& [k, m] : catalogue->models) models.push_back(k + " (" + m.hf_name + ")");
+  for (const auto& [k, h] : catalogue->hardware) gpus.push_back(k);
+
+  std::vector<recipe::Point> out = *points;
+  std::set<std::string> errors;  // one line per recipe and problem, not per point
+  std::set<std::string> seen_notes;
+  for (recipe::Point& p : out) {
+    recipe::ServeSpec& s = p.serve;
+    const std::string where = fmt::format("{} ({})", p.recipe, p.source_file);
+    if (s.engine != "sim") {
+      if (s.multinode || s.disagg) {
+        errors.insert(fmt::format(
+            "{}: serve.multinode = {}, serve.disagg = {}: the simulator rehearses single-node "
+            "deployments only",
+            where, s.multinode, s.disagg));
+        continue;
+      }
+      bool bad = false;
+      if (!catalogue->FindModel(s.model).ok()) {
+        errors.insert(fmt::format(
+            "{}: model \"{}\": not in the simulator's catalogue (known: {}; data/sim/models.yaml "
+            "lists each model's other hub names under aliases)",
+            where, s.model, Known(models)));
+        bad = true;
+      }
+      if (!catalogue->FindHardware(s.hardware).ok()) {
+        errors.insert(fmt::format(
+            "{}: hardware \"{}\" (runner {}): not in the simulator's catalogue (known: {})", where,
+            s.hardware, p.runner, Known(gpus)));
+        bad = true;
+      }
+      if (!s.precision.empty() && !sim::BytesPerParam(s.precision).ok()) {
+        errors.insert(fmt::format("{}: precision \"{}\": {}", where, s.precision,
+                                  sim::BytesPerParam(s.precision).status().message()));
+        bad = true;
+      }
+      if (bad) continue;
+      s.stands_in_for = s.engine;
+      s.engine = "sim";
+      // The serving stack's costs of the engine it stands in for, when the catalogue
+      // has them.
+      std::string profile = catalogue->engines.count(s.stands_in_for) ? s.stands_in_for : "vllm";
+      if (profile != s.stands_in_for && seen_notes.insert("profile:" + s.stands_in_for).second) {
+        notes->push_back(fmt::format(
+            "--engine sim: no engine profile for {} in data/sim/engines.yaml; {}'s costs are used",
+            s.stands_in_for, profile));
+      }
+      for (const std::string& flag : TranslateExtras(&s)) {
+        if (seen_notes.insert(p.recipe + flag).second) {
+          notes->push_back(
+              fmt::format("--engine sim: {}: {} flag {} means nothing to the "
+                          "simulator; dropped",
+                          p.recipe, s.stands_in_for, flag));
+        }
+      }
+      // The sim runs on this host, without the engine's image or environment.
+      s.image.clear();
+      s.env.clear();
+      s.sim_options["hardware"] = s.hardware;
+      s.sim_options["engine-profile"] = profile;
+      // Accuracy evals of the session answer as a healthy model would (the sim's
+      // oracle), so the gates run end to end; load prompts get filler as always.
+      s.sim_options["answer-mode"] = "oracle";
+      // A speculative method whose depth the engine takes from the model (vLLM's MTP
+      // without num_speculative_tokens): the sim needs one; one draft per step.
+      if (s.spec.method != recipe::SpecMethod::kNone && s.spec.num_speculative_tokens < 1) {
+        s.spec.num_speculative_tokens = 1;
+        if (seen_notes.insert("depth:" + p.recipe).second) {
+          notes->push_back(fmt::format(
+              "--engine sim: {}: speculative decoding without num_speculative_tokens; the "
+              "simulator drafts 1 token per step",
+              p.recipe));
+        }
+      }
+    }
+    if (settings.time_scale > 0)
+      s.sim_options["time-scale"] = fmt::format("{}", settings.time_scale);
+    recipe::AssignIds(&p);
+  }
+  if (!errors.empty()) {
+    std::string text = "--engine sim: these recipes cannot be rehearsed on the simulator:";
+    for (const auto& e : errors) text += "\n  " + e;
+    return Status::InvalidArgument(text);
+  }
+  *points = std::move(out);
+  return Status::Ok();
+}
+
+}  // namespace servebench::run
