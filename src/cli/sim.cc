@@ -5,11 +5,14 @@
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 
 #include "cli/command.h"
 #include "cli/command_line.h"
 #include "cli/sim_flags.h"
 #include "common/exit_codes.h"
+#include "sim/fidelity.h"
 #include "sim/predict.h"
 #include "sim/resolved_config.h"
 
@@ -19,6 +22,34 @@ namespace {
 sim::SimServer* g_server = nullptr;
 void OnSignal(int) {
   if (g_server) g_server->Stop();
+}
+
+// --fidelity: every published measurement predicted with this catalogue, the error
+// per point and the medians (docs/simulator.md, "Fidelity").
+int RunFidelity(const SimFlags& flags) {
+  const sim::SimSettings& s = flags.settings;
+  auto catalogue = s.catalogue_dir.empty() ? sim::Catalogue::BuiltIn()
+                                           : sim::Catalogue::FromDir(s.catalogue_dir);
+  StatusOr<std::vector<sim::PublishedPoint>> points = sim::BuiltInPublishedPoints();
+  if (!flags.published_points.empty()) {
+    std::ifstream in(flags.published_points);
+    if (!in) {
+      std::fprintf(stderr, "servebench sim: --published-points %s: cannot open\n",
+                   flags.published_points.c_str());
+      return kExitInvalidInput;
+    }
+    points = sim::ParsePublishedPoints(std::string(std::istreambuf_iterator<char>(in), {}));
+  }
+  StatusOr<sim::FidelityReport> report =
+      !catalogue.ok() ? StatusOr<sim::FidelityReport>(catalogue.status())
+      : !points.ok()  ? StatusOr<sim::FidelityReport>(points.status())
+                      : sim::EvaluateFidelity(*catalogue, *points);
+  if (!report.ok()) {
+    std::fprintf(stderr, "servebench sim: %s\n", report.status().message().c_str());
+    return kExitInvalidInput;
+  }
+  std::printf("%s", sim::FidelityTable(*report).c_str());
+  return kExitOk;
 }
 
 int RunSim(int argc, char** argv) {
@@ -33,6 +64,7 @@ int RunSim(int argc, char** argv) {
     std::fprintf(stderr, "servebench sim: %s\n", st.message().c_str());
     return kExitInvalidInput;
   }
+  if (flags.fidelity) return RunFidelity(flags);
   if (!flags.predict_concurrency.empty()) {
     Status valid = sim::Validate(s);
     auto config = valid.ok() ? sim::Resolve(s) : StatusOr<sim::ResolvedConfig>(valid);

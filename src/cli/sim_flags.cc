@@ -25,8 +25,12 @@ void AddSimFlags(CLI::App& app, SimFlags* flags) {
                  "catalogue GPU (h100, h200, b200, b300, gb200, gb300, mi300x, mi325x, "
                  "mi355x)")
       ->capture_default_str();
+  app.add_option("--engine-profile", s.engine_profile,
+                 "the serving engine the sim stands in for (vllm, sglang, trtllm, atom): its "
+                 "request, tokenization and per-step CPU costs")
+      ->capture_default_str();
   app.add_option("--catalogue-dir", s.catalogue_dir,
-                 "load hardware.yaml and models.yaml from here instead of the "
+                 "load hardware.yaml, models.yaml and engines.yaml from here instead of the "
                  "built-in catalogue");
   app.add_option("--served-model-name", s.served_model_name,
                  "name clients send (vLLM); default: the hub name");
@@ -44,6 +48,8 @@ void AddSimFlags(CLI::App& app, SimFlags* flags) {
   app.add_option("--max-num-batched-tokens", s.max_num_batched_tokens,
                  "tokens per step at most (chunked prefill)")
       ->capture_default_str();
+  app.add_option("--long-prefill-token-threshold", s.long_prefill_token_threshold,
+                 "a prompt's tokens per step at most (0 = no cap; default: the engine profile's)");
   app.add_option("--kv-cache-dtype", s.kv_cache_dtype, "auto, bf16, fp8")->capture_default_str();
   app.add_option("--gpu-memory-utilization", s.gpu_memory_utilization,
                  "fraction of HBM the engine uses")
@@ -136,6 +142,12 @@ void AddSimFlags(CLI::App& app, SimFlags* flags) {
   app.add_option("--num-prompts", load.num_requests,
                  "--predict: requests per point; 0 = 10 x concurrency")
       ->capture_default_str();
+  // ---- fidelity (no server) ----
+  app.add_flag("--fidelity", flags->fidelity,
+               "predict every published measurement (data/sim/published_points.yaml) with this "
+               "catalogue, print the error per point and the medians, and exit");
+  app.add_option("--published-points", flags->published_points,
+                 "--fidelity: measurements in that format from this file instead");
 }
 
 Status FinishSimFlags(SimFlags* flags) {
