@@ -45,7 +45,10 @@ std::string SeriesLabel(const Record& r) {
 }
 
 std::optional<double> SimTimeScale(const Record& r) {
-  if (!r.simulated || !r.point) return std::nullopt;
+  if (!r.simulated) return std::nullopt;
+  // Records since schema 2 carry the scale; older ones only in their point.
+  if (r.time_scale) return *r.time_scale == 1 ? std::nullopt : r.time_scale;
+  if (!r.point) return std::nullopt;
   const boost::json::object* serve =
       r.point->if_contains("serve") ? r.point->at("serve").if_object() : nullptr;
   if (serve == nullptr || !serve->contains("sim_options")) return std::nullopt;

@@ -30,9 +30,10 @@ std::string SeriesLabel(const Record& record);
 // ("recipe model hardware engine 1024/1024"); the curve verdict compares frontiers.
 std::string CurveLabel(const Record& record);
 
-// A simulated record's time scale, from the point it ran: its times are wall-clock,
-// i.e. the modelled hardware's times × the scale (0.1: ten times faster than the
-// hardware; 0: as fast as the CPU allows). nullopt for a measured record or scale 1.
+// A simulated record's time scale (Record::time_scale; records of schema 1: from the
+// point it ran): wall seconds per simulated second its clock ran at (0.1: ten times
+// faster than the hardware; 0: as fast as the CPU allows). Its numbers are simulated
+// time whatever the scale (docs/metrics.md). nullopt for a measured record or scale 1.
 std::optional<double> SimTimeScale(const Record& record);
 
 }  // namespace servebench::record

@@ -191,7 +191,9 @@ TEST_F(DashboardBrowserTest, ChromiumRendersCurvesVerdictsAndRecordsFromRealReco
   EXPECT_EQ(Count(dom, "class=\"chart-svg\""), 1u);
   EXPECT_EQ(Count(dom, "class=\"curve\""), 2u);
   EXPECT_EQ(Count(dom, "class=\"curve history\""), 10u);
-  EXPECT_NE(dom.find("Simulated engine: simulated, time scale 0.05"), std::string::npos);
+  EXPECT_NE(dom.find("Simulated engine: simulated, clock at time scale 0.05 (numbers in simulated "
+                     "time)"),
+            std::string::npos);
   // The regressed series is drawn distinct: its point, and only it, is ringed.
   EXPECT_EQ(Count(dom, "class=\"pt\""), 5u);
   EXPECT_EQ(Count(dom, "class=\"pt regressed\""), 1u);

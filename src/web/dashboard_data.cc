@@ -44,7 +44,10 @@ json::object RecordRow(const record::Record& r) {
                    {"build_commit", r.build.commit},
                    {"started_at", r.provenance.started_at},
                    {"simulated", r.simulated},
-                   // Simulated times are wall-clock = modelled times x the scale.
+                   // A rehearsal (`run --engine sim`): the engine the point stands in for.
+                   {"stands_in_for", r.stands_in_for},
+                   // How compressed the sim's clock ran; its numbers are simulated time
+                   // whatever the scale (docs/metrics.md, "Simulated time").
                    {"time_scale", Num(record::SimTimeScale(r))}};
   // Every headline metric under its one name (metrics/headline.h); null when missing.
   for (const metrics::HeadlineMetric& m : metrics::HeadlineMetrics()) {
@@ -63,6 +66,7 @@ json::object CurvePointOf(const json::object& row) {
                       {"series_id", row.at("series_id")},
                       {"simulated", row.at("simulated")},
                       {"time_scale", row.at("time_scale")},
+                      {"stands_in_for", row.at("stands_in_for")},
                       {"started_at", row.at("started_at")},
                       {"output_tokens_per_joule", row.at("output_tokens_per_joule")}};
 }

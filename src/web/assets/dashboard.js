@@ -62,12 +62,15 @@
   // Series the newest night's verdict calls a regression: drawn distinct on the charts.
   const regressed = new Set(data.nightly ? data.nightly.report.verdicts
       .filter((v) => v.kind === "point" && v.status === "regression").map((v) => v.series_id) : []);
-  // "simulated" or "simulated, time scale 0.1": how a point's times relate to real ones.
+  // "simulated" or "simulated, clock at time scale 0.1 (...)": the numbers are the
+  // simulator's, in simulated time whatever the scale (docs/metrics.md); a rehearsal
+  // names the engine it stands in for.
   function simText(p) {
     if (!p.simulated) return "";
+    const as = p.stands_in_for ? `, standing in for ${p.stands_in_for}` : "";
     return typeof p.time_scale === "number"
-        ? `simulated, time scale ${p.time_scale} (wall-clock = modelled times × ${p.time_scale})`
-        : "simulated";
+        ? `simulated${as}, clock at time scale ${p.time_scale} (numbers in simulated time)`
+        : `simulated${as}`;
   }
 
   // ---- Curves ----
@@ -267,7 +270,8 @@
           else td.textContent = numeric ? fmt(r[key], key === "concurrency" ? 0 : undefined) : (r[key] ?? "");
           if (key === "engine" && r.simulated) {
             td.append(el("span", {class: "badge sim", title: simText(r)},
-                         typeof r.time_scale === "number" ? `sim ×${r.time_scale}` : "sim"));
+                         (typeof r.time_scale === "number" ? `sim ×${r.time_scale}` : "sim") +
+                             (r.stands_in_for ? ` as ${r.stands_in_for}` : "")));
           }
           tr.append(td);
         }
