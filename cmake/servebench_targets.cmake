@@ -60,8 +60,10 @@ endfunction()
 
 # A GoogleTest binary run by ctest. Label "slow" keeps it out of `make test` (run by
 # make soak/bench). Tests get SERVEBENCH_BIN (the CLI) and SERVEBENCH_SOURCE_DIR.
+# SERIAL: ctest runs these tests with nothing beside them (RUN_SERIAL), for a test that
+# saturates the machine on purpose and would starve other tests' timing.
 function(servebench_test name)
-  cmake_parse_arguments(T "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(T "SERIAL" "" "SOURCES;DEPS;LABELS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE ${T_DEPS} GTest::gtest GTest::gtest_main GTest::gmock)
   target_compile_definitions(${name} PRIVATE
@@ -70,7 +72,12 @@ function(servebench_test name)
   if(NOT T_LABELS)
     set(T_LABELS unit)
   endif()
-  gtest_discover_tests(${name} PROPERTIES LABELS "${T_LABELS}" DISCOVERY_TIMEOUT 60)
+  set(serial FALSE)
+  if(T_SERIAL)
+    set(serial TRUE)
+  endif()
+  gtest_discover_tests(${name} PROPERTIES LABELS "${T_LABELS}" RUN_SERIAL ${serial}
+                       DISCOVERY_TIMEOUT 60)
   servebench_record_target(test ${name} "${T_DEPS}" "${T_SOURCES}")
 endfunction()
 

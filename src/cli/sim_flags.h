@@ -19,9 +19,9 @@ struct SimFlags {
   std::string spec_json;               // --speculative-config, parsed by Finish
   std::string golden_thinking = "on";  // --golden-al-thinking
   std::vector<int> predict_concurrency;
-  sim::PredictLoad load;  // --predict's load
-  bool fidelity = false;          // --fidelity: the error per published point, then exit
-  std::string published_points;   // --published-points: another file of them
+  sim::PredictLoad load;         // --predict's load
+  bool fidelity = false;         // --fidelity: the error per published point, then exit
+  std::string published_points;  // --published-points: another file of them
 };
 
 // Adds every `servebench sim` flag to `app`, writing into `flags`.

@@ -159,9 +159,11 @@ Status Validate(const BenchSettings& s) {
         s.api_key_env, s.api_key_env));
   }
   if (!(s.time_scale >= 0) || !std::isfinite(s.time_scale))
-    return bad(fmt::format("--sim-time-scale {}: must be a number >= 0 (1 = real time)", s.time_scale));
+    return bad(
+        fmt::format("--sim-time-scale {}: must be a number >= 0 (1 = real time)", s.time_scale));
   if (!(s.server_lag_limit_ms >= 0) || !std::isfinite(s.server_lag_limit_ms))
-    return bad(fmt::format("--server-lag-limit-ms {}: must be a number >= 0", s.server_lag_limit_ms));
+    return bad(
+        fmt::format("--server-lag-limit-ms {}: must be a number >= 0", s.server_lag_limit_ms));
   if (s.num_workers < 0 || s.num_workers > 256) {
     return bad(fmt::format("--num-workers {}: must be 0 (auto) .. 256", s.num_workers));
   }

@@ -156,27 +156,13 @@ void ReadHardware(const LoadContext& ctx, const std::string& name, const YNode& 
 }
 
 void ReadModel(const LoadContext& ctx, const std::string& name, const YNode& node, Model* m) {
-  Entry e(ctx, node, "models." + name, {"hf_name",
-                                        "aliases",
-                                        "params_total_b",
-                                        "params_active_b",
-                                        "layers",
-                                        "hidden",
-                                        "q_heads",
-                                        "kv_heads",
-                                        "head_dim",
-                                        "vocab",
-                                        "max_context",
-                                        "default_precision",
-                                        "attention",
-                                        "mla_kv_lora_rank",
-                                        "mla_rope_dim",
-                                        "sliding_layers",
-                                        "sliding_window",
-                                        "experts",
-                                        "experts_active",
-                                        "experts_shared",
-                                        "expert_ffn",
+  Entry e(ctx, node, "models." + name, {"hf_name",         "aliases",          "params_total_b",
+                                        "params_active_b", "layers",           "hidden",
+                                        "q_heads",         "kv_heads",         "head_dim",
+                                        "vocab",           "max_context",      "default_precision",
+                                        "attention",       "mla_kv_lora_rank", "mla_rope_dim",
+                                        "sliding_layers",  "sliding_window",   "experts",
+                                        "experts_active",  "experts_shared",   "expert_ffn",
                                         "moe_layers"});
   m->name = name;
   e.Text("hf_name", &m->hf_name, true);
@@ -305,10 +291,10 @@ StatusOr<Catalogue> Catalogue::FromYaml(const std::string& hardware_yaml,
   SB_RETURN_IF_ERROR(config::ReadConfigText(models_yaml, models_file,
                                             EntriesUnder("models", &c.models, ReadModel)));
   const bool built_in_engines = engines_yaml.empty();
-  SB_RETURN_IF_ERROR(config::ReadConfigText(
-      built_in_engines ? kBuiltInEnginesYaml : engines_yaml,
-      built_in_engines ? "data/sim/engines.yaml" : engines_file,
-      EntriesUnder("engines", &c.engines, ReadEngine)));
+  SB_RETURN_IF_ERROR(
+      config::ReadConfigText(built_in_engines ? kBuiltInEnginesYaml : engines_yaml,
+                             built_in_engines ? "data/sim/engines.yaml" : engines_file,
+                             EntriesUnder("engines", &c.engines, ReadEngine)));
   return c;
 }
 
