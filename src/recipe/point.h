@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <string>
@@ -145,6 +146,15 @@ struct ServeSpec {
   std::string kv_offload_backend, kv_offload_backend_version;
   int total_cpu_dram_gb = 0;  // DRAM budget for KV offload, 0 = none
 };
+
+// A simulated engine's time scale: wall seconds per simulated second (its sim option
+// "time-scale"; 1, real time, when not given). nullopt for an engine that is not the
+// sim. The one reading of that option (the load's schedule, the record, the report).
+inline std::optional<double> SimTimeScale(const ServeSpec& s) {
+  if (s.engine != "sim") return std::nullopt;
+  auto it = s.sim_options.find("time-scale");
+  return it == s.sim_options.end() ? 1.0 : std::strtod(it->second.c_str(), nullptr);
+}
 
 // What load is offered at one point.
 struct LoadSpec {

@@ -1,7 +1,6 @@
 #include "record/record_builder.h"
 
 #include <boost/json.hpp>
-#include <cstdlib>
 #include <optional>
 
 #include "common/sha256.h"
@@ -159,11 +158,7 @@ Record RecordOfPoint(const recipe::Point& point, const std::string& run_id) {
   // A rehearsal keeps the engine it stands in for, and every sim record the scale its
   // clock ran at (its numbers are simulated time whatever it is; docs/metrics.md).
   r.stands_in_for = point.serve.stands_in_for;
-  if (point.serve.engine == "sim") {
-    auto scale = point.serve.sim_options.find("time-scale");
-    r.time_scale =
-        scale == point.serve.sim_options.end() ? 1.0 : std::strtod(scale->second.c_str(), nullptr);
-  }
+  r.time_scale = recipe::SimTimeScale(point.serve);
   r.blocked = point.blocked;
   r.blocked_reason = point.blocked_reason;
   r.blocked_link = point.blocked_link;

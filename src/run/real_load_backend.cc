@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
@@ -48,11 +47,7 @@ client::BenchSettings BenchSettingsFor(const recipe::Point& point, const RunSett
   b.server_lag_limit_ms = settings.server_lag_limit_ms;
   // A simulated engine with a compressed clock is offered the recipe's arrival
   // schedule compressed too (its numbers are in simulated time either way).
-  if (point.serve.engine == "sim") {
-    auto scale = point.serve.sim_options.find("time-scale");
-    if (scale != point.serve.sim_options.end())
-      b.time_scale = std::strtod(scale->second.c_str(), nullptr);
-  }
+  b.time_scale = recipe::SimTimeScale(point.serve).value_or(1.0);
   // The same GPUs the record divides by (the prefill/decode split when multinode).
   b.gpus = record::GpuTopologyOf(point.serve);
   b.spec_decoding = point.serve.spec.method != recipe::SpecMethod::kNone;

@@ -47,9 +47,9 @@ std::string Kind(const recipe::Point& first) {
   if (first.serve.engine != "sim") return "measured";
   std::string kind = "simulated";
   if (!first.serve.stands_in_for.empty()) kind += ", standing in for " + first.serve.stands_in_for;
-  auto scale = first.serve.sim_options.find("time-scale");
-  if (scale != first.serve.sim_options.end() && scale->second != "1")
-    kind += ", clock at time scale " + scale->second + "; numbers in simulated time";
+  double scale = recipe::SimTimeScale(first.serve).value_or(1.0);
+  if (scale != 1.0)
+    kind += fmt::format(", clock at time scale {}; numbers in simulated time", scale);
   return kind;
 }
 
