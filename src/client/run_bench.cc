@@ -433,6 +433,9 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
   // A simulated server with a compressed clock stamped its simulated time on every
   // chunk: every number of this run is then computed in that clock (docs/metrics.md,
   // "Simulated time"), and the records kept are the simulated ones.
+  // The power window is on the client's monotonic clock, the samplers' clock: taken
+  // from the records before they are rewritten into simulated time.
+  const int64_t power_window_end_ns = WindowEndNs(result.records, main.start_ns);
   int64_t main_start_ns = main.start_ns;
   std::optional<metrics::SimulatedTimeView> simulated =
       metrics::ToSimulatedTime(result.records, main.start_ns);
@@ -467,16 +470,18 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
   result.summary = metrics::ComputeRunSummary(result.records, in);
 
   // Power over the window; --require-power makes invalid power invalidate the run.
-  int64_t window_end = WindowEndNs(result.records, main.start_ns);
-  result.power_samples = power->End(window_end, cancel);
+  result.power_samples = power->End(power_window_end_ns, cancel);
   telemetry::PowerInputs power_in;
   power_in.samples = result.power_samples ? &*result.power_samples : nullptr;
   power_in.unavailable_note = power->unavailable();
   power_in.anchor = anchor;
   double source_scale = result.power_samples ? result.power_samples->info.time_scale : 1.0;
-  // The RunSummary's duration is wall time: in the source's seconds for the check.
-  power_in.window = {main.start_ns, window_end,
-                     source_scale > 0 ? result.summary.duration_s / source_scale : 0};
+  // The RunSummary's duration in the source's seconds, for the clock check: already
+  // simulated seconds when the records were rewritten, else wall / time_scale.
+  double source_duration_s = simulated          ? result.summary.duration_s
+                             : source_scale > 0 ? result.summary.duration_s / source_scale
+                                                : 0;
+  power_in.window = {main.start_ns, power_window_end_ns, source_duration_s};
   power_in.work = {result.summary.completed, result.summary.total_input_tokens,
                    result.summary.total_output_tokens};
   power_in.expected_gpus = ExpectedGpus(s.gpus);

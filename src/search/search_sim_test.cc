@@ -63,6 +63,7 @@ SearchSettings Search(const SimProcess& sim, double limit_ms) {
   s.bench.ignore_eos = true;
   s.bench.request_timeout_s = 60;
   s.bench.client_issue_delay_limit_ms = 1e9;  // shared CI cores: not under test here
+  s.bench.server_lag_limit_ms = 1e9;          // ... nor the simulated server's lateness
   s.prompts_per_concurrency = kPromptsPerConcurrency;
   s.max = kMaxConcurrency;
   auto slo = ParseSloLimit("ttft_median_ms<=" + std::to_string(limit_ms));
@@ -115,6 +116,8 @@ TEST(SearchSimTest, CommandPrintsTheBoundaryAndWritesItsJson) {
                                    "--num-prompts",
                                    "8",
                                    "--issue-delay-limit-ms",
+                                   "100000",
+                                   "--server-lag-limit-ms",
                                    "100000",
                                    "--no-progress",
                                    "--slo",
