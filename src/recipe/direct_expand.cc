@@ -20,6 +20,19 @@ std::string InferenceXSpecName(SpecMethod m) {
   }
 }
 
+boost::json::object WorkerRow(const WorkerSpec& w) {
+  boost::json::array settings;
+  for (const auto& kv : w.additional_settings) settings.push_back(boost::json::string(kv));
+  return {{"num-worker", w.num_workers},
+          {"tp", w.tp},
+          {"ep", w.ep},
+          {"dp-attn", w.dp_attn},
+          {"additional-settings", settings},
+          {"pp", w.pp},
+          {"dcp-size", w.dcp_size},
+          {"pcp-size", w.pcp_size}};
+}
+
 boost::json::object RowFor(const Recipe& r, const Point& p) {
   const ServeSpec& s = p.serve;
   boost::json::object row;
@@ -31,6 +44,21 @@ boost::json::object RowFor(const Recipe& r, const Point& p) {
   row["runner"] = p.runner;
   row["isl"] = p.load.isl;
   row["osl"] = p.load.osl;
+  if (s.multinode) {
+    // InferenceX's multinode row shape (inferencex-formats.md §6).
+    row["spec-decoding"] = InferenceXSpecName(s.spec.method);
+    row["prefill"] = WorkerRow(s.prefill);
+    row["decode"] = WorkerRow(s.decode);
+    row["conc"] = boost::json::array{p.load.concurrency};
+    row["max-model-len"] = s.max_model_len;
+    row["exp-name"] = p.exp_name;
+    row["disagg"] = s.disagg;
+    row["run-eval"] = p.run_eval;
+    if (!s.router_name.empty()) row["router"] = {{"name", s.router_name}, {"version", ""}};
+    if (!s.kv_p2p_transfer.empty()) row["kv-p2p-transfer"] = s.kv_p2p_transfer;
+    if (p.eval_only) row["eval-only"] = true;
+    return row;
+  }
   row["tp"] = s.tp;
   row["pp"] = s.pp;
   row["dcp-size"] = s.dcp_size;
@@ -52,7 +80,6 @@ boost::json::object RowFor(const Recipe& r, const Point& p) {
 void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* points,
                   std::vector<Location>* origins, std::vector<boost::json::object>* rows,
                   std::vector<std::string>* errors) {
-  if (!f.single_node) return;  // native and nightly recipes are single-node
   std::vector<std::pair<int, int>> seq_filter;
   for (const auto& s : f.seq_lens) {
     int isl = 0, osl = 0;
@@ -69,6 +96,8 @@ void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* p
                                          std::make_pair(sc.isl, sc.osl)) == seq_filter.end())
       continue;
     for (const auto& e : sc.search_space) {
+      // Entries with workers are serve sessions of several processes: --multi-node's.
+      if (e.has_workers ? !f.multi_node : !f.single_node) continue;
       std::vector<int> all = e.conc.Values();
       std::vector<size_t> chosen;
       for (size_t i = 0; i < all.size(); ++i)
@@ -99,6 +128,14 @@ void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* p
         p.env_not_secret = r.env_not_secret;
         p.serve = r.serve;
         ServeSpec& s = p.serve;
+        if (e.has_workers) {
+          // A serve session of several processes (recipe/topology.h).
+          s.multinode = true;
+          s.disagg = e.decode.num_workers > 0;
+          s.prefill = e.prefill;
+          s.decode = e.decode;
+          if (!s.disagg) s.kv_p2p_transfer.clear();
+        }
         s.tp = e.tp;
         s.dp = e.dp;
         s.pp = e.pp;

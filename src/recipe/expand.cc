@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "recipe/expand_internal.h"
 #include "recipe/formats.h"
+#include "recipe/topology.h"
 
 namespace servebench::recipe {
 namespace {
@@ -53,6 +55,39 @@ std::string StringOf(const boost::json::object& o, const char* key) {
 bool BoolOf(const boost::json::object& o, const char* key) {
   auto* v = o.if_contains(key);
   return v && v->is_bool() && v->get_bool();
+}
+
+// A positive integer setting (PREFILL_NODES=2), else 0.
+int PositiveSetting(const std::vector<std::string>& settings, std::string_view key) {
+  int value = 0;
+  for (const auto& kv : settings) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || std::string_view(kv).substr(0, eq) != key) continue;
+    try {
+      size_t used = 0;
+      int v = std::stoi(kv.substr(eq + 1), &used);
+      if (used == kv.size() - eq - 1 && v > 0) value = v;
+    } catch (...) {
+      // Not a number: left to the launcher, which exports it verbatim.
+    }
+  }
+  return value;
+}
+
+// The node counts and GPUs per node a multinode row's launcher uses (disagg.md §1.1):
+// PREFILL_NODES / DECODE_NODES and GPUS_PER_NODE from the workers' settings, else the
+// runner's gpus-per-node in runners.yaml, else the hardware's (recipe/topology.h).
+void SetTopologyFromSettings(const RowOrigin& origin, ServeSpec* s) {
+  s->prefill.nodes = PositiveSetting(s->prefill.additional_settings, "PREFILL_NODES");
+  s->decode.nodes = PositiveSetting(s->decode.additional_settings, "DECODE_NODES");
+  int gpn = PositiveSetting(s->prefill.additional_settings, "GPUS_PER_NODE");
+  if (gpn == 0) gpn = PositiveSetting(s->decode.additional_settings, "GPUS_PER_NODE");
+  if (gpn == 0 && origin.runners != nullptr) {
+    auto it = origin.runners->hardware.find(origin.recipe->runner);
+    if (it != origin.runners->hardware.end()) gpn = static_cast<int>(it->second.gpus_per_node);
+  }
+  if (gpn == 0) gpn = GpusPerNodeOf(s->hardware);
+  s->gpus_per_node = gpn;
 }
 
 }  // namespace
@@ -124,6 +159,7 @@ std::vector<Point> PointsFromInferenceXRow(const boost::json::object& row,
     s.multinode = true;
     s.prefill = e.prefill;
     s.decode = e.decode;
+    SetTopologyFromSettings(origin, &s);
   } else {
     s.tp = IntOf(row, "tp", 1);
     s.pp = IntOf(row, "pp", 1);
@@ -273,6 +309,19 @@ StatusOr<Plan> ExpandRecipes(const RecipeSet& set, const MatrixFilters& f) {
   for (auto& row : direct_rows) plan.rows.push_back(std::move(row));
   for (auto& p : direct_points) plan.points.push_back(std::move(p));
   for (auto& o : direct_origins) plan.origins.push_back(std::move(o));
+  // A serve session of several processes must place on nodes before anything runs.
+  std::set<std::string> reported;
+  for (const auto& p : plan.points) {
+    if (!HasTopology(p.serve)) continue;
+    auto topology = SessionTopology(p.serve);
+    if (!topology.ok() && reported.insert(p.recipe + "\n" + topology.status().message()).second)
+      errors.push_back(fmt::format("{}: {}", p.recipe, topology.status().message()));
+  }
+  if (!errors.empty()) {
+    std::string msg;
+    for (const auto& e : errors) msg += (msg.empty() ? "" : "\n") + e;
+    return Status::InvalidArgument(msg);
+  }
   for (auto& p : plan.points) AssignIds(&p);
   return plan;
 }

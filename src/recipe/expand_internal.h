@@ -22,6 +22,7 @@ struct RowOrigin {
   const Recipe* recipe = nullptr;
   const Scenario* scenario = nullptr;
   const SearchEntry* entry = nullptr;
+  const RunnerConfig* runners = nullptr;  // runners.yaml (its hardware section: GPUs per node)
 };
 
 struct RowSet {

@@ -178,7 +178,7 @@ void GenerateInferenceXRows(const Recipe& r, const RunnerConfig& runners, const 
       return;
     }
     out->rows.push_back(std::move(row));
-    out->origins.push_back({&r, &s, &e});
+    out->origins.push_back({&r, &s, &e, &runners});
   };
   // Fixed sequence lengths first, then agentic, as InferenceX does.
   for (const auto& s : r.scenarios) {

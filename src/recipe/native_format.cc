@@ -37,7 +37,8 @@ const std::vector<std::string> kRecipeKeys = {"model",
                                               "blocked",
                                               "nightly",
                                               "load",
-                                              "scenarios"};
+                                              "scenarios",
+                                              "topology"};
 const std::vector<std::string> kLoadKeys = {"endpoint",
                                             "backend",
                                             "dataset",
@@ -317,11 +318,84 @@ void ReadLoad(const LoadContext& ctx, FieldReader& r, LoadSpec* load, int* per_c
   if (auto v = r.StringList("extra_args")) load->extra_args = *v;
 }
 
+// prefill/decode/aggregated: {replicas, tp, pp, ep, dp_attn, dcp_size, pcp_size, nodes, env}
+std::optional<WorkerSpec> ReadWorkerBlock(const LoadContext& ctx, const YNode& n,
+                                          const std::string& path) {
+  FieldReader r(ctx, n, path,
+                {"replicas", "tp", "pp", "ep", "dp_attn", "dcp_size", "pcp_size", "nodes", "env"});
+  if (!r.valid()) return std::nullopt;
+  WorkerSpec w;
+  auto replicas = r.PositiveInt("replicas", true);
+  if (!replicas) return std::nullopt;
+  w.num_workers = static_cast<int>(*replicas);
+  if (auto v = r.PositiveInt("tp")) w.tp = static_cast<int>(*v);
+  if (auto v = r.PositiveInt("pp")) w.pp = static_cast<int>(*v);
+  if (auto v = r.PositiveInt("ep")) w.ep = static_cast<int>(*v);
+  if (auto v = r.PositiveInt("dcp_size")) w.dcp_size = static_cast<int>(*v);
+  if (auto v = r.PositiveInt("pcp_size")) w.pcp_size = static_cast<int>(*v);
+  if (auto v = r.PositiveInt("nodes")) w.nodes = static_cast<int>(*v);
+  if (auto v = r.Bool("dp_attn")) w.dp_attn = *v;
+  // The role's own environment, exported for its processes only (InferenceX's
+  // additional-settings are KEY=VALUE too).
+  if (auto v = r.StringMap("env"))
+    for (const auto& [k, val] : *v) w.additional_settings.push_back(k + "=" + val);
+  if (w.tp % w.dcp_size != 0) {
+    r.ErrorAt("dcp_size", fmt::format("tp {} is not divisible by dcp_size {}; tp % dcp_size must "
+                                      "be 0",
+                                      w.tp, w.dcp_size));
+    return std::nullopt;
+  }
+  return w;
+}
+
+// A search-space entry is a single server ({tp, ...}) or a serve session of several
+// processes: `prefill` + `decode` (disaggregated) or `aggregated` workers.
+bool ReadTopologyEntry(const LoadContext& ctx, FieldReader& r, SearchEntry* e) {
+  const bool p = r.Has("prefill"), d = r.Has("decode"), a = r.Has("aggregated");
+  if (!p && !d && !a) return true;
+  bool ok = true;
+  for (const char* k : {"tp", "pp", "ep", "dp", "dp_attn", "dcp_size", "pcp_size"}) {
+    if (r.Has(k)) {
+      r.ErrorAt(k, "is set beside prefill/decode/aggregated workers; set it inside each role");
+      ok = false;
+    }
+  }
+  if (a && (p || d)) {
+    r.ErrorAt("aggregated",
+              "is set beside prefill/decode; an entry is either disaggregated "
+              "(prefill and decode) or aggregated");
+    return false;
+  }
+  if (p != d) {
+    r.ErrorAt(p ? "prefill" : "decode",
+              "is set without its partner; a disaggregated entry needs both prefill and decode");
+    return false;
+  }
+  e->has_tp = false;
+  e->has_workers = true;
+  auto read = [&](const char* key, WorkerSpec* out) {
+    auto w = ReadWorkerBlock(ctx, *r.Get(key), r.PathOf(key));
+    if (w)
+      *out = *w;
+    else
+      ok = false;
+  };
+  if (a) {
+    read("aggregated", &e->prefill);
+    e->decode = WorkerSpec{};  // decode 0 = aggregated (point.h)
+  } else {
+    read("prefill", &e->prefill);
+    read("decode", &e->decode);
+  }
+  return ok;
+}
+
 std::optional<SearchEntry> ReadEntry(const LoadContext& ctx, const YNode& n,
                                      const std::string& path) {
   FieldReader r(ctx, n, path,
                 {"tp", "pp", "ep", "dp", "dp_attn", "dcp_size", "pcp_size", "spec_decoding",
-                 "concurrency", "extra_args", "env", "env_from", "prepare", "command"});
+                 "concurrency", "extra_args", "env", "env_from", "prepare", "command", "prefill", "decode",
+                 "aggregated"});
   if (!r.valid()) return std::nullopt;
   bool ok = true;
   SearchEntry e;
@@ -337,6 +411,7 @@ std::optional<SearchEntry> ReadEntry(const LoadContext& ctx, const YNode& n,
   if (r.Has("dp")) {
     if (auto v = r.PositiveInt("dp")) e.dp = static_cast<int>(*v);
   }
+  if (!ReadTopologyEntry(ctx, r, &e)) ok = false;
   if (e.tp % e.dcp_size != 0) {
     r.ErrorAt("dcp_size", fmt::format("tp {} is not divisible by dcp_size {}; tp % dcp_size must "
                                       "be 0",
@@ -468,6 +543,20 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
     else
       ok = false;
   }
+  if (const YNode* t = r.Get("topology")) {
+    // What a serve session of several processes shares: its router (and policy), the
+    // KV connector between prefill and decode, and the node size of the runner.
+    FieldReader tr(ctx, *t, r.PathOf("topology"),
+                   {"router", "router_policy", "kv_connector", "gpus_per_node"});
+    if (tr.valid()) {
+      s.router_name = tr.String("router", false, true).value_or("");
+      s.router_policy = tr.String("router_policy", false, true).value_or("");
+      s.kv_p2p_transfer = tr.String("kv_connector", false, true).value_or("");
+      if (auto g = tr.PositiveInt("gpus_per_node")) s.gpus_per_node = static_cast<int>(*g);
+    } else {
+      ok = false;
+    }
+  }
   recipe.runner = r.String("runner", false, true).value_or(s.hardware);
   recipe.model_prefix = r.String("model_prefix", false, true).value_or(name);
   recipe.precision = s.precision;
@@ -586,6 +675,25 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
       sc.search_space.push_back(std::move(*e));
     }
     recipe.scenarios.push_back(std::move(sc));
+  }
+  bool any_workers = false, any_disagg = false;
+  for (const auto& sc : recipe.scenarios) {
+    for (const auto& e : sc.search_space) {
+      any_workers = any_workers || e.has_workers;
+      any_disagg = any_disagg || (e.has_workers && e.decode.num_workers > 0);
+    }
+  }
+  if (r.Has("topology") && !any_workers) {
+    r.ErrorAt("topology",
+              "is set but no search-space entry has prefill/decode or aggregated workers; a "
+              "single server needs no topology");
+    ok = false;
+  }
+  if (any_disagg && s.kv_p2p_transfer.empty()) {
+    r.ErrorAt(r.Has("topology") ? "topology" : "scenarios",
+              "has prefill/decode entries but no topology.kv_connector; name the KV transfer "
+              "between them (nixl, mooncake, p2p-nccl, lmcache, mori, ucx)");
+    ok = false;
   }
   if (!ok) return std::nullopt;
   return recipe;

@@ -66,14 +66,20 @@ struct SpecDecoding {
   std::map<std::string, std::string> extra;
 };
 
-// One role of a multinode deployment (InferenceX `prefill` / `decode` workers).
+// One worker role of a serve session of several processes (InferenceX `prefill` /
+// `decode` workers; a native recipe's `prefill`/`decode`/`aggregated`). The session's
+// topology — GPUs per replica, nodes, how InferenceX counts them — is derived from
+// these by recipe/topology.h, the one place that counts GPUs.
 struct WorkerSpec {
-  int num_workers = 0;  // replicas of this role; decode 0 = aggregated multinode
+  int num_workers = 0;  // replicas of this role; decode 0 = aggregated (prefill holds the workers)
   int tp = 1, pp = 1, ep = 1;
   bool dp_attn = false;
   int dcp_size = 1, pcp_size = 1;
   std::string hardware;                          // optional metadata; set on both roles or neither
   std::vector<std::string> additional_settings;  // KEY=VALUE, exported as env
+  // Nodes the role occupies (InferenceX PREFILL_NODES/DECODE_NODES, native `nodes`);
+  // 0 = derived from its GPUs and serve.gpus_per_node. In the point JSON only when set.
+  int nodes = 0;
 };
 
 // A file a verbatim command reads (TensorRT-LLM's config YAML, a chat template),
@@ -136,13 +142,21 @@ struct ServeSpec {
   // a recipe written for the sim. In the point JSON only when set.
   std::string stands_in_for;
   // ---- Added by recipe/ for InferenceX deployments (all optional) ----
-  std::string framework;       // InferenceX `framework` verbatim ("sglang-disagg", "trt", ...)
-  bool multinode = false;      // prefill/decode below describe the deployment
+  std::string framework;  // InferenceX `framework` verbatim ("sglang-disagg", "trt", ...)
+  // A serve session of several processes: prefill/decode below describe the workers
+  // (InferenceX multinode rows; native recipes with prefill/decode/aggregated), a
+  // router in front of them. The processes may share one node (the simulator's).
+  bool multinode = false;
   bool disagg = false;         // prefill and decode on separate workers
-  WorkerSpec prefill, decode;  // multinode only
+  WorkerSpec prefill, decode;  // multinode only; aggregated: the workers are `prefill`, decode 0
   std::string router_name, router_version;  // e.g. "sglang-router", "0.3.2"
-  std::string kv_p2p_transfer;              // e.g. "mori", "nixl"; empty = none
-  std::string kv_offloading = "none";       // "none" or "dram" (agentic)
+  std::string kv_p2p_transfer;  // KV connector: "nixl", "mooncake", "mori", ...; empty = none
+  // Serve-session topology (multinode only; in the point JSON only when set, so the
+  // identity of single-node points is unchanged): GPUs per node of the runner (0 = the
+  // hardware's, recipe/topology.h) and the router's policy ("" = the router's default).
+  int gpus_per_node = 0;
+  std::string router_policy;
+  std::string kv_offloading = "none";  // "none" or "dram" (agentic)
   std::string kv_offload_backend, kv_offload_backend_version;
   int total_cpu_dram_gb = 0;  // DRAM budget for KV offload, 0 = none
 };

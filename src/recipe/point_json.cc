@@ -39,15 +39,17 @@ json::array StringsJson(const std::vector<std::string>& v) {
 }
 
 json::object WorkerJson(const WorkerSpec& w) {
-  return {{"num_workers", w.num_workers},
-          {"tp", w.tp},
-          {"pp", w.pp},
-          {"ep", w.ep},
-          {"dp_attn", w.dp_attn},
-          {"dcp_size", w.dcp_size},
-          {"pcp_size", w.pcp_size},
-          {"hardware", w.hardware},
-          {"additional_settings", StringsJson(w.additional_settings)}};
+  json::object o{{"num_workers", w.num_workers},
+                 {"tp", w.tp},
+                 {"pp", w.pp},
+                 {"ep", w.ep},
+                 {"dp_attn", w.dp_attn},
+                 {"dcp_size", w.dcp_size},
+                 {"pcp_size", w.pcp_size},
+                 {"hardware", w.hardware},
+                 {"additional_settings", StringsJson(w.additional_settings)}};
+  if (w.nodes != 0) o["nodes"] = w.nodes;  // only when set: identities stay as they were
+  return o;
 }
 
 // The fields added for verbatim commands are written only when set, so points
@@ -122,6 +124,9 @@ json::object ToJsonAllFields(const Point& p) {
   };
   // Only when set, so the identity of every point that is not a rehearsal is unchanged.
   if (!s.stands_in_for.empty()) serve["stands_in_for"] = s.stands_in_for;
+  // Topology settings only when set, so single-node points keep their identity.
+  if (s.gpus_per_node != 0) serve["gpus_per_node"] = s.gpus_per_node;
+  if (!s.router_policy.empty()) serve["router_policy"] = s.router_policy;
   const LoadSpec& l = p.load;
   json::object load{{"scenario", l.scenario},
                     {"endpoint", l.endpoint},
@@ -204,6 +209,9 @@ class Reader {
   // A field written only when set (stands_in_for): absent means empty.
   void OptionalStr(const char* key, std::string* out) {
     if (Optional(key)) Str(key, out);
+  }
+  void OptionalInt(const char* key, int* out) {
+    if (Optional(key)) Int(key, out);
   }
   void Str(const char* key, std::string* out) {
     if (auto* v = Get(key)) {
@@ -321,6 +329,7 @@ void ReadWorker(Reader& parent, const char* key, WorkerSpec* w, std::vector<std:
   r.Int("pcp_size", &w->pcp_size);
   r.Str("hardware", &w->hardware);
   r.Strings("additional_settings", &w->additional_settings);
+  r.OptionalInt("nodes", &w->nodes);
 }
 
 template <typename E>
@@ -442,6 +451,8 @@ StatusOr<Point> PointFromJson(std::string_view text) {
       sr.Str("kv_offload_backend_version", &s.kv_offload_backend_version);
       sr.Int("total_cpu_dram_gb", &s.total_cpu_dram_gb);
       ReadLaunchFields(sr, &s, &errs);
+      sr.OptionalInt("gpus_per_node", &s.gpus_per_node);
+      sr.OptionalStr("router_policy", &s.router_policy);
       if (const json::value* spv = sr.Get("spec")) {
         Reader spr(*spv, "point.serve.spec", &errs);
         std::string method, acceptance;
