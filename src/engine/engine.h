@@ -16,4 +16,5 @@
 #include "engine/free_port.h"           // FindFreePort
 #include "engine/prepare_steps.h"       // RunPrepareSteps (serve.prepare)
 #include "engine/server_command.h"      // ServerCommand, RenderOptions, ContainerProfile
-#include "engine/supervisor.h"          // Supervisor, StopAllEngines, signal cleanup
+#include "engine/session_plan.h"  // PlanSession, CheckSession: serve sessions of several processes
+#include "engine/supervisor.h"    // Supervisor, StopAllEngines, signal cleanup

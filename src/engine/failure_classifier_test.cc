@@ -136,5 +136,53 @@ TEST(FailureClassifierTest, MissingLogFileClassifiesAsEmptyLog) {
   EXPECT_THAT(f.summary, HasSubstr("the log is empty"));
 }
 
+// One log line per disaggregated/multi-node signature of disagg.md §4, each as the
+// engine, router or launcher prints it, classified as the reference says.
+TEST(FailureClassifierTest, DisaggregatedSessionSignaturesGetTheirReferenceClasses) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"[2026-08-20 10:00:01 DP0 TP0] Some requests fail to receive KV Cache transfer done "
+       "signal after bootstrapping. These requests will be aborted.",
+       "disagg.kv_wait_timeout"},
+      {"Decode transfer failed for request rid=7: KVTransferError(bootstrap_room=12): Request "
+       "12 timed out after 300.0s in KVPoll.WaitingForInput",
+       "disagg.kv_wait_timeout"},
+      {"Prefill bootstrap failed for request rid=3: timed out in KVPoll.Bootstrapping",
+       "disagg.bootstrap_timeout"},
+      {"ERROR router: No available prefill workers (all circuits open or unhealthy)",
+       "router.no_workers"},
+      {"Stream error from decode server: error decoding response body", "router.decode_stream"},
+      {"ERROR nixl_connector.py:412] Remote NIXL agent engine ID mismatch. Expected abc",
+       "disagg.nixl_handshake"},
+      {"E nixl: NIXL_ERR_REMOTE_DISCONNECT while posting transfer", "disagg.nixl_disconnect"},
+      {"WARNING nixl_connector.py:900] Releasing expired KV blocks for request cmpl-1",
+       "disagg.kv_lease_expired"},
+      {"RuntimeError: Worker failed with error 'UCX', please check the stack trace",
+       "disagg.ucx_init"},
+      {"UCX ERROR cuMemImportFromShareableHandle failed: invalid resource handle",
+       "disagg.ucx_mnnvl"},
+      {"[TRT-LLM] Terminating generation request 17 due to KV cache transfer timeout",
+       "disagg.kv_transfer_timeout"},
+      {"nats: maximum payload exceeded", "infra.nats_payload"},
+      {"ERROR dynamo: no instances found for endpoint dyn://dynamo.prefill.generate",
+       "dynamo.no_instances"},
+      {"ERROR srtctl: Server did not become healthy after 720 attempts",
+       "server.readiness_timeout"},
+      {"[E ProcessGroupGloo.cpp:144] gloo: Connection reset by peer", "server.dist_reset"},
+      {"ERROR: RDMA QoS/DCQCN pre-flight check failed on node 3", "infra.rdma_qos"},
+      {"ERROR: local sglang server (pid 4242) died", "server.died_before_ready"},
+      {"srun: error: Invalid --segment specification", "infra.sbatch_directive"},
+  };
+  for (const auto& [line, expected] : cases) {
+    EXPECT_EQ(Classify("INFO starting\n" + line + "\n").failure_class, expected) << line;
+  }
+  // An abort is a consequence: the cause further back wins.
+  EXPECT_EQ(Classify("Prefill bootstrap failed for request r: KVPoll.Bootstrapping\n"
+                     "KVTransferError(room=1): Aborted by AbortReq\n")
+                .failure_class,
+            "disagg.bootstrap_timeout");
+  EXPECT_EQ(Classify("KVTransferError(room=1): Aborted by AbortReq\n").failure_class,
+            "disagg.aborted");
+}
+
 }  // namespace
 }  // namespace servebench::engine
