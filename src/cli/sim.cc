@@ -15,6 +15,7 @@
 #include "sim/fidelity.h"
 #include "sim/predict.h"
 #include "sim/resolved_config.h"
+#include "sim/router.h"
 
 namespace servebench::cli {
 namespace {
@@ -85,7 +86,8 @@ int RunSim(int argc, char** argv) {
     std::printf("%s", sim::PredictTable(points).c_str());
     return kExitOk;
   }
-  auto server = sim::SimServer::Create(s);
+  auto server =
+      s.role.role == sim::SimRole::kRouter ? sim::CreateSimRouter(s) : sim::SimServer::Create(s);
   if (!server.ok()) {
     if (server.status().code() == StatusCode::kCancelled) {  // --fault-exit-at-startup
       std::fprintf(stderr, "%s\n", server.status().message().c_str());

@@ -132,6 +132,28 @@ void AddSimFlags(CLI::App& app, SimFlags* flags) {
       ->capture_default_str();
   app.add_option("--fault-crash-after-requests", f.crash_after_requests,
                  "exit when generation request N+1 arrives");
+  // ---- role in a serve session of several processes (docs/simulator.md "Roles") ----
+  auto& r = s.role;
+  app.add_option("--role", flags->role,
+                 "aggregated (prefill and decode), prefill (computes KV and hands it off), "
+                 "decode (pulls KV, then decodes) or router (in front of workers)")
+      ->check(CLI::IsMember({"aggregated", "prefill", "decode", "router"}))
+      ->capture_default_str();
+  app.add_option("--kv-connector", r.kv_connector,
+                 "prefill/decode: the KV connector (nixl, mooncake, mori, ucx, p2p-nccl, lmcache)")
+      ->capture_default_str();
+  app.add_option("--kv-link-gb-per-s", r.kv_link_gb_per_s,
+                 "decode: per-GPU KV link bandwidth, GB/s (default one 400 Gb/s NIC per GPU)")
+      ->capture_default_str();
+  app.add_option("--kv-link-latency-us", r.kv_link_latency_us,
+                 "decode: fixed cost of one KV transfer, microseconds")
+      ->capture_default_str();
+  app.add_option("--prefill", r.prefill_urls, "router: a prefill worker's http://host:port");
+  app.add_option("--decode", r.decode_urls, "router: a decode worker's http://host:port");
+  app.add_option("--worker", r.worker_urls, "router: an aggregated worker's http://host:port");
+  app.add_option("--policy", r.policy, "router: round_robin or random")->capture_default_str();
+  app.add_option("--health-poll-ms", r.health_poll_ms, "router: worker /health poll interval")
+      ->capture_default_str();
   // ---- prediction (no server) ----
   app.add_option("--predict", predict_concurrency,
                  "print the predicted sweep over these concurrencies "
@@ -152,6 +174,11 @@ void AddSimFlags(CLI::App& app, SimFlags* flags) {
 
 Status FinishSimFlags(SimFlags* flags) {
   flags->settings.golden_al.thinking = flags->golden_thinking == "on";
+  const std::string& role = flags->role;
+  flags->settings.role.role = role == "prefill"  ? sim::SimRole::kPrefill
+                              : role == "decode" ? sim::SimRole::kDecode
+                              : role == "router" ? sim::SimRole::kRouter
+                                                 : sim::SimRole::kAggregated;
   if (!flags->spec_json.empty()) {
     auto spec = sim::ParseSpecConfig(flags->spec_json);
     if (!spec.ok()) return Status::InvalidArgument(spec.status().message());

@@ -18,6 +18,7 @@ struct SimFlags {
   sim::SimSettings settings;
   std::string spec_json;               // --speculative-config, parsed by Finish
   std::string golden_thinking = "on";  // --golden-al-thinking
+  std::string role = "aggregated";     // --role, parsed by Finish
   std::vector<int> predict_concurrency;
   sim::PredictLoad load;         // --predict's load
   bool fidelity = false;         // --fidelity: the error per published point, then exit
@@ -27,7 +28,7 @@ struct SimFlags {
 // Adds every `servebench sim` flag to `app`, writing into `flags`.
 void AddSimFlags(CLI::App& app, SimFlags* flags);
 
-// After parsing: turns the text flags (--speculative-config, --golden-al-thinking)
+// After parsing: turns the text flags (--speculative-config, --golden-al-thinking, --role)
 // into settings. InvalidArgument naming the flag.
 Status FinishSimFlags(SimFlags* flags);
 

@@ -97,6 +97,7 @@ uint64_t Engine::Submit(const EngineRequest& request) {
   uint64_t id = next_id_++;
   seq->s.id = id;
   seq->s.prompt_tokens = std::max(1, request.prompt_tokens);
+  seq->s.kv_preloaded = request.kv_preloaded;
   seq->req = request;
   seq->arrival_ns = SimulatedNowNs();
   // The serving stack's own latency before the scheduler sees the request: a delay

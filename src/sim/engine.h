@@ -66,6 +66,9 @@ struct EngineRequest {
   bool ignore_eos = false;
   // Output length at which the model emits EOS (ignored with ignore_eos); 0 = never.
   int eos_at = 0;
+  // The prompt's KV arrived from a prefill worker (a decode worker, pd_worker.h): it
+  // is held from admission on and never computed; the first step is a decode step.
+  bool kv_preloaded = false;
   TokenSink* sink = nullptr;
 };
 

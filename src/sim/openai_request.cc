@@ -38,6 +38,7 @@ const std::set<std::string_view>& CommonFields() {
                                                      "spaces_between_special_tokens",
                                                      "truncate_prompt_tokens",
                                                      "allowed_token_ids",
+                                                     "kv_transfer_params",
                                                      "priority",
                                                      "request_id",
                                                      "return_tokens_as_token_ids",
@@ -327,6 +328,11 @@ std::optional<ApiError> ParseGenerationRequest(std::string_view body, Endpoint e
       out->seed = seed->value().as_uint64();
     else
       return Bad("'seed' must be an integer", "seed");
+  }
+  if (auto kv = o.find("kv_transfer_params"); kv != o.end() && !kv->value().is_null()) {
+    std::string error;
+    out->kv_transfer = ParseKvTransferParams(kv->value(), &error);
+    if (!out->kv_transfer) return Bad(error, "kv_transfer_params");
   }
   if (out->max_tokens > 0 && out->min_tokens > out->max_tokens) {
     return Bad(fmt::format("'min_tokens' = {} exceeds 'max_tokens' = {}", out->min_tokens,

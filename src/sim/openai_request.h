@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/json_string.h"  // AppendJsonString, used by the response writers
+#include "sim/kv_transfer.h"
 #include "sim/tokenizer.h"
 
 namespace servebench::sim {
@@ -42,6 +43,8 @@ struct GenerationRequest {
   std::vector<std::string> stop;
   uint64_t content_hash = 0;     // of the prompt; seeds the generated text
   std::optional<uint64_t> seed;  // request "seed"
+  // vLLM's "kv_transfer_params" (disaggregated prefill/decode, kv_transfer.h).
+  std::optional<KvTransferParams> kv_transfer;
 };
 
 // Parses `body`. On failure returns the error to send (status 400 and a message

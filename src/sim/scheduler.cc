@@ -27,6 +27,11 @@ void Scheduler::Add(Sequence* seq) {
   seq->prefill_target = seq->prompt_tokens + seq->generated;
   seq->prefilled = 0;
   seq->context = 0;
+  if (seq->kv_preloaded && seq->preemptions == 0) {
+    // Transferred KV: the prompt is in context (its blocks are reserved at admission).
+    seq->prefilled = seq->prefill_target;
+    seq->context = seq->prefill_target;
+  }
   seq->kv_bytes = 0;
   seq->running = false;
   waiting_.push_back(seq);
@@ -117,14 +122,18 @@ StepPlan Scheduler::Plan() {
       if (rank < 0 || rank_running_[r] < rank_running_[rank]) rank = static_cast<int>(r);
     }
     if (rank < 0) break;
-    int tokens = std::min(budget[rank], PrefillChunk(*seq));
+    // A sequence with transferred KV starts decoding at once (its first step is a
+    // decode step over the whole prompt's KV); others start with a prefill chunk.
+    const bool decoding = !seq->in_prefill();
+    if (decoding && lookahead > budget[rank]) break;
+    int tokens = decoding ? lookahead : std::min(budget[rank], PrefillChunk(*seq));
     if (!Reserve(seq, seq->context + tokens)) break;  // head-of-line: FIFO admission
     waiting_.pop_front();
     seq->running = true;
     seq->rank = rank;
     ++rank_running_[rank];
     running_.push_back(seq);
-    plan.work.push_back({seq, tokens});
+    plan.work.push_back({seq, decoding ? 0 : tokens});
     budget[rank] -= tokens;
   }
 

@@ -50,6 +50,9 @@ struct Sequence {
   int rank = 0;          // data-parallel rank, while running
   bool running = false;
   int preemptions = 0;
+  // The prompt's KV came from a prefill worker: nothing to compute at admission (a
+  // preemption drops it; the sequence is then recomputed here, as vLLM does).
+  bool kv_preloaded = false;
   bool in_prefill() const { return prefilled < prefill_target; }
 };
 

@@ -17,6 +17,7 @@
 #include "sim/generation_stream.h"
 #include "sim/http_server.h"
 #include "sim/openai_request.h"
+#include "sim/pd_worker.h"
 #include "sim/perf_model.h"
 #include "sim/power_model.h"
 #include "sim/resolved_config.h"
@@ -54,6 +55,12 @@ class SimServerImpl final : public SimServer, public HttpServer::Handler {
 
  private:
   void HandleGeneration(ConnId conn, const HttpRequest& request, Endpoint endpoint);
+  // Prefill worker, request with kv_transfer_params.do_remote_decode: compute the
+  // prompt and answer with where its KV is (pd_worker.h).
+  void HandlePrefillHandoff(ConnId conn, GenerationRequest req, EngineRequest er, uint64_t n,
+                            Endpoint endpoint);
+  // Decode worker: when the KV of request `n` will have arrived over the link.
+  int64_t KvArrivalNs(const KvTransferParams& params, int prompt_tokens);
   void HandleTokenize(ConnId conn, const HttpRequest& request);
   void HandleDetokenize(ConnId conn, const HttpRequest& request);
   void SendError(ConnId conn, const ApiError& e) {
@@ -82,6 +89,9 @@ class SimServerImpl final : public SimServer, public HttpServer::Handler {
   // the next request on the same connection may already have its own stream.
   std::unordered_map<uint64_t, std::unique_ptr<GenerationStream>> streams_;
   std::unordered_map<ConnId, uint64_t> stream_of_conn_;  // the connection's live stream
+  std::unordered_map<uint64_t, std::unique_ptr<PrefillHandoff>> handoffs_;  // prefill role
+  std::unique_ptr<KvLink> kv_link_;                                         // decode role
+  PdMetrics pd_metrics_;
   StreamContext stream_ctx_{};
   std::string served_name_;
   int max_model_len_ = 0;
@@ -138,6 +148,9 @@ Status SimServerImpl::Init() {
   stream_ctx_.send_time_field = settings_.send_time_field;
   stream_ctx_.sim_time_stamps = settings_.time_scale != 1.0;
   build_id_ = fmt::format("sim-{}-slowdown{:.2f}", kGitRevision, settings_.build_slowdown);
+  SB_RETURN_IF_ERROR(Validate(settings_.role));
+  kv_link_ =
+      std::make_unique<KvLink>(settings_.role.kv_link_gb_per_s, settings_.role.kv_link_latency_us);
   start_ns_ = MonotonicNowNs();
   return Status::Ok();
 }
@@ -231,9 +244,11 @@ void SimServerImpl::OnRequest(ConnId conn, HttpRequest& request) {
   }
   if (path == "/metrics") {
     if (!get) return method_not_allowed();
-    return http_->Respond(
-        conn, 200, "text/plain; version=0.0.4; charset=utf-8",
-        engine_->metrics().Render(served_name_) + power_->RenderDcgm(clock_.NowNs()));
+    std::string text = engine_->metrics().Render(served_name_);
+    if (settings_.role.role == SimRole::kPrefill || settings_.role.role == SimRole::kDecode)
+      text += pd_metrics_.Render(served_name_);
+    text += power_->RenderDcgm(clock_.NowNs());
+    return http_->Respond(conn, 200, "text/plain; version=0.0.4; charset=utf-8", text);
   }
   if (path == "/v1/models") {
     if (!get) return method_not_allowed();
@@ -350,6 +365,16 @@ void SimServerImpl::HandleGeneration(ConnId conn, const HttpRequest& request, En
   }
   std::string id = fmt::format("{}-{:016x}", endpoint == Endpoint::kChat ? "chatcmpl" : "cmpl",
                                Mix(settings_.seed + n));
+  const SimRole role = settings_.role.role;
+  if (role == SimRole::kPrefill && req.kv_transfer && req.kv_transfer->do_remote_decode) {
+    return HandlePrefillHandoff(conn, std::move(req), er, n, endpoint);
+  }
+  // A decode worker pulls the prompt's KV before it decodes (pd_worker.h).
+  int64_t kv_arrival_ns = 0;
+  if (role == SimRole::kDecode && req.kv_transfer && req.kv_transfer->do_remote_prefill) {
+    kv_arrival_ns = KvArrivalNs(*req.kv_transfer, req.prompt_tokens);
+    er.kv_preloaded = true;
+  }
   auto stream = std::make_unique<GenerationStream>(
       stream_ctx_, conn, std::move(req), std::move(id), std::move(text), sf, [this, conn, n] {
         auto it = stream_of_conn_.find(conn);
@@ -363,7 +388,62 @@ void SimServerImpl::HandleGeneration(ConnId conn, const HttpRequest& request, En
   streams_[n] = std::move(stream);
   stream_of_conn_[conn] = n;
   er.sink = raw;
-  raw->Start(engine_->Submit(er));
+  if (kv_arrival_ns == 0) {
+    raw->Start(engine_->Submit(er));
+    return;
+  }
+  loop_->RunAt(kv_arrival_ns, [this, n, er] {
+    auto it = streams_.find(n);
+    if (it == streams_.end()) return;  // the client left during the transfer
+    it->second->Start(engine_->Submit(er));
+  });
+}
+
+int64_t SimServerImpl::KvArrivalNs(const KvTransferParams& params, int prompt_tokens) {
+  const PerfModel& perf = engine_->perf();
+  // One decode GPU pulls its shard of the prompt's KV; one prefill GPU sends its own.
+  const int64_t decode_bytes = perf.KvBytesPerGpu(std::max(1, prompt_tokens));
+  const int64_t prefill_bytes = params.kv_bytes_per_gpu;
+  const int64_t now = MonotonicNowNs();
+  const double scale = settings_.time_scale;
+  const double sim_now_s = scale > 0 ? (now - start_ns_) / 1e9 / scale : 0;
+  const double done_s = kv_link_->Reserve(sim_now_s, decode_bytes, prefill_bytes);
+  pd_metrics_.xfer_time_seconds.Observe(kv_link_->TransferSeconds(decode_bytes, prefill_bytes));
+  pd_metrics_.bytes_transferred.Observe(static_cast<double>(decode_bytes));
+  if (scale <= 0) return now + 1;  // as fast as possible: the next loop iteration
+  return std::max(now + 1, start_ns_ + static_cast<int64_t>(done_s * scale * 1e9));
+}
+
+void SimServerImpl::HandlePrefillHandoff(ConnId conn, GenerationRequest req, EngineRequest er,
+                                         uint64_t n, Endpoint endpoint) {
+  KvTransferParams kv;
+  kv.remote_engine_id = fmt::format("sim-prefill-{}", port());
+  kv.remote_host = settings_.host;
+  kv.remote_port = port();
+  kv.prompt_tokens = req.prompt_tokens;
+  kv.kv_bytes_per_gpu = engine_->perf().KvBytesPerGpu(std::max(1, req.prompt_tokens));
+  kv.prefill_tp = settings_.tensor_parallel_size;
+  kv.kv_connector = settings_.role.kv_connector;
+  std::string id = fmt::format("{}-{:016x}", endpoint == Endpoint::kChat ? "chatcmpl" : "cmpl",
+                               Mix(settings_.seed + n));
+  auto handoff =
+      std::make_unique<PrefillHandoff>(http_.get(), conn, std::move(id), served_name_, endpoint,
+                                       req.prompt_tokens, kv, [this, conn, n] {
+                                         ++pd_metrics_.kv_handoffs;
+                                         auto it = stream_of_conn_.find(conn);
+                                         if (it != stream_of_conn_.end() && it->second == n)
+                                           stream_of_conn_.erase(it);
+                                         loop_->Post([this, n] { handoffs_.erase(n); });
+                                       });
+  PrefillHandoff* raw = handoff.get();
+  handoffs_[n] = std::move(handoff);
+  stream_of_conn_[conn] = n;
+  // Prefill only: the step that completes the prompt samples the one token.
+  er.max_tokens = 1;
+  er.min_tokens = 0;
+  er.ignore_eos = true;
+  er.sink = raw;
+  raw->Start(engine_.get(), engine_->Submit(er));
 }
 
 void SimServerImpl::OnConnectionLost(ConnId conn) {
@@ -371,6 +451,8 @@ void SimServerImpl::OnConnectionLost(ConnId conn) {
   if (it == stream_of_conn_.end()) return;
   auto s = streams_.find(it->second);
   if (s != streams_.end()) s->second->ConnectionLost();
+  auto h = handoffs_.find(it->second);
+  if (h != handoffs_.end()) h->second->ConnectionLost();
 }
 
 void SimServerImpl::HandleTokenize(ConnId conn, const HttpRequest& request) {

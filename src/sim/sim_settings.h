@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "sim/role_settings.h"
 
 namespace servebench::sim {
 
@@ -94,6 +95,8 @@ struct SimSettings {
   std::string answer_file;
   // ---- Faults ----
   FaultSettings faults;
+  // ---- Role in a serve session of several processes (role_settings.h) ----
+  RoleSettings role;
 };
 
 Status Validate(const SimSettings& settings);
