@@ -250,6 +250,9 @@ std::string RuleOf(const std::vector<metrics::Headline>*, const FieldInfo&) {
 std::string RuleOf(const std::vector<TaskAccuracy>*, const FieldInfo&) {
   return "an array of {task, value, n, floor, items}";
 }
+std::string RuleOf(const RoleMetrics*, const FieldInfo&) {
+  return "an object of role: {metric: number}";
+}
 
 // ---- Writing ----
 
@@ -289,6 +292,16 @@ json::value Write(const std::vector<TaskAccuracy>& v) {
   json::array a;
   for (const TaskAccuracy& t : v) a.push_back(AccuracyToJson(t));
   return a;
+}
+
+json::value Write(const RoleMetrics& v) {
+  json::object o;
+  for (const auto& [role, metrics] : v) {
+    json::object m;
+    for (const auto& [name, value] : metrics) m[name] = Number(value);
+    o[role] = std::move(m);
+  }
+  return o;
 }
 
 // ---- Reading ----
@@ -420,6 +433,30 @@ void Read(const json::value& v, const std::string& path, const FieldInfo& info,
     TaskAccuracy t;
     ReadAccuracy(a[i], fmt::format("{}[{}]", path, i), t, problems);
     got.push_back(std::move(t));
+  }
+  out = std::move(got);
+}
+
+void Read(const json::value& v, const std::string& path, const FieldInfo& info, RoleMetrics& out,
+          Problems& problems) {
+  if (!v.is_object()) return Bad(v, path, RuleOf(&out, info), problems);
+  RoleMetrics got;
+  for (const auto& [role, metrics] : v.get_object()) {
+    const std::string at = fmt::format("{}.{}", path, std::string_view(role));
+    if (!metrics.is_object()) {
+      Bad(metrics, at, "an object of metric: number", problems);
+      continue;
+    }
+    auto& mine = got[std::string(role)];
+    for (const auto& [name, value] : metrics.get_object()) {
+      // null: a value that was not finite when written (Number above).
+      if (value.is_null()) continue;
+      if (!value.is_number()) {
+        Bad(value, fmt::format("{}.{}", at, std::string_view(name)), "a number", problems);
+        continue;
+      }
+      mine[std::string(name)] = value.to_number<double>();
+    }
   }
   out = std::move(got);
 }

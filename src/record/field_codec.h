@@ -44,6 +44,7 @@ std::string RuleOf(const std::optional<boost::json::object>*, const FieldInfo& i
 std::string RuleOf(const std::optional<metrics::Headline>*, const FieldInfo& info);
 std::string RuleOf(const std::vector<metrics::Headline>*, const FieldInfo& info);
 std::string RuleOf(const std::vector<TaskAccuracy>*, const FieldInfo& info);
+std::string RuleOf(const RoleMetrics*, const FieldInfo& info);
 
 // Writing: the value as JSON.
 boost::json::value Write(const std::string& v);
@@ -60,6 +61,7 @@ boost::json::value Write(const std::optional<boost::json::object>& v);
 boost::json::value Write(const std::optional<metrics::Headline>& v);
 boost::json::value Write(const std::vector<metrics::Headline>& v);
 boost::json::value Write(const std::vector<TaskAccuracy>& v);
+boost::json::value Write(const RoleMetrics& v);
 
 // Reading a present, non-null value at `path` into `out`; a problem when it breaks
 // the rule (out is then left as it was).
@@ -91,5 +93,7 @@ void Read(const boost::json::value& v, const std::string& path, const FieldInfo&
           std::vector<metrics::Headline>& out, Problems& problems);
 void Read(const boost::json::value& v, const std::string& path, const FieldInfo& info,
           std::vector<TaskAccuracy>& out, Problems& problems);
+void Read(const boost::json::value& v, const std::string& path, const FieldInfo& info,
+          RoleMetrics& out, Problems& problems);
 
 }  // namespace servebench::record::internal

@@ -8,7 +8,10 @@ namespace servebench::record {
 
 std::string ConfigLabel(const Deployment& d) {
   std::string label;
-  if (d.prefill_gpus > 0) {
+  if (!d.topology.empty()) {
+    // A serve session of several processes: its roles carry their own parallelism.
+    label = fmt::format("{} P{} D{}", d.topology, d.prefill_gpus, d.decode_gpus);
+  } else if (d.prefill_gpus > 0) {
     // Multinode: each role has its own parallelism; the GPUs per role tell them apart.
     label = fmt::format("disagg P{} D{}", d.prefill_gpus, d.decode_gpus);
   } else {

@@ -16,7 +16,8 @@ namespace servebench::record {
 // apart: parallelism ("tp2", "tp8 pp2", "tp8 ep8 dpa"; pp, pcp and ep only when > 1),
 // speculative decoding as method and draft length ("eagle3 n3"; "n" left out when the
 // draft length is unknown) and disaggregation ("disagg P8 D16": prefill and decode
-// GPUs of a multinode deployment; "disagg" alone for prefill/decode on one node).
+// GPUs of a multinode deployment, "1P×TP2 2D×TP2 P2 D4" when its topology is known;
+// "disagg" alone for prefill/decode on one node).
 std::string ConfigLabel(const Deployment& deployment);
 
 // What was offered to it: "recipe · model · hardware · 1024/1024" (ISL/OSL when known).

@@ -45,6 +45,8 @@ TEST(LabelsTest, ConfigLabelNamesDisaggregation) {
   multinode.decode_gpus = 16;
   multinode.num_gpus = 24;
   EXPECT_EQ(ConfigLabel(multinode), "disagg P8 D16");
+  multinode.topology = "1P×TP8 2D×TP8";
+  EXPECT_EQ(ConfigLabel(multinode), "1P×TP8 2D×TP8 P8 D16") << "the session's roles, then P and D";
   Deployment one_node;
   one_node.tp = 4;
   one_node.disagg = true;

@@ -28,7 +28,7 @@ namespace servebench::record {
 // The record JSON layout this servebench writes. 1: the first release (no headline,
 // no typed accuracy, single-node GPU counts only); 2: adds headline, repetitions,
 // accuracy and the deployment fields pp, pcp_size, num_speculative_tokens, disagg,
-// prefill_gpus, decode_gpus. Records of every version up to this one are read
+// prefill_gpus, decode_gpus, topology, role_metrics. Records of every version up to this one are read
 // (record_json.h migrates them); newer ones are refused.
 inline constexpr int kSchemaVersion = 2;
 
@@ -57,6 +57,9 @@ struct Deployment {
   int num_gpus = 0;
   int prefill_gpus = 0;
   int decode_gpus = 0;
+  // A serve session of several processes: its roles in a few characters,
+  // "1P×TP2 2D×TP2" or "2A×TP4" (recipe::DescribeTopology); "" for one server.
+  std::string topology;
 
   // The topology per-GPU throughput is divided by.
   metrics::GpuTopology gpus() const;
@@ -107,6 +110,12 @@ struct Artifacts {
   bool operator==(const Artifacts&) const = default;
 };
 
+// What each role of a serve session of several processes did during the load run,
+// from its processes' own /metrics (disagg.md §6): role ("prefill", "decode",
+// "aggregated", "router") -> metric name -> value summed over the role's processes;
+// counters as the change over the run, gauges as their value at its end.
+using RoleMetrics = std::map<std::string, std::map<std::string, double>>;
+
 struct Record {
   // ---- Identity ----
   std::string record_id;   // sha256(point_id + "/" + run_id)
@@ -148,6 +157,8 @@ struct Record {
   // of `regress`'s rerun test); empty otherwise.
   std::vector<metrics::Headline> repetitions;
   std::vector<TaskAccuracy> accuracy;
+  // Per role of a serve session of several processes; empty for one server.
+  RoleMetrics role_metrics;
   // ---- Artefacts, kept verbatim ----
   std::optional<boost::json::object> point;    // the whole Point (recipe/point_json)
   std::optional<boost::json::object> summary;  // the vllm-compatible result of the run

@@ -5,6 +5,7 @@
 
 #include "common/sha256.h"
 #include "recipe/recipe.h"
+#include "recipe/topology.h"
 
 namespace servebench::record {
 namespace {
@@ -103,6 +104,16 @@ std::string SeriesId(const recipe::Point& point) {
 }
 
 metrics::GpuTopology GpuTopologyOf(const recipe::ServeSpec& s) {
+  if (recipe::HasTopology(s)) {
+    // The session's own count (recipe/topology.h: max(tp × pp × pcp, ep) per replica,
+    // whole nodes where the launcher counts them), as InferenceX's result files do.
+    if (auto t = recipe::SessionTopology(s); t.ok()) {
+      metrics::GpuTopology g;
+      g.prefill_gpus = t->prefill_gpus;
+      g.decode_gpus = t->decode_gpus;
+      return g;
+    }
+  }
   if (s.multinode) {
     return metrics::MultinodeTopology(s.prefill.num_workers, ShapeOf(s.prefill),
                                       s.decode.num_workers, ShapeOf(s.decode));
@@ -124,6 +135,9 @@ Deployment DeploymentOf(const recipe::ServeSpec& s) {
   d.num_gpus = g.total();
   d.prefill_gpus = g.prefill_gpus;
   d.decode_gpus = g.decode_gpus;
+  if (recipe::HasTopology(s)) {
+    if (auto t = recipe::SessionTopology(s); t.ok()) d.topology = recipe::DescribeTopology(*t);
+  }
   return d;
 }
 

@@ -23,8 +23,9 @@ std::string RecordId(const std::string& point_id, const std::string& run_id);
 // `servebench regress` follows from night to night.
 std::string SeriesId(const recipe::Point& point);
 
-// The GPUs behind `serve` (metrics.md §6): multinode deployments by role (the
-// prefill/decode split), else tp × pp × pcp on one node.
+// The GPUs behind `serve` (metrics.md §6): a serve session of several processes by
+// role, P and D as its topology counts them (recipe/topology.h, disagg.md §3), else
+// tp × pp × pcp on one node.
 metrics::GpuTopology GpuTopologyOf(const recipe::ServeSpec& serve);
 
 // The record's deployment fields of `serve`, GPU counts included.

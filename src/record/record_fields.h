@@ -104,6 +104,9 @@ void VisitRecord(V& v, R& r) {
     {"multinode: prefill GPUs P (0 on one node)", Need::kOptional, TextRule::kAny, 2});
   v("decode_gpus", r.deployment.decode_gpus,
     {"multinode: decode GPUs D (0 = aggregated)", Need::kOptional, TextRule::kAny, 2});
+  v("topology", r.deployment.topology,
+    {"serve session of several processes: its roles, e.g. 1P×TP2 2D×TP2; \"\" for one server",
+     Need::kOptional, TextRule::kAny, 2});
   v("simulated", r.simulated, {"engine sim: every number is a simulated-time number"});
   v("stands_in_for", r.stands_in_for,
     {"run --engine sim: the engine the simulated point stands in for (\"\" otherwise)",
@@ -137,6 +140,10 @@ void VisitRecord(V& v, R& r) {
      TextRule::kAny, 2});
   v("accuracy", r.accuracy,
     {"per eval task: task, value, n, floor, items", Need::kOptional, TextRule::kAny, 2});
+  v("role_metrics", r.role_metrics,
+    {"per role of a serve session: each metric of its /metrics over the run (counters as "
+     "deltas, gauges at the end), summed over the role's processes (disagg.md 6)",
+     Need::kOptional, TextRule::kAny, 2});
   v("summary", r.summary,
     {"the vllm-bench-compatible result JSON of the load run (metrics/), or null"});
   v("evals", r.evals, {"eval results and gate verdicts as written by eval/, or null"});
