@@ -9,6 +9,8 @@
 #include "cli/sim_flags.h"
 #include "client/client_settings.h"
 #include "engine/engine.h"
+#include "engine/session_plan.h"
+#include "recipe/topology.h"
 #include "run/real_backends.h"
 
 namespace servebench::cli {
@@ -103,6 +105,7 @@ recipe::Diagnostics CheckPlanRunnable(const recipe::RecipeSet& set, const recipe
   bool validating = purpose == PreflightFor::kValidate;
   recipe::Diagnostics out;
   std::map<std::string, SessionCheck> sessions;  // by session_id: one check each
+  std::map<std::string, Status> topologies;      // the same for sessions of several processes
   std::set<std::string> messages;                // one line per distinct problem per recipe
   auto add = [&](const recipe::Location& at, const recipe::Point& point, std::string message,
                  bool warning = false) {
@@ -132,13 +135,31 @@ recipe::Diagnostics CheckPlanRunnable(const recipe::RecipeSet& set, const recipe
           fmt::format("this point runs evals: {}", st.message()),
           validating && settings.eval_data_path.empty());
     }
-    if (point.serve.multinode || point.serve.disagg || !engine::IsKnownEngine(point.serve.engine)) {
+    if (recipe::HasTopology(point.serve)) {
+      // A serve session of several processes: roles, connector, router and launch path
+      // (engine/session_plan.h), once per session.
+      auto [it, first] = topologies.try_emplace(point.session_id);
+      if (first) {
+        auto catalog = engine::DefaultSessionCatalog();
+        it->second = catalog.ok() ? engine::CheckSession(point.serve, **catalog) : catalog.status();
+      }
+      if (!it->second.ok()) {
+        // A valid session another launcher runs (llm-d, TileRT, ATOM) only stops `run`.
+        bool other_launcher = it->second.code() == StatusCode::kFailedPrecondition;
+        add(Locate(set, point, origin, {"topology", "framework", "engine"}), point,
+            fmt::format("serve session: {}{}", it->second.message(),
+                        other_launcher && !validating
+                            ? "; select the others with --single-node or --framework"
+                            : ""),
+            validating && other_launcher);
+      }
+      continue;
+    }
+    if (!engine::IsKnownEngine(point.serve.engine)) {
       add(Locate(set, point, origin, {"engine", "framework"}), point,
-          fmt::format("`servebench run` cannot launch this point here ({}); `servebench matrix` "
-                      "exports it for its own launcher{}",
-                      point.serve.multinode || point.serve.disagg
-                          ? "multinode / disaggregated"
-                          : "engine " + point.serve.engine + " has no adapter",
+          fmt::format("`servebench run` cannot launch this point here (engine {} has no "
+                      "adapter); `servebench matrix` exports it for its own launcher{}",
+                      point.serve.engine,
                       validating ? "" : "; select the others with --single-node or --framework"),
           validating);
       continue;

@@ -11,6 +11,9 @@
 //   - context: isl + osl fit max_model_len, and the sim model's context
 //   - the point's load passes client::Validate (common/limits.h)
 //   - evals: a real engine needs --eval-data; --eval-thresholds loads
+//   - a serve session of several processes (multinode / disaggregated): its roles,
+//     KV connector, router and launch path are ones servebench launches
+//     (engine::CheckSession); one another launcher runs is a warning in validate
 // Each serve session is checked once (its points share the command). Reads no
 // network and starts nothing.
 #pragma once
@@ -22,9 +25,9 @@ namespace servebench::cli {
 
 enum class PreflightFor {
   kRun,       // run / nightly: every problem is an error
-  kValidate,  // validate: what only stops a local `run` is a warning (multinode and
-              // disaggregated points, engines without an adapter: `matrix` exports
-              // them), and so is a missing --eval-data (run may be given one)
+  kValidate,  // validate: what only stops a local `run` is a warning (sessions another
+              // launcher runs, engines without an adapter: `matrix` exports them), and
+              // so is a missing --eval-data (run may be given one)
 };
 
 recipe::Diagnostics CheckPlanRunnable(const recipe::RecipeSet& set, const recipe::Plan& plan,

@@ -231,6 +231,9 @@ int RunRun(int argc, char** argv) {
   app.add_option("--slurm-time", slurm.time_limit, "slurm: time limit per task (sbatch --time)");
   app.add_option("--slurm-arg", slurm.sbatch_args,
                  "slurm: another sbatch option, repeatable (--slurm-arg=--gpus-per-task=8)");
+  app.add_flag("--slurm-steps", settings.slurm_steps,
+               "inside a Slurm allocation: run each process of a serve session as an srun step "
+               "on its node(s) (what --executor slurm's job script passes)");
   app.add_flag("--no-wait", no_wait,
                "slurm: submit and return (then `servebench ingest <out>/tasks`)");
   if (auto done = ParseCommandLine(app, argc, argv)) return *done;

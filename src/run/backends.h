@@ -17,6 +17,7 @@
 #include "common/status.h"
 #include "recipe/point.h"
 #include "record/record.h"
+#include "run/role_metrics.h"
 
 namespace servebench::run {
 
@@ -53,6 +54,9 @@ class LiveEngine {
   // log gives (a signature such as server.context_exceeded), or an empty Failure
   // when the log names no known cause.
   virtual Failure ExplainRequestFailures() { return {}; }
+  // A serve session of several processes: each role's /metrics (role_metrics.h);
+  // empty for a single server (its metrics are the client's to scrape).
+  virtual std::vector<RoleEndpoint> role_metrics_endpoints() const { return {}; }
   // SIGTERM to its process group, SIGKILL after a grace period. Idempotent.
   virtual void Stop() = 0;
 };

@@ -325,7 +325,11 @@ void Executor::RunPoint(const recipe::Point& point, SessionState* state,
   if (target.serve.served_model_name.empty()) {
     target.serve.served_model_name = state->engine->served_model();
   }
+  // Each role's metrics around the load run (a serve session of several processes).
+  const std::vector<RoleEndpoint> roles = state->engine->role_metrics_endpoints();
+  const RoleSamples roles_before = ScrapeRoles(roles, 5);
   LoadOutcome load = load_->Run(target, state->engine->base_url(), requests_path, cancel);
+  const RoleSamples roles_after = ScrapeRoles(roles, 5);
   // A clean run proves the engine alive; after failures, give a dying engine a
   // moment to be seen dead, so the point is classified by the engine, not the client.
   bool clean = load.completed && load.valid && !load.interrupted;
@@ -333,7 +337,9 @@ void Executor::RunPoint(const recipe::Point& point, SessionState* state,
 
   PointResult result;
   result.load = &load;
-  result.engine_log_path = state->log_path;
+  // The engine's own log: a serve session's is a folder of one log per process.
+  result.engine_log_path = state->engine->log_path();
+  if (!roles.empty()) result.role_metrics = RoleMetricsOver(roles_before, roles_after);
   bool failed = false, invalid = false;
   if (load.interrupted) {
     invalid = true;

@@ -74,4 +74,18 @@ class NativeEvalBackend final : public EvalBackend {
   const RunSettings& settings_;
 };
 
+// What every engine rendering of the run shares: servebench binary, config folder
+// under --out, the container profile; `port` 0 = the engine's default;
+// `max_concurrency` as RenderEngineCommand's.
+engine::RenderOptions EngineRenderOptions(const RunSettings& settings, int port,
+                                          int max_concurrency = 0);
+
+// SupervisedEngineBackend::Start for a serve session of several processes
+// (real_session_backend.cc): its plan on this machine, or on the Slurm allocation's
+// nodes with settings.slurm_steps, started by engine::ServeSession; the client
+// targets its router. Null with `failure` (classified by role) when it cannot start.
+std::unique_ptr<LiveEngine> StartServeSession(const RunSettings& settings,
+                                              const recipe::ServeSpec& serve,
+                                              const std::string& log_path, Failure* failure);
+
 }  // namespace servebench::run

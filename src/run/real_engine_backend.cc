@@ -2,6 +2,7 @@
 #include <filesystem>
 
 #include "engine/engine.h"
+#include "recipe/topology.h"
 #include "run/real_backends.h"
 
 namespace servebench::run {
@@ -53,8 +54,10 @@ class SupervisedEngine final : public LiveEngine {
   std::string served_model_;
 };
 
-engine::RenderOptions Options(const RunSettings& settings, const recipe::ServeSpec& serve, int port,
-                              int max_concurrency) {
+}  // namespace
+
+engine::RenderOptions EngineRenderOptions(const RunSettings& settings, int port,
+                                          int max_concurrency) {
   engine::RenderOptions options;
   options.port = port;
   options.max_concurrency = max_concurrency;
@@ -68,6 +71,8 @@ engine::RenderOptions Options(const RunSettings& settings, const recipe::ServeSp
   return options;
 }
 
+namespace {
+
 // How long one prepare step (serve.prepare: a model or draft download into the HF
 // cache) may take: a 700 GB checkpoint at 50 MB/s, with room to spare.
 constexpr double kPrepareStepTimeoutS = 4 * 3600;
@@ -77,7 +82,7 @@ constexpr double kPrepareStepTimeoutS = 4 * 3600;
 StatusOr<engine::ServerCommand> RenderEngineCommand(const RunSettings& settings,
                                                     const recipe::ServeSpec& serve, int port,
                                                     int max_concurrency) {
-  return engine::RenderServerCommand(serve, Options(settings, serve, port, max_concurrency));
+  return engine::RenderServerCommand(serve, EngineRenderOptions(settings, port, max_concurrency));
 }
 
 SupervisedEngineBackend::SupervisedEngineBackend(const RunSettings& settings)
@@ -85,6 +90,14 @@ SupervisedEngineBackend::SupervisedEngineBackend(const RunSettings& settings)
 
 StatusOr<std::string> SupervisedEngineBackend::Render(const recipe::ServeSpec& serve,
                                                       int max_concurrency) {
+  if (recipe::HasTopology(serve)) {
+    // Every process of the session, on the nodes of an allocation that does not exist
+    // yet (node0, node1, ...), with the stack's default ports.
+    engine::SessionOptions options;
+    options.render = EngineRenderOptions(settings_, 0, max_concurrency);
+    SB_ASSIGN_OR_RETURN(engine::SessionPlan plan, engine::PlanSession(serve, options));
+    return engine::FormatSessionPlanForDisplay("", plan);
+  }
   // --dry-run shows the engine's own default port: the real run picks a free one.
   SB_ASSIGN_OR_RETURN(engine::ServerCommand command,
                       RenderEngineCommand(settings_, serve, 0, max_concurrency));
@@ -95,6 +108,7 @@ std::unique_ptr<LiveEngine> SupervisedEngineBackend::Start(const recipe::ServeSp
                                                            int max_concurrency,
                                                            const std::string& log_path,
                                                            Failure* failure) {
+  if (recipe::HasTopology(serve)) return StartServeSession(settings_, serve, log_path, failure);
   auto port = engine::FindFreePort();
   if (!port.ok()) {
     *failure = {failure_class::kInfraStartFailed, port.status().message()};

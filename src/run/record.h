@@ -20,6 +20,9 @@ struct PointResult {
   const EvalOutcome* eval = nullptr;  // null when no eval ran
   std::string engine_log_path;
   bool interrupted = false;
+  // A serve session of several processes: each role's metrics over the load run
+  // (role_metrics.h); empty otherwise.
+  record::RoleMetrics role_metrics;
 };
 
 // The record of `point` as run `settings.run_id` attempted it. `provenance` holds what

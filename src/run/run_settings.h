@@ -52,6 +52,9 @@ struct RunSettings {
   std::string container;
   std::vector<std::string> container_args;
   std::vector<std::string> container_mounts;
+  // Inside a Slurm allocation (an array task of --executor slurm): each process of a
+  // serve session of several processes runs as an srun step on its node(s).
+  bool slurm_steps = false;
   // ---- Evals (points with run_eval) ----
   std::string eval_data_path;        // gsm8k test JSONL; "" = synthetic on sim, error otherwise
   std::string eval_fewshot_path;     // gsm8k train JSONL for the n-shot examples

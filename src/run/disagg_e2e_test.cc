@@ -1,0 +1,205 @@
+// End-to-end: a disaggregated serve session — one prefill worker at TP 2, two decode
+// workers at TP 2, a router — played by real `servebench sim --role ...` processes
+// under the real `servebench run`, over loopback HTTP, into a real SQLite store.
+// Every point is ok; killing any one role mid-point fails that point with the
+// failure classified by role, and no process of the session is left behind.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "common/testing/files.h"
+#include "common/testing/shell.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using servebench::testing::ReadFileOrEmpty;
+
+class DisaggE2eTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("sb_disagg_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    marker_ = std::to_string(2000000 + ::getpid() % 1000000);  // the sims' --seed
+  }
+  void TearDown() override {
+    for (pid_t p : Processes("")) ::kill(p, SIGKILL);
+    fs::remove_all(dir_);
+  }
+
+  std::string Recipe(const std::string& concurrency, double time_scale, int osl) {
+    std::ostringstream y;
+    y << "servebench: 1\nrecipes:\n  pd:\n    engine: sim\n    model: llama-3.1-8b\n"
+      << "    hardware: h200\n    readiness_timeout_s: 60\n"
+      << "    sim:\n      time_scale: " << time_scale << "\n      seed: " << marker_ << "\n"
+      << "    topology: {kv_connector: nixl}\n"
+      << "    load:\n      prompts_per_concurrency: 4\n"
+      << "    scenarios:\n      - isl: 512\n        osl: " << osl << "\n"
+      << "        search_space:\n"
+      << "          - prefill: {replicas: 1, tp: 2}\n"
+      << "            decode: {replicas: 2, tp: 2}\n"
+      << "            concurrency: " << concurrency << "\n";
+    std::string path = (dir_ / "pd.yaml").string();
+    std::ofstream(path) << y.str();
+    return path;
+  }
+  std::string RunArgs(const std::string& recipe) {
+    return std::string(SERVEBENCH_BIN) + " run " + recipe + " --out " + (dir_ / "out").string() +
+           " --db " + (dir_ / "sb.db").string() + " --issue-delay-limit-ms 200";
+  }
+
+  // pids of this test's sim processes playing `role` ("" = any role).
+  std::vector<pid_t> Processes(const std::string& role) {
+    std::vector<pid_t> pids;
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+      const std::string name = entry.path().filename();
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::string cmd = ReadFileOrEmpty(entry.path() / "cmdline");
+      for (char& c : cmd) c = c == '\0' ? ' ' : c;
+      if (cmd.find(" sim ") == std::string::npos || cmd.find(marker_) == std::string::npos ||
+          cmd.find(" run ") != std::string::npos)
+        continue;
+      if (!role.empty() && cmd.find("--role " + role + " ") == std::string::npos) continue;
+      if (ReadFileOrEmpty(entry.path() / "stat").find(") Z") != std::string::npos) continue;
+      pids.push_back(std::stoi(name));
+    }
+    return pids;
+  }
+  bool NoneLeft(double seconds) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (Processes("").empty()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return Processes("").empty();
+  }
+  std::vector<boost::json::object> Records() {
+    std::vector<boost::json::object> out;
+    const fs::path records = dir_ / "out" / "records";
+    if (!fs::exists(records)) return out;
+    for (const auto& e : fs::directory_iterator(records))
+      out.push_back(boost::json::parse(ReadFileOrEmpty(e.path())).as_object());
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+      return a.at("concurrency").as_int64() < b.at("concurrency").as_int64();
+    });
+    return out;
+  }
+
+  fs::path dir_;
+  std::string marker_;
+};
+
+TEST_F(DisaggE2eTest, OnePrefillTwoDecodesAndARouterRunEveryPointOk) {
+  auto r = servebench::testing::RunShell(RunArgs(Recipe("[2, 8]", 0.05, 32)));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("2 point(s): 2 ok"), std::string::npos) << r.output;
+  auto records = Records();
+  ASSERT_EQ(records.size(), 2u);
+  for (const auto& rec : records) {
+    EXPECT_EQ(rec.at("status").as_string(), "ok") << rec;
+    EXPECT_GT(rec.at("summary").at("output_throughput").as_double(), 0);
+  }
+  // One log per process of the session.
+  const std::string logs = records[0].at("artifacts").at("engine_log").as_string().c_str();
+  for (const char* name : {"prefill[0]", "decode[0]", "decode[1]", "router"})
+    EXPECT_TRUE(fs::exists(fs::path(logs) / (std::string(name) + ".log"))) << logs << " " << name;
+  // The router really routed: both decode workers took requests.
+  EXPECT_NE(ReadFileOrEmpty(fs::path(logs) / "decode[1].log").find("listening"), std::string::npos);
+  EXPECT_TRUE(NoneLeft(5));
+}
+
+// The live session's TTFT includes the KV transfer: at 0.5 GB/s a 512-token prompt's
+// KV (32 MiB per TP-2 GPU of Llama-3.1-8B) takes 67 ms more than at 50 GB/s, the
+// difference the link model predicts (sim/kv_transfer.h), at time scale 1.
+TEST_F(DisaggE2eTest, TtftOfTheLiveSessionGrowsByTheKvTransferTimeOfASlowerLink) {
+  auto ttft = [&](const char* gb_per_s) {
+    std::string recipe = Recipe("[1]", 1.0, 8);
+    std::string text = ReadFileOrEmpty(recipe);
+    text.insert(text.find("    topology:"),
+                std::string("    extra_args: [--kv-link-gb-per-s, \"") + gb_per_s + "\"]\n");
+    std::ofstream(recipe) << text;
+    fs::remove_all(dir_ / "out");
+    auto r = servebench::testing::RunShell(RunArgs(recipe));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    auto records = Records();
+    EXPECT_EQ(records.size(), 1u);
+    return records.empty() ? 0.0
+                           : records[0].at("summary").at("median_ttft_ms").to_number<double>();
+  };
+  const double fast = ttft("50"), slow = ttft("0.5");
+  // Bytes of one GPU's shard: 512 tokens x 32 layers x 8 KV heads / TP 2 x 128 x 2 (K, V) x 2 B.
+  const double bytes = 512.0 * 32 * (8 / 2) * 128 * 2 * 2;
+  const double want_ms = (bytes / 0.5e9 - bytes / 50e9) * 1e3;
+  std::printf("TTFT %.1f ms at 50 GB/s, %.1f ms at 0.5 GB/s: +%.1f ms (link model: +%.1f ms)\n",
+              fast, slow, slow - fast, want_ms);
+  EXPECT_NEAR(slow - fast, want_ms, 0.25 * want_ms);
+}
+
+struct KillCase {
+  const char* role;     // the --role of the process killed
+  const char* process;  // the name the failure must carry
+  const char* failure_class;
+};
+
+TEST_F(DisaggE2eTest, KillingAnyRoleMidPointClassifiesItByRoleAndLeavesNoProcess) {
+  const KillCase cases[] = {
+      // The router sees the decode stream break (SGLang router's words).
+      {"decode", "decode[", "router.decode_stream"},
+      // The router has no prefill worker left to route to.
+      {"prefill", "prefill[0]", "router.no_workers"},
+      // Nobody logs a cause: the router process ended while serving.
+      {"router", "router", "server.died_during_run"},
+  };
+  for (const KillCase& k : cases) {
+    SCOPED_TRACE(k.role);
+    fs::remove_all(dir_ / "out");
+    fs::remove(dir_ / "run.log");
+    // About two seconds per point: time scale 1, 256 output tokens.
+    const std::string args = RunArgs(Recipe("[1, 2, 4]", 1.0, 256));
+    pid_t run = fork();
+    if (run == 0) {
+      const std::string cmd = "exec " + args + " > " + (dir_ / "run.log").string() + " 2>&1";
+      execl("/bin/sh", "sh", "-c", cmd.c_str(), nullptr);
+      _exit(127);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+    while (ReadFileOrEmpty(dir_ / "run.log").find("concurrency 2 ...") == std::string::npos &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    auto victims = Processes(k.role);
+    ASSERT_FALSE(victims.empty()) << ReadFileOrEmpty(dir_ / "run.log");
+    ::kill(victims.front(), SIGKILL);
+    int status = 0;
+    ::waitpid(run, &status, 0);
+    const std::string log = ReadFileOrEmpty(dir_ / "run.log");
+    EXPECT_EQ(WEXITSTATUS(status), 3) << log;
+    auto records = Records();
+    ASSERT_EQ(records.size(), 3u) << log;
+    EXPECT_EQ(records[0].at("status").as_string(), "ok") << log;
+    EXPECT_EQ(records[1].at("status").as_string(), "failed") << log;
+    EXPECT_EQ(records[1].at("failure_class").as_string(), k.failure_class) << records[1];
+    const std::string reason(records[1].at("failure_reason").as_string());
+    EXPECT_EQ(reason.rfind(k.process, 0), 0u) << reason;
+    EXPECT_NE(reason.find(std::string("(") + k.role + " on node"), std::string::npos) << reason;
+    // The session was restarted, whole, for the last point.
+    EXPECT_EQ(records[2].at("status").as_string(), "ok") << log;
+    EXPECT_NE(log.find("2 server start(s)"), std::string::npos) << log;
+    std::printf("%s: %s\n", k.role, reason.c_str());
+    EXPECT_TRUE(NoneLeft(10)) << "a process of the session outlived it";
+  }
+}
+
+}  // namespace
