@@ -108,7 +108,21 @@ TEST_F(DisaggE2eTest, OnePrefillTwoDecodesAndARouterRunEveryPointOk) {
   ASSERT_EQ(records.size(), 2u);
   for (const auto& rec : records) {
     EXPECT_EQ(rec.at("status").as_string(), "ok") << rec;
-    EXPECT_GT(rec.at("summary").at("output_throughput").as_double(), 0);
+    const auto& summary = rec.at("summary").as_object();
+    const double out = summary.at("output_throughput").to_number<double>();
+    const double total = summary.at("total_token_throughput").to_number<double>();
+    EXPECT_GT(out, 0);
+    // GPUs as InferenceX counts them: P = 1 × TP 2, D = 2 × TP 2 (disagg.md §3).
+    EXPECT_EQ(rec.at("num_gpus").as_int64(), 6) << rec;
+    const auto& per_gpu = summary.at("servebench").at("per_gpu").as_object();
+    EXPECT_NEAR(per_gpu.at("tput_per_gpu").to_number<double>(), total / 6, 1e-6 * total);
+    EXPECT_NEAR(per_gpu.at("output_tput_per_gpu").to_number<double>(), out / 4, 1e-6 * out);
+    EXPECT_NEAR(per_gpu.at("input_tput_per_gpu").to_number<double>(), (total - out) / 2,
+                1e-6 * total);
+    // Each role's own /metrics, scraped around the point.
+    const auto& roles = rec.at("role_metrics").as_object();
+    for (const char* role : {"prefill", "decode", "router"})
+      EXPECT_TRUE(roles.contains(role)) << role << ": " << roles;
   }
   // One log per process of the session.
   const std::string logs = records[0].at("artifacts").at("engine_log").as_string().c_str();
