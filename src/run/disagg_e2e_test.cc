@@ -124,6 +124,24 @@ TEST_F(DisaggE2eTest, OnePrefillTwoDecodesAndARouterRunEveryPointOk) {
     for (const char* role : {"prefill", "decode", "router"})
       EXPECT_TRUE(roles.contains(role)) << role << ": " << roles;
   }
+  // InferenceX's own result file per point, P and D in its name (disagg.md §3).
+  for (int c : {2, 8}) {
+    bool found = false;
+    for (const auto& e : fs::directory_iterator(dir_ / "out" / "inferencex")) {
+      const std::string name = e.path().filename();
+      if (name.find("_conc" + std::to_string(c) + "_gpus_6_ctx_2_gen_4.json") == std::string::npos)
+        continue;
+      found = true;
+      EXPECT_NE(name.find("_prefill-tp2-pp1-dcp1-pcp1-ep1-dpfalse-nw1_decode-tp2-pp1-dcp1-pcp1-ep1-"
+                          "dpfalse-nw2_disagg-true_"),
+                std::string::npos)
+          << name;
+      EXPECT_NE(name.find("_conc2x8_"), std::string::npos) << name;
+      auto result = boost::json::parse(ReadFileOrEmpty(e.path())).as_object();
+      EXPECT_EQ(result.at("max_concurrency").as_int64(), c) << name;
+    }
+    EXPECT_TRUE(found) << "no InferenceX result file for concurrency " << c;
+  }
   // One log per process of the session.
   const std::string logs = records[0].at("artifacts").at("engine_log").as_string().c_str();
   for (const char* name : {"prefill[0]", "decode[0]", "decode[1]", "router"})

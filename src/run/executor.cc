@@ -10,7 +10,9 @@
 
 #include "common/progress_line.h"
 #include "common/time_format.h"
+#include "recipe/topology.h"
 #include "record/record_builder.h"
+#include "run/inferencex_result.h"
 
 namespace servebench::run {
 
@@ -334,6 +336,15 @@ void Executor::RunPoint(const recipe::Point& point, SessionState* state,
   // moment to be seen dead, so the point is classified by the engine, not the client.
   bool clean = load.completed && load.valid && !load.interrupted;
   bool alive = clean ? state->engine->IsAlive() : !state->engine->ExitsWithin(2000);
+
+  // InferenceX's own result file of a multinode point, beside the record.
+  if (recipe::HasTopology(point.serve)) {
+    std::vector<int> concurrencies;
+    for (const auto& p : state->session->points) concurrencies.push_back(p.load.concurrency);
+    auto written =
+        WriteInferenceXResult(settings_.out_dir, point, host_, concurrencies, load);
+    if (!written.ok()) *log_ << "servebench: " << written.status().message() << "\n";
+  }
 
   PointResult result;
   result.load = &load;
