@@ -8,8 +8,10 @@
 namespace servebench {
 namespace {
 
-constexpr std::array<std::string_view, 7> kDomains = {"server", "infra", "image", "model",
-                                                      "client", "eval",  "run"};
+// disagg, router and dynamo: the serve-session classes of disagg.md §4 (KV transfer,
+// bootstrap and lease timeouts, NIXL/UCX errors; routers and frontends).
+constexpr std::array<std::string_view, 10> kDomains = {
+    "server", "infra", "image", "model", "client", "eval", "run", "disagg", "router", "dynamo"};
 
 bool IsPart(std::string_view part) {
   if (part.empty() || part[0] < 'a' || part[0] > 'z') return false;
@@ -41,7 +43,8 @@ bool Follows(std::string_view text) {
 
 std::string_view FailureClassGrammar() {
   return "<domain>.<name>[.<detail>...] with domain one of server, infra, image, model, "
-         "client, eval, run and each part [a-z][a-z0-9_]*, or \"unknown\"";
+         "client, eval, run, disagg, router, dynamo and each part [a-z][a-z0-9_]*, or "
+         "\"unknown\"";
 }
 
 StatusOr<FailureClass> FailureClass::Parse(std::string_view text) {

@@ -1,7 +1,7 @@
 // FailureClass: why a point failed, as one name of one vocabulary (engines.md §6):
 //
-//   <domain>.<name>[.<detail>...]   domain: server, infra, image, model, client, eval, run
-//                                   each part: [a-z][a-z0-9_]*
+//   <domain>.<name>[.<detail>...]   domain: server, infra, image, model, client, eval, run,
+//                                   disagg, router, dynamo; each part: [a-z][a-z0-9_]*
 //   unknown                         nothing matched (keep the log; add a signature)
 //
 // The classes servebench decides itself are the named constants below; the engine

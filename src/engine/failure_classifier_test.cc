@@ -173,14 +173,14 @@ TEST(FailureClassifierTest, DisaggregatedSessionSignaturesGetTheirReferenceClass
       {"srun: error: Invalid --segment specification", "infra.sbatch_directive"},
   };
   for (const auto& [line, expected] : cases) {
-    EXPECT_EQ(Classify("INFO starting\n" + line + "\n").failure_class, expected) << line;
+    EXPECT_EQ(Classify("INFO starting\n" + line + "\n").failure_class.name(), expected) << line;
   }
   // An abort is a consequence: the cause further back wins.
   EXPECT_EQ(Classify("Prefill bootstrap failed for request r: KVPoll.Bootstrapping\n"
                      "KVTransferError(room=1): Aborted by AbortReq\n")
-                .failure_class,
+                .failure_class.name(),
             "disagg.bootstrap_timeout");
-  EXPECT_EQ(Classify("KVTransferError(room=1): Aborted by AbortReq\n").failure_class,
+  EXPECT_EQ(Classify("KVTransferError(room=1): Aborted by AbortReq\n").failure_class.name(),
             "disagg.aborted");
 }
 

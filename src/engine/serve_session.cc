@@ -56,7 +56,7 @@ StatusOr<net::HttpReply> Get(const std::string& host, int port, const std::strin
 }
 
 // The class ClassifyFailure gives a situation when no signature matches.
-std::string SituationClass(Situation situation, const SignatureCatalog& catalog) {
+FailureClass SituationClass(Situation situation, const SignatureCatalog& catalog) {
   return ClassifyFailure("", situation, "", catalog).failure_class;
 }
 
@@ -88,7 +88,8 @@ std::unique_ptr<ServeSession> ServeSession::Start(const SessionPlan& plan,
   if (s->signatures_ == nullptr) {
     auto catalog = DefaultEngineCatalog();
     if (!catalog.ok()) {
-      *failure = {"session", "", {kClassStartFailed, catalog.status().message(), "", 0, ""}};
+      *failure = {
+          "session", "", {failure_class::kInfraStartFailed, catalog.status().message(), "", 0, ""}};
       return nullptr;
     }
     s->signatures_ = &(*catalog)->signatures;
@@ -108,10 +109,10 @@ std::unique_ptr<ServeSession> ServeSession::Start(const SessionPlan& plan,
       Status launched = s->LaunchOne(i);
       if (!launched.ok()) {
         const SessionProcess& p = *s->members_[i]->process;
-        *failure = {
-            p.Name(),
-            p.role,
-            {kClassStartFailed, fmt::format("{}: {}", p.Name(), launched.message()), "", 0, ""}};
+        *failure = {p.Name(),
+                    p.role,
+                    {failure_class::kInfraStartFailed,
+                     fmt::format("{}: {}", p.Name(), launched.message()), "", 0, ""}};
         (void)s->Stop();
         return nullptr;
       }
@@ -224,7 +225,7 @@ SessionFailure ServeSession::Classify(size_t index, Situation situation, const s
   Member& m = *members_[index];
   const SessionProcess& p = *m.process;
   EngineFailure f = ClassifyLogFile(m.log_path, situation, what, *signatures_);
-  const std::string fallback = SituationClass(situation, *signatures_);
+  const FailureClass fallback = SituationClass(situation, *signatures_);
   if (f.failure_class == fallback) {
     // Its own log says nothing specific: the first signature in the prefill, decode,
     // then router logs (disagg.md §4) names the cause.
@@ -313,7 +314,7 @@ SessionFailure ServeSession::Diagnose(Situation situation) {
   // a moment after the process died, later still through srun's output relay: when no
   // log names a cause yet, read them again for a short while before settling for the
   // situation's class.
-  const std::string fallback = SituationClass(situation, *signatures_);
+  const FailureClass fallback = SituationClass(situation, *signatures_);
   for (int64_t waited_ms = 0; f.failure.failure_class == fallback && waited_ms < kLogSettleMs;
        waited_ms += kPollMs) {
     std::this_thread::sleep_for(std::chrono::milliseconds(kPollMs));

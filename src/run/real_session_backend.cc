@@ -67,7 +67,7 @@ std::unique_ptr<LiveEngine> StartServeSession(const RunSettings& settings,
                                               const recipe::ServeSpec& serve,
                                               const std::string& log_path, Failure* failure) {
   auto start_failed = [&](const std::string& why) -> std::unique_ptr<LiveEngine> {
-    *failure = {"infra.start_failed", why};
+    *failure = {failure_class::kInfraStartFailed, why};
     return nullptr;
   };
   auto topology = recipe::SessionTopology(serve);
