@@ -28,8 +28,8 @@ namespace servebench::record {
 // The record JSON layout this servebench writes. 1: the first release (no headline,
 // no typed accuracy, single-node GPU counts only); 2: adds headline, repetitions,
 // accuracy and the deployment fields pp, pcp_size, num_speculative_tokens, disagg,
-// prefill_gpus, decode_gpus, topology, role_metrics. Records of every version up to this one are read
-// (record_json.h migrates them); newer ones are refused.
+// prefill_gpus, decode_gpus, topology, role_metrics. Records of every version up to this one are
+// read (record_json.h migrates them); newer ones are refused.
 inline constexpr int kSchemaVersion = 2;
 
 // What became of the point.

@@ -341,8 +341,7 @@ void Executor::RunPoint(const recipe::Point& point, SessionState* state,
   if (recipe::HasTopology(point.serve)) {
     std::vector<int> concurrencies;
     for (const auto& p : state->session->points) concurrencies.push_back(p.load.concurrency);
-    auto written =
-        WriteInferenceXResult(settings_.out_dir, point, host_, concurrencies, load);
+    auto written = WriteInferenceXResult(settings_.out_dir, point, host_, concurrencies, load);
     if (!written.ok()) *log_ << "servebench: " << written.status().message() << "\n";
   }
 

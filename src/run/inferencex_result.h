@@ -28,8 +28,7 @@ std::string InferenceXResultPath(const std::string& out_dir, const recipe::Point
 
 // Writes `load.summary` to InferenceXResultPath (atomically). Returns the path, ""
 // when the point gets no file (single server, or no completed load run).
-StatusOr<std::string> WriteInferenceXResult(const std::string& out_dir,
-                                            const recipe::Point& point,
+StatusOr<std::string> WriteInferenceXResult(const std::string& out_dir, const recipe::Point& point,
                                             const std::string& runner_node,
                                             const std::vector<int>& session_concurrencies,
                                             const LoadOutcome& load);
