@@ -262,6 +262,8 @@ void SimRouterImpl::SendPrefill(Flow* flow) {
   p["kv_transfer_params"] = json::object{{"do_remote_decode", true}, {"do_remote_prefill", false}};
   auto status = std::make_shared<int>(0);
   flow->buffer.clear();
+  // A retry starts here from the previous call's last callback: delete that one later.
+  if (flow->call) loop_->Post([done = flow->call.release()] { delete done; });
   flow->call =
       UpstreamCall::Start(loop_.get(), w->host, w->port, "POST", flow->path, json::serialize(p),
                           {[status](int s, const std::string&) { *status = s; },
@@ -396,7 +398,10 @@ void SimRouterImpl::OnConnectionLost(ConnId conn) {
   if (it == flow_of_conn_.end()) return;
   auto f = flows_.find(it->second);
   if (f != flows_.end()) {
-    f->second->call.reset();  // closing the upstream connection aborts it at the worker
+    // Closing the upstream connection aborts it at the worker. Not at once: the client's
+    // connection may be lost from inside that call's own callback (a broken decode
+    // stream aborts the client's), which must return before the call is deleted.
+    if (f->second->call) loop_->Post([done = f->second->call.release()] { delete done; });
     End(f->second.get());
   }
 }
