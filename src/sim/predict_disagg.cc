@@ -143,9 +143,10 @@ StatusOr<DisaggPredictedPoint> PredictDisaggregated(const DisaggSession& ds,
   for (int64_t n = 0; done < total; ++n) {
     for (size_t e = 0; e < engines.size(); ++e) {
       if (busy[e]) continue;
-      if (std::optional<double> s = engines[e]->BeginStep()) {
+      // (A step may start after now: an idle engine waits for its request's overheads.)
+      if (std::optional<Engine::PlannedStep> s = engines[e]->BeginStep()) {
         busy[e] = true;
-        events.push({clock.NowNs() + static_cast<int64_t>(*s * 1e9), seq++, static_cast<int>(e)});
+        events.push({s->end_ns, seq++, static_cast<int>(e)});
       }
     }
     if (events.empty() || n > max_events) {
