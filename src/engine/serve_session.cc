@@ -89,7 +89,7 @@ std::unique_ptr<ServeSession> ServeSession::Start(const SessionPlan& plan,
     auto catalog = DefaultEngineCatalog();
     if (!catalog.ok()) {
       *failure = {
-          "session", "", {failure_class::kInfraStartFailed, catalog.status().message(), "", 0, ""}};
+          "session", "", {failure_class::kInfraStartFailed, catalog.status().message(), "", 0, false, ""}};
       return nullptr;
     }
     s->signatures_ = &(*catalog)->signatures;
@@ -112,7 +112,7 @@ std::unique_ptr<ServeSession> ServeSession::Start(const SessionPlan& plan,
         *failure = {p.Name(),
                     p.role,
                     {failure_class::kInfraStartFailed,
-                     fmt::format("{}: {}", p.Name(), launched.message()), "", 0, ""}};
+                     fmt::format("{}: {}", p.Name(), launched.message()), "", 0, false, ""}};
         (void)s->Stop();
         return nullptr;
       }
@@ -303,7 +303,7 @@ SessionFailure ServeSession::Diagnose(Situation situation) {
     return {"session",
             "",
             {SituationClass(situation, *signatures_), "every process of the session still runs", "",
-             0, ""}};
+             0, false, ""}};
   }
   const Member& m = *members_[static_cast<size_t>(i)];
   const std::string how =
