@@ -121,9 +121,13 @@ Status RehearseOnSim(std::vector<recipe::Point>* points, const RehearsalSettings
                           p.recipe, s.stands_in_for, flag));
         }
       }
-      // The sim runs on this host, without the engine's image or environment.
+      // The sim runs on this host, without the engine's image, environment, download
+      // steps or verbatim launch command (an InferenceX point's exact script command).
       s.image.clear();
       s.env.clear();
+      s.env_from.clear();
+      s.prepare.clear();
+      s.command = {};
       s.sim_options["hardware"] = s.hardware;
       s.sim_options["engine-profile"] = profile;
       // Accuracy evals of the session answer as a healthy model would (the sim's
