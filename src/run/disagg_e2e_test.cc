@@ -56,7 +56,7 @@ class DisaggE2eTest : public ::testing::Test {
   }
   std::string RunArgs(const std::string& recipe) {
     return std::string(SERVEBENCH_BIN) + " run " + recipe + " --out " + (dir_ / "out").string() +
-           " --db " + (dir_ / "sb.db").string() + " --issue-delay-limit-ms 200";
+           " --db " + (dir_ / "sb.db").string() + " --issue-delay-limit-ms 200 --server-lag-limit-ms 100000";
   }
 
   // pids of this test's sim processes playing `role` ("" = any role).
@@ -101,7 +101,7 @@ class DisaggE2eTest : public ::testing::Test {
 };
 
 TEST_F(DisaggE2eTest, OnePrefillTwoDecodesAndARouterRunEveryPointOk) {
-  auto r = servebench::testing::RunShell(RunArgs(Recipe("[2, 8]", 0.05, 32)));
+  auto r = servebench::testing::RunShell(RunArgs(Recipe("[2, 8]", 1.0, 32)));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("2 point(s): 2 ok"), std::string::npos) << r.output;
   auto records = Records();
