@@ -169,7 +169,10 @@ TEST(TopologyTest, SingleNodePointIdsAreThoseBeforeTopologiesExisted) {
         "examples/quickstart.yaml", "src/recipe/testdata/minimax_m3_mi355x.workload.yaml"})
     add(Expand({kRoot + f}));
   EXPECT_EQ(count, 1255u);
-  EXPECT_EQ(Sha256Hex(ids), "7656c7f9b754c0cad6444055b2dafa139790f8c7f2b95da9327fb5daa91475a0");
+  // The hash moved once since: the examples themselves changed (power added
+  // sim.power_average_s, faithful made the seed recipe exact). With the examples of
+  // 42510da's time the ids still hash to 7656c7f9b754c0cad6444055b2dafa13...
+  EXPECT_EQ(Sha256Hex(ids), "5e1610134a0fb4bfced5b1aab6a64edf7b78f0a464d32b37702093470fa7a3a2");
 }
 
 ServeSpec Disagg(int p_workers, int p_tp, int d_workers, int d_tp, std::string hardware) {
