@@ -329,6 +329,8 @@ TEST_P(SimFaultTest, BenchCommandReportsTheReasonAndExitsInvalid) {
                                 "1",
                                 "--issue-delay-limit-ms",
                                 "1000",
+                                "--server-lag-limit-ms",
+                                "100000",
                                 "--no-progress",
                                 "--result-filename",
                                 out},
