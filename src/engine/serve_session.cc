@@ -88,8 +88,9 @@ std::unique_ptr<ServeSession> ServeSession::Start(const SessionPlan& plan,
   if (s->signatures_ == nullptr) {
     auto catalog = DefaultEngineCatalog();
     if (!catalog.ok()) {
-      *failure = {
-          "session", "", {failure_class::kInfraStartFailed, catalog.status().message(), "", 0, false, ""}};
+      *failure = {"session",
+                  "",
+                  {failure_class::kInfraStartFailed, catalog.status().message(), "", 0, false, ""}};
       return nullptr;
     }
     s->signatures_ = &(*catalog)->signatures;

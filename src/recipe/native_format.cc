@@ -392,10 +392,10 @@ bool ReadTopologyEntry(const LoadContext& ctx, FieldReader& r, SearchEntry* e) {
 
 std::optional<SearchEntry> ReadEntry(const LoadContext& ctx, const YNode& n,
                                      const std::string& path) {
-  FieldReader r(ctx, n, path,
-                {"tp", "pp", "ep", "dp", "dp_attn", "dcp_size", "pcp_size", "spec_decoding",
-                 "concurrency", "extra_args", "env", "env_from", "prepare", "command", "prefill", "decode",
-                 "aggregated"});
+  FieldReader r(
+      ctx, n, path,
+      {"tp", "pp", "ep", "dp", "dp_attn", "dcp_size", "pcp_size", "spec_decoding", "concurrency",
+       "extra_args", "env", "env_from", "prepare", "command", "prefill", "decode", "aggregated"});
   if (!r.valid()) return std::nullopt;
   bool ok = true;
   SearchEntry e;

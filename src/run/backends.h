@@ -80,10 +80,10 @@ struct LoadOutcome {
   bool valid = false;
   bool interrupted = false;  // cancelled mid-run; `summary` holds the partial result
   std::vector<std::string> invalid_reasons;
-  boost::json::object summary;  // vllm-bench-compatible result JSON (may be partial)
-  std::string requests_path;    // per-request JSONL, when written
+  boost::json::object summary;     // vllm-bench-compatible result JSON (may be partial)
+  std::string requests_path;       // per-request JSONL, when written
   std::string power_samples_path;  // GPU power samples (InferenceX gpu_metrics CSV), when any
-  std::string error;            // why it could not run, when !completed
+  std::string error;               // why it could not run, when !completed
   // Failed requests in words (metrics/failure_summary.h), "" when none failed: the
   // counts per kind ("19 read") and the same with each kind's first message.
   std::string failure_counts;

@@ -56,7 +56,8 @@ class DisaggE2eTest : public ::testing::Test {
   }
   std::string RunArgs(const std::string& recipe) {
     return std::string(SERVEBENCH_BIN) + " run " + recipe + " --out " + (dir_ / "out").string() +
-           " --db " + (dir_ / "sb.db").string() + " --issue-delay-limit-ms 200 --server-lag-limit-ms 100000";
+           " --db " + (dir_ / "sb.db").string() +
+           " --issue-delay-limit-ms 200 --server-lag-limit-ms 100000";
   }
 
   // pids of this test's sim processes playing `role` ("" = any role).

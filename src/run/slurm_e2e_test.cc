@@ -131,12 +131,12 @@ TEST_F(SlurmE2eTest, CtrlCCancelsTheJobAndKeepsWhatTheTasksMeasured) {
                         << "          - {tp: 2, concurrency: [1, 2, 4, 8, 16]}\n";
   pid_t pid = fork();
   if (pid == 0) {
-    std::string cmd = std::string("exec ") + SERVEBENCH_BIN + " run " + recipe +
-                      " --executor slurm --out " + (dir_ / "out").string() + " --db " +
-                      (dir_ / "sb.db").string() +
-                      " --issue-delay-limit-ms 100000 --server-lag-limit-ms 100000 --gpu-telemetry none "
-                      "--idle-power-s 0 > " +
-                      (dir_ / "submitter.log").string() + " 2>&1";
+    std::string cmd =
+        std::string("exec ") + SERVEBENCH_BIN + " run " + recipe + " --executor slurm --out " +
+        (dir_ / "out").string() + " --db " + (dir_ / "sb.db").string() +
+        " --issue-delay-limit-ms 100000 --server-lag-limit-ms 100000 --gpu-telemetry none "
+        "--idle-power-s 0 > " +
+        (dir_ / "submitter.log").string() + " 2>&1";
     execl("/bin/sh", "sh", "-c", cmd.c_str(), nullptr);
     _exit(127);
   }
