@@ -1,0 +1,25 @@
+#include "trace/trace.h"
+
+namespace servebench::trace {
+
+std::string_view TraceFormatName(TraceFormat format) {
+  switch (format) {
+    case TraceFormat::kMooncake:
+      return "mooncake_trace";
+    case TraceFormat::kWeka:
+      return "weka_trace";
+  }
+  return "?";
+}
+
+int64_t Trace::num_turns() const {
+  int64_t n = 0;
+  for (const TraceTree& tree : trees) {
+    for (const TraceConversation& conversation : tree.conversations) {
+      n += static_cast<int64_t>(conversation.turns.size());
+    }
+  }
+  return n;
+}
+
+}  // namespace servebench::trace

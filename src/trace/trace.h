@@ -1,0 +1,77 @@
+// A replayable trace: recorded requests grouped into conversations and trees, in one
+// shape whatever file format they came from (docs/agentic.md, "Formats").
+//
+//   Trace ─ trees ─ conversations ─ turns
+//
+// A tree is what one closed-loop lane holds (a Weka trajectory: root conversation plus
+// its subagents; a Mooncake session; a Mooncake row without a session is a tree of one
+// turn). Every turn is a complete prompt: its `input_tokens` and `hash_ids` already
+// include the history, so a replay synthesizes each turn's prompt from its own ids
+// (trace/prompt_synthesis.h) and equal leading ids give equal leading tokens.
+//
+// Block identity: an id means the same block only within one scope. Mooncake and
+// Bailian files are one scope (ids are global to the file); a Weka trace is its own
+// scope (`hash_id_scope: local`), shared by the root and its subagents.
+// Values; loaded once, then read from any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace servebench::trace {
+
+// The file formats (AIPerf `--dataset-name` spellings, docs/agentic.md).
+enum class TraceFormat {
+  kMooncake,  // mooncake_trace: JSONL rows, `timestamp` ms, 512-token blocks
+  kWeka,      // weka_trace: one trajectory per JSON object, subagents, 64-token blocks
+};
+
+// "mooncake_trace" / "weka_trace".
+std::string_view TraceFormatName(TraceFormat format);
+
+// One recorded request.
+struct TraceTurn {
+  std::string where;          // "file:line" (Weka: "file:line: requests[3]") for messages
+  int64_t timestamp_ms = -1;  // start offset from the trace start; -1 when the row has none
+  // Wait after the previous turn of the same conversation completed (end-to-start);
+  // the first turn of a conversation waits its spawn offset instead.
+  int64_t delay_ms = 0;
+  int64_t input_tokens = 0;        // whole prompt, history included
+  int64_t output_tokens = 0;       // sent as max_tokens
+  std::vector<uint64_t> hash_ids;  // leading blocks of the prompt, in order
+};
+
+// One conversation: a Mooncake session, a Weka root or one subagent.
+struct TraceConversation {
+  std::string id;   // session id; Weka "<trace>" or "<trace>::sa:<agent_id>"
+  int parent = -1;  // index in the tree's conversations; -1 for the root
+  // Children only: the parent turn whose completion spawns this child, the parent turn
+  // that waits for it (-1: a background child nobody joins), and the child's start
+  // offset after the spawn.
+  int spawn_after_turn = -1;
+  int join_before_turn = -1;
+  int64_t spawn_offset_ms = 0;
+  std::vector<TraceTurn> turns;
+};
+
+struct TraceTree {
+  std::string id;
+  uint64_t scope = 0;                            // block-id scope (see the top of this file)
+  std::vector<TraceConversation> conversations;  // [0] is the root
+};
+
+struct Trace {
+  TraceFormat format = TraceFormat::kMooncake;
+  std::string path;
+  int64_t block_size_tokens = 0;  // tokens per hash id
+  bool has_timestamps = false;    // every root turn carries a timestamp: fixed schedule possible
+  std::vector<TraceTree> trees;
+  int64_t dropped_subagents =
+      0;  // Weka subagents with no preceding parent turn (AIPerf drops them)
+
+  int64_t num_turns() const;
+};
+
+}  // namespace servebench::trace
