@@ -59,6 +59,13 @@ void AddSimFlags(CLI::App& app, SimFlags* flags) {
                  "(default: the model's)");
   app.add_option("--stream-interval", s.stream_interval, "tokens per SSE event at most")
       ->capture_default_str();
+  app.add_flag("--enable-prefix-caching,!--no-enable-prefix-caching", s.enable_prefix_caching,
+               "reuse the KV of cached prompt prefixes (vLLM's rule; /metrics counts "
+               "vllm:prefix_cache_queries/hits)");
+  app.add_option("--block-size", s.block_size, "tokens per KV block")->capture_default_str();
+  app.add_option("--num-gpu-blocks-override", s.num_gpu_blocks_override,
+                 "KV blocks in the pool (prefix caching); 0 = what the KV budget holds")
+      ->capture_default_str();
   app.add_option("--speculative-config", spec_json,
                  "JSON: method, model, num_speculative_tokens, "
                  "rejection_sample_method, synthetic_acceptance_length");

@@ -92,23 +92,28 @@ int64_t Engine::ArrivalNs(uint64_t id) const {
   return it == seqs_.end() ? -1 : it->second->arrival_ns;
 }
 
-uint64_t Engine::Submit(const EngineRequest& request) {
+uint64_t Engine::Submit(EngineRequest request) {
   auto seq = std::make_unique<Seq>();
   uint64_t id = next_id_++;
   seq->s.id = id;
   seq->s.prompt_tokens = std::max(1, request.prompt_tokens);
+  const int seq_prompt_tokens = seq->s.prompt_tokens;
   seq->s.kv_preloaded = request.kv_preloaded;
-  seq->req = request;
+  if (const PrefixCache* cache = scheduler_.prefix_cache()) {
+    seq->s.block_keys = cache->BlockKeys(request.prompt_ids);
+  }
+  request.prompt_ids = {};  // the keys are all the engine needs of them
+  seq->req = std::move(request);
   seq->arrival_ns = SimulatedNowNs();
   // The serving stack's own latency before the scheduler sees the request: a delay
   // per request (requests overlap in it), not a resource.
   const EngineProfile& profile = perf_.engine();
   seq->eligible_ns = seq->arrival_ns + ToNs(profile.request_overhead_ms * 1e-3 +
                                             profile.tokenize_us_per_token * 1e-6 *
-                                                static_cast<double>(seq->s.prompt_tokens));
+                                                static_cast<double>(seq_prompt_tokens));
   pending_.push({seq->eligible_ns, id});
   seqs_.emplace(id, std::move(seq));
-  metrics_.prompt_tokens_total += static_cast<uint64_t>(std::max(1, request.prompt_tokens));
+  metrics_.prompt_tokens_total += static_cast<uint64_t>(seq_prompt_tokens);
   UpdateGauges();
   MaybeStart();
   return id;
@@ -156,6 +161,8 @@ void Engine::UpdateGauges() {
   metrics_.num_requests_waiting = waiting();
   metrics_.kv_cache_usage_perc = scheduler_.kv_usage();
   metrics_.num_preemptions_total = static_cast<uint64_t>(scheduler_.preemptions_total());
+  metrics_.prefix_cache_queries_total = static_cast<uint64_t>(scheduler_.prefix_cache_queries());
+  metrics_.prefix_cache_hits_total = static_cast<uint64_t>(scheduler_.prefix_cache_hits());
 }
 
 std::optional<int64_t> Engine::NextStartNs() const {

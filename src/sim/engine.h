@@ -69,6 +69,8 @@ struct EngineRequest {
   // The prompt's KV arrived from a prefill worker (a decode worker, pd_worker.h): it
   // is held from admission on and never computed; the first step is a decode step.
   bool kv_preloaded = false;
+  // The prompt's token ids, for the prefix cache (empty: the prompt is never a hit).
+  std::vector<uint32_t> prompt_ids;
   TokenSink* sink = nullptr;
 };
 
@@ -94,7 +96,7 @@ class Engine {
 
   // Queues a request arriving now; returns its id. The sink must stay valid until it
   // receives a finishing call, returns false, or Abort(id) is called.
-  uint64_t Submit(const EngineRequest& request);
+  uint64_t Submit(EngineRequest request);
   // The client is gone: the sequence is dropped and its sink never called again.
   void Abort(uint64_t id);
 

@@ -80,6 +80,10 @@ std::string EngineMetrics::Render(const std::string& model_name) const {
   counter("num_preemptions", "Cumulative number of preemption from the engine.",
           num_preemptions_total);
   counter("prompt_tokens", "Number of prefill tokens processed.", prompt_tokens_total);
+  counter("prefix_cache_queries", "Prefix cache queries, in terms of number of queried tokens.",
+          prefix_cache_queries_total);
+  counter("prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.",
+          prefix_cache_hits_total);
   counter("generation_tokens", "Number of generation tokens processed.", generation_tokens_total);
   fmt::format_to(std::back_inserter(out),
                  "# HELP vllm:request_success Count of successfully processed requests.\n"

@@ -38,6 +38,10 @@ struct EngineMetrics {
   uint64_t request_success_stop = 0;
   uint64_t request_success_abort = 0;
   uint64_t num_preemptions_total = 0;
+  // Prompt tokens looked up in / served from the prefix cache (vLLM v1, tokens, not
+  // requests); stay 0 without --enable-prefix-caching.
+  uint64_t prefix_cache_queries_total = 0;
+  uint64_t prefix_cache_hits_total = 0;
   uint64_t spec_decode_num_drafts = 0;
   uint64_t spec_decode_num_draft_tokens = 0;
   uint64_t spec_decode_num_accepted_tokens = 0;

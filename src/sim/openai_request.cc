@@ -144,7 +144,8 @@ std::optional<ApiError> ReadPrompt(const json::value& p, const Tokenizer& tok,
                                    GenerationRequest* out) {
   if (p.is_string()) {
     std::string_view text = p.as_string();
-    out->prompt_tokens = static_cast<int>(tok.Count(text));
+    out->prompt_ids = tok.Encode(text);
+    out->prompt_tokens = static_cast<int>(out->prompt_ids.size());
     out->prompt_text = std::string(text);
     return std::nullopt;
   }
@@ -165,6 +166,7 @@ std::optional<ApiError> ReadPrompt(const json::value& p, const Tokenizer& tok,
       }
       out->prompt_tokens = static_cast<int>(ids.size());
       out->prompt_text = tok.Decode(ids);
+      out->prompt_ids = std::move(ids);
       return std::nullopt;
     }
     if (a.size() == 1) return ReadPrompt(a[0], tok, out);  // a batch of one
@@ -206,10 +208,17 @@ std::optional<ApiError> ReadMessages(const json::value& m, const Tokenizer& tok,
     } else if (content != msg.end() && !content->value().is_null()) {
       return Bad("message 'content' must be a string or a list of parts", "messages");
     }
-    tokens += 4 + static_cast<int>(tok.Count(body));
+    // The template's 4 tokens per message, keyed by role, then the content's.
+    const uint32_t role_id = static_cast<uint32_t>(
+        std::hash<std::string_view>{}(role->value().as_string()) % tok.vocab_size());
+    out->prompt_ids.insert(out->prompt_ids.end(), {1u, role_id, 2u, 3u});
+    const std::vector<uint32_t> content_ids = tok.Encode(body);
+    out->prompt_ids.insert(out->prompt_ids.end(), content_ids.begin(), content_ids.end());
+    tokens += 4 + static_cast<int>(content_ids.size());
     text += body;
     text += '\n';
   }
+  out->prompt_ids.insert(out->prompt_ids.end(), {1u, 4u, 2u});  // the assistant header
   out->prompt_tokens = tokens;
   out->prompt_text = std::move(text);
   return std::nullopt;

@@ -37,7 +37,10 @@ struct GenerationRequest {
   bool continuous_usage = false;  // stream_options.continuous_usage_stats
   int prompt_tokens = 0;
   std::string prompt_text;  // the prompt as text (token ids decoded), for answering mode
-  int max_tokens = -1;      // -1 = not given
+  // The prompt as token ids (given, or the tokenizer's; chat: the messages with their
+  // template tokens), prompt_tokens of them: what the prefix cache keys.
+  std::vector<uint32_t> prompt_ids;
+  int max_tokens = -1;  // -1 = not given
   int min_tokens = 0;
   bool ignore_eos = false;
   std::vector<std::string> stop;

@@ -54,6 +54,9 @@ StatusOr<ResolvedConfig> Resolve(const SimSettings& s, const Catalogue& catalogu
   r.perf = std::move(pm);
   r.scheduler.max_num_seqs = s.max_num_seqs;
   r.scheduler.max_num_batched_tokens = s.max_num_batched_tokens;
+  r.scheduler.block_size = s.block_size;
+  r.scheduler.enable_prefix_caching = s.enable_prefix_caching;
+  r.scheduler.num_gpu_blocks_override = s.num_gpu_blocks_override;
   r.scheduler.num_speculative_tokens = s.spec.num_speculative_tokens;
   r.scheduler.long_prefill_token_threshold = s.long_prefill_token_threshold >= 0
                                                  ? s.long_prefill_token_threshold

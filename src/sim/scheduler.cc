@@ -10,6 +10,14 @@ Scheduler::Scheduler(const SchedulerSettings& settings, const PerfModel* perf)
       rank_running_(static_cast<size_t>(std::max(1, perf->settings().data_parallel)), 0) {
   double pool = perf->KvBudgetBytesPerGpu() * perf->settings().data_parallel;
   pool_bytes_ = pool > 0 ? static_cast<int64_t>(pool) : 0;
+  if (settings_.enable_prefix_caching) {
+    const int64_t blocks =
+        settings_.num_gpu_blocks_override > 0
+            ? settings_.num_gpu_blocks_override
+            : pool_bytes_ / std::max<int64_t>(BlockBytes(settings_.block_size), 1);
+    cache_.emplace(blocks, settings_.block_size);
+    pool_bytes_ = blocks * BlockBytes(settings_.block_size);
+  }
 }
 
 int Scheduler::PrefillChunk(const Sequence& seq) const {
@@ -38,6 +46,7 @@ void Scheduler::Add(Sequence* seq) {
 }
 
 void Scheduler::Release(Sequence* seq) {
+  if (cache_) cache_->Free(seq);
   used_bytes_ -= seq->kv_bytes;
   seq->kv_bytes = 0;
   seq->context = 0;
@@ -55,6 +64,7 @@ void Scheduler::Remove(Sequence* seq) {
 }
 
 bool Scheduler::Reserve(Sequence* seq, int64_t context_after) {
+  if (cache_) return cache_->Grow(seq, context_after);
   int64_t need = BlockBytes(context_after);
   int64_t extra = need - seq->kv_bytes;
   if (extra <= 0) return true;
@@ -126,8 +136,9 @@ StepPlan Scheduler::Plan() {
     // decode step over the whole prompt's KV); others start with a prefill chunk.
     const bool decoding = !seq->in_prefill();
     if (decoding && lookahead > budget[rank]) break;
-    int tokens = decoding ? lookahead : std::min(budget[rank], PrefillChunk(*seq));
-    if (!Reserve(seq, seq->context + tokens)) break;  // head-of-line: FIFO admission
+    int tokens = lookahead;
+    // Head-of-line: FIFO admission.
+    if (decoding ? !Reserve(seq, seq->context + tokens) : !Admit(seq, budget[rank], &tokens)) break;
     waiting_.pop_front();
     seq->running = true;
     seq->rank = rank;
@@ -170,8 +181,35 @@ StepPlan Scheduler::Plan() {
   return plan;
 }
 
+bool Scheduler::Admit(Sequence* seq, int budget, int* tokens) {
+  if (!cache_) {
+    *tokens = std::min(budget, PrefillChunk(*seq));
+    return Reserve(seq, seq->context + *tokens);
+  }
+  // Reuse the cached leading prompt blocks: prefill starts after them (and takes at
+  // most the long-prefill cap this step, as PrefillChunk).
+  const int64_t cached = cache_->CachedTokens(*seq);
+  int64_t chunk = seq->prefill_target - cached;
+  if (settings_.long_prefill_token_threshold > 0)
+    chunk = std::min<int64_t>(chunk, settings_.long_prefill_token_threshold);
+  *tokens = static_cast<int>(std::min<int64_t>(budget, chunk));
+  if (!cache_->Admit(seq, cached, cached + *tokens)) return false;
+  seq->context = cached;
+  seq->prefilled = static_cast<int>(cached);
+  if (!seq->looked_up) {
+    seq->looked_up = true;
+    prefix_queries_ += seq->prompt_tokens;
+    prefix_hits_ += cached;
+  }
+  return true;
+}
+
 void Scheduler::Commit(Sequence* seq, int64_t tokens) {
   seq->context += tokens;
+  if (cache_) {
+    cache_->Commit(seq);
+    return;
+  }
   // Give back lookahead blocks that were reserved but not filled.
   int64_t need = BlockBytes(seq->context);
   if (need < seq->kv_bytes) {

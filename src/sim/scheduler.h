@@ -15,22 +15,30 @@
 // and none is free, the most recently admitted running sequence is preempted: its KV
 // is freed and it goes back to the front of the queue, to be recomputed (prompt plus
 // tokens generated so far) when it is admitted again — vLLM's recompute policy.
+// With enable_prefix_caching the KV is kept in blocks by a PrefixCache instead: a
+// sequence is admitted with its leading cached prompt blocks reused, so its prefill
+// starts after them (prefill time skips cached tokens), and the pool is the perf
+// model's budget in blocks (or num_gpu_blocks_override).
 // Not thread-safe: the engine's loop thread only.
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <vector>
 
 #include "sim/perf_model.h"
+#include "sim/prefix_cache.h"
 
 namespace servebench::sim {
 
 struct SchedulerSettings {
-  int max_num_seqs = 256;             // vLLM --max-num-seqs
-  int max_num_batched_tokens = 8192;  // vLLM --max-num-batched-tokens (token budget per step)
-  int num_speculative_tokens = 0;     // lookahead reserved per decode step
-  int block_size = 16;                // KV block, tokens
+  int max_num_seqs = 256;               // vLLM --max-num-seqs
+  int max_num_batched_tokens = 8192;    // vLLM --max-num-batched-tokens (token budget per step)
+  int num_speculative_tokens = 0;       // lookahead reserved per decode step
+  int block_size = 16;                  // KV block, tokens (vLLM --block-size)
+  bool enable_prefix_caching = false;   // vLLM --enable-prefix-caching
+  int64_t num_gpu_blocks_override = 0;  // vLLM --num-gpu-blocks-override; 0 = from the perf model
   // vLLM --long-prefill-token-threshold: a prompt gets at most this many tokens per
   // step, however much budget is left (0 = no cap).
   int long_prefill_token_threshold = 0;
@@ -53,6 +61,11 @@ struct Sequence {
   // The prompt's KV came from a prefill worker: nothing to compute at admission (a
   // preemption drops it; the sequence is then recomputed here, as vLLM does).
   bool kv_preloaded = false;
+  // Prefix caching only (sim/prefix_cache.h):
+  std::vector<uint64_t> block_keys;  // chained keys of the prompt's full blocks
+  std::vector<int32_t> blocks;       // KV blocks held, in order
+  int64_t cached_blocks = 0;         // of `blocks`, the leading ones that carry their key
+  bool looked_up = false;            // counted in prefix_cache_queries/hits (first admission)
   bool in_prefill() const { return prefilled < prefill_target; }
 };
 
@@ -85,8 +98,15 @@ class Scheduler {
   int running() const { return static_cast<int>(running_.size()); }
   int waiting() const { return static_cast<int>(waiting_.size()); }
   double kv_usage() const {
+    if (cache_) return cache_->usage();
     return pool_bytes_ > 0 ? static_cast<double>(used_bytes_) / pool_bytes_ : 1.0;
   }
+  // Prefix caching: null when off.
+  const PrefixCache* prefix_cache() const { return cache_ ? &*cache_ : nullptr; }
+  // Prompt tokens looked up / found in the prefix cache, once per sequence, at its
+  // first admission (vLLM's prefix_cache_queries / prefix_cache_hits, in tokens).
+  int64_t prefix_cache_queries() const { return prefix_queries_; }
+  int64_t prefix_cache_hits() const { return prefix_hits_; }
   int64_t preemptions_total() const { return preemptions_total_; }
   int64_t pool_bytes() const { return pool_bytes_; }
 
@@ -95,6 +115,8 @@ class Scheduler {
   // Prompt tokens the sequence may compute this step before the budget is applied.
   int PrefillChunk(const Sequence& seq) const;
   bool Reserve(Sequence* seq, int64_t context_after);
+  // Admits the waiting `seq` with at most `budget` tokens this step; sets *tokens.
+  bool Admit(Sequence* seq, int budget, int* tokens);
   void Release(Sequence* seq);
   void Preempt(Sequence* seq, StepPlan* plan);
 
@@ -106,6 +128,8 @@ class Scheduler {
   int64_t pool_bytes_ = 0;
   int64_t used_bytes_ = 0;
   int64_t preemptions_total_ = 0;
+  std::optional<PrefixCache> cache_;
+  int64_t prefix_queries_ = 0, prefix_hits_ = 0;
 };
 
 }  // namespace servebench::sim

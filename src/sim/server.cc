@@ -357,6 +357,7 @@ void SimServerImpl::HandleGeneration(ConnId conn, const HttpRequest& request, En
   er.max_tokens = req.max_tokens;
   er.min_tokens = req.min_tokens;
   er.ignore_eos = req.ignore_eos;
+  if (settings_.enable_prefix_caching) er.prompt_ids = std::move(req.prompt_ids);
   if (text.answer_tokens() > 0) {
     er.eos_at = text.answer_tokens();
   } else if (settings_.eos_after_mean_tokens > 0) {

@@ -100,6 +100,11 @@ Status Validate(const SimSettings& s) {
     return bad(fmt::format("--max-num-seqs {}: must be >= 1", s.max_num_seqs));
   if (s.max_num_batched_tokens < 1) return bad("--max-num-batched-tokens must be >= 1");
   if (s.max_model_len < 0) return bad("--max-model-len must be >= 0 (0 = the model's maximum)");
+  if (s.block_size < 1 || s.block_size > 1024)
+    return bad(fmt::format("--block-size {}: must be 1..1024 tokens", s.block_size));
+  if (s.num_gpu_blocks_override < 0)
+    return bad(fmt::format("--num-gpu-blocks-override {}: must be >= 0 (0 = from the KV budget)",
+                           s.num_gpu_blocks_override));
   if (s.stream_interval < 1)
     return bad(fmt::format("--stream-interval {}: must be >= 1", s.stream_interval));
   if (!(s.power_average_s >= 0.01 && s.power_average_s <= 60)) {

@@ -72,6 +72,10 @@ struct SimSettings {
   std::string precision;  // weights (--quantization-like); empty = model default
   double gpu_memory_utilization = 0.9;
   int stream_interval = 1;  // tokens per SSE event at most (vLLM --stream-interval)
+  // ---- Prefix caching (vLLM names; sim/prefix_cache.h) ----
+  bool enable_prefix_caching = false;   // vLLM --enable-prefix-caching (off: vLLM v0's default)
+  int block_size = 16;                  // vLLM --block-size: tokens per KV block
+  int64_t num_gpu_blocks_override = 0;  // vLLM --num-gpu-blocks-override; 0 = the perf model's
   SpecConfig spec;
   GoldenAlSource golden_al;
   // ---- Simulation ----
