@@ -52,8 +52,26 @@ void AddBenchFlags(CLI::App& app, BenchFlags* f) {
   app.add_option("--served-model-name", s.served_model_name, "name sent in requests");
   app.add_option("--tokenizer", s.tokenizer_id, "recorded as tokenizer_id");
   app.add_option("--label", s.label);
-  app.add_option("--dataset-name", s.dataset_name, "random | custom | sharegpt");
-  app.add_option("--dataset-path", s.dataset_path);
+  app.add_option("--dataset-name", s.dataset_name,
+                 "random | custom | sharegpt | mooncake_trace | weka_trace (docs/agentic.md)");
+  app.add_option("--dataset-path", s.dataset_path, "dataset file; a trace file or folder");
+  app.add_option("--trace-speedup", s.trace_speedup,
+                 "trace replay: recorded gaps divided by this (2 = twice as fast)")
+      ->capture_default_str();
+  app.add_option("--isl-block-size", s.trace_block_tokens,
+                 "mooncake_trace tokens per hash id; 0 = 512")
+      ->capture_default_str();
+  app.add_option("--engine-block-size", s.engine_block_tokens,
+                 "trace replay: the engine's KV block (tokens), for the expected hit fraction")
+      ->capture_default_str();
+  app.add_option("--engine-kv-blocks", s.engine_kv_blocks,
+                 "trace replay: the engine's KV pool in blocks, for the LRU expected fraction; "
+                 "0 = infinite cache only")
+      ->capture_default_str();
+  app.add_option("--prefix-hit-tolerance", s.prefix_hit_tolerance,
+                 "trace replay: server vs expected hit rate gap (fraction) that makes the run "
+                 "invalid")
+      ->capture_default_str();
   app.add_option("--random-input-len", s.random_input_len);
   app.add_option("--random-output-len", s.random_output_len);
   app.add_option("--random-range-ratio", s.random_range_ratio);

@@ -86,9 +86,38 @@ Status Validate(const BenchSettings& s) {
                     "for inferencex semantics",
                     s.random_range_ratio));
   }
-  if (s.dataset_name != "random" && s.dataset_name != "custom" && s.dataset_name != "sharegpt") {
+  const bool trace = s.dataset_name == "mooncake_trace" || s.dataset_name == "weka_trace";
+  if (s.dataset_name != "random" && s.dataset_name != "custom" && s.dataset_name != "sharegpt" &&
+      !trace) {
+    return bad(fmt::format(
+        "--dataset-name '{}': must be random, custom, sharegpt, mooncake_trace or weka_trace",
+        s.dataset_name));
+  }
+  if (!(s.trace_speedup > 0) || !std::isfinite(s.trace_speedup)) {
+    return bad(fmt::format("--trace-speedup {}: must be a number > 0 (2 replays twice as fast)",
+                           s.trace_speedup));
+  }
+  if (s.trace_block_tokens < 0 || s.trace_block_tokens > 65536) {
+    return bad(fmt::format("--isl-block-size {}: must be 0..65536 (0 = 512, Mooncake's)",
+                           s.trace_block_tokens));
+  }
+  if (s.engine_block_tokens < 1 || s.engine_block_tokens > 1024) {
     return bad(
-        fmt::format("--dataset-name '{}': must be random, custom or sharegpt", s.dataset_name));
+        fmt::format("--engine-block-size {}: must be 1..1024 tokens", s.engine_block_tokens));
+  }
+  if (s.engine_kv_blocks < 0) {
+    return bad(fmt::format("--engine-kv-blocks {}: must be >= 0 (0 = infinite cache only)",
+                           s.engine_kv_blocks));
+  }
+  if (!(s.prefix_hit_tolerance >= 0 && s.prefix_hit_tolerance <= 1)) {
+    return bad(fmt::format("--prefix-hit-tolerance {}: must be in [0, 1] (a fraction)",
+                           s.prefix_hit_tolerance));
+  }
+  if (trace && s.num_warmups > 0) {
+    return bad(
+        fmt::format("--num-warmups {} with --dataset-name {}: a trace replay has no "
+                    "warm-up prompts yet (they would seed the prefix cache)",
+                    s.num_warmups, s.dataset_name));
   }
   if (s.dataset_name != "random" && s.dataset_path.empty()) {
     return bad(

@@ -52,8 +52,10 @@ struct BenchSettings {
   bool kernel_rx_timestamps = true;
 
   // ---- Dataset ----
-  std::string dataset_name = "random";  // random | custom | sharegpt
-  std::string dataset_path;             // custom (JSONL) and sharegpt (JSON)
+  // random | custom | sharegpt | mooncake_trace | weka_trace (AIPerf's names; a trace
+  // replays every turn it holds, so --num-prompts is set from it: docs/agentic.md)
+  std::string dataset_name = "random";
+  std::string dataset_path;  // custom (JSONL), sharegpt (JSON), a trace file or folder
   int64_t random_input_len = 1024;
   int64_t random_output_len = 128;
   double random_range_ratio = 0;  // 0 = every prompt exactly the given lengths
@@ -62,6 +64,16 @@ struct BenchSettings {
   int64_t random_vocab_size = 32000;  // token ids are drawn from [100, vocab)
   int64_t custom_output_len = 256;    // custom/sharegpt rows without a length
   bool tokenize_chat_prompts = true;  // chat: use the server's /tokenize for exact lengths
+
+  // ---- Trace replay (docs/agentic.md) ----
+  double trace_speedup = 1.0;      // fixed schedule: recorded gaps are divided by this
+  int64_t trace_block_tokens = 0;  // mooncake_trace tokens per hash id (--isl-block-size); 0 = 512
+  int64_t engine_block_tokens = 16;  // the engine's KV block, for the expected hit fraction
+  // The engine's KV pool in blocks, for the LRU expected fraction; 0 = infinite cache only.
+  int64_t engine_kv_blocks = 0;
+  // |server hit rate − expected| above this (a fraction, 0.03 = 3 points) makes the run
+  // invalid with prefix_hits_disagree.
+  double prefix_hit_tolerance = 0.03;
 
   // ---- Load ----
   int64_t num_prompts = 1000;

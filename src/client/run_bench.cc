@@ -18,6 +18,7 @@
 #include "client/request_builder.h"
 #include "client/schedule.h"
 #include "client/server_tokenizer.h"
+#include "client/trace_replay.h"
 #include "common/atomic_file.h"
 #include "common/clock.h"
 #include "common/exit_codes.h"
@@ -75,6 +76,7 @@ struct PhasePlan {
   bool closed_loop = true;
   int64_t max_in_flight = 0;  // closed loop: loops; open loop: cap (0 = none)
   double rate_per_s = 0;
+  bool fixed_schedule = false;  // open loop on a trace's timestamps
   int workers = 1;
   int64_t duration_ns = 0, grace_ns = 0;  // the duration bound (0 = none)
 };
@@ -140,7 +142,9 @@ PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::resu
     }
     int64_t mine = plan.closed_loop ? share : static_cast<int64_t>(c.my_jobs.size());
     if (!plan.closed_loop && share > 0) mine = std::min(mine, share);
-    if (!plan.closed_loop && plan.rate_per_s > 0 && share == 0) mine = std::min<int64_t>(mine, 64);
+    if (!plan.closed_loop && (plan.rate_per_s > 0 || plan.fixed_schedule) && share == 0) {
+      mine = std::min<int64_t>(mine, 64);
+    }
     c.preconnect = std::min<int64_t>(mine, 20000);
     c.start = &start;
     c.cancel = cancel;
@@ -285,8 +289,18 @@ int BenchResult::exit_code() const {
   return summary.validity.valid() ? kExitOk : kExitRunInvalid;
 }
 
-StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* cancel) {
-  SB_RETURN_IF_ERROR(Validate(s));
+StatusOr<BenchResult> RunBench(const BenchSettings& settings, const std::atomic<bool>* cancel) {
+  SB_RETURN_IF_ERROR(Validate(settings));
+  // A trace is read and checked before anything else: its rows are the prompts and
+  // its timestamps the schedule, and a bad row stops the run here.
+  std::optional<TraceWorkload> workload;
+  BenchSettings trace_settings;
+  if (IsTraceDataset(settings.dataset_name)) {
+    SB_ASSIGN_OR_RETURN(workload, LoadTraceWorkload(settings));
+    trace_settings = settings;
+    trace_settings.num_prompts = static_cast<int64_t>(workload->refs.size());
+  }
+  const BenchSettings& s = workload ? trace_settings : settings;
   SB_ASSIGN_OR_RETURN(Url url, ParseUrl(s.base_url));
   RaiseFileLimit();
   std::string api_key;
@@ -314,11 +328,16 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
 
   bool chat = IsChatEndpoint(s);
   ServerTokenizer tokenizer;
-  if (s.tokenize_chat_prompts && (chat || s.dataset_name != "random")) {
+  if (!workload && s.tokenize_chat_prompts && (chat || s.dataset_name != "random")) {
     tokenizer = ProbeServerTokenizer(
         url, s.served_model_name.empty() ? s.model : s.served_model_name, s.tls);
   }
-  SB_ASSIGN_OR_RETURN(PromptSet prompts, MakePrompts(s, chat, tokenizer.count));
+  PromptSet prompts;
+  if (workload) {
+    prompts = std::move(workload->prompts);
+  } else {
+    SB_ASSIGN_OR_RETURN(prompts, MakePrompts(s, chat, tokenizer.count));
+  }
   SB_ASSIGN_OR_RETURN(RequestTemplate tmpl, MakeRequestTemplate(s, url, api_key));
 
   // GPU power: the source is opened (an unusable named source is bad input, before
@@ -377,10 +396,13 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
     for (RequestRecord& r : w.records) result.records.push_back(std::move(r));
   }
 
-  std::vector<int64_t> offsets =
-      MakeArrivalSchedule(s.num_prompts, s.request_rate_per_s, s.burstiness, s.arrival, s.seed);
+  std::vector<int64_t> offsets = workload ? workload->offsets_ns
+                                          : MakeArrivalSchedule(s.num_prompts, s.request_rate_per_s,
+                                                                s.burstiness, s.arrival, s.seed);
   PhasePlan plan;
-  plan.closed_loop = s.request_rate_per_s <= 0 && s.max_concurrency > 0;
+  // A trace's fixed schedule is open loop; --max-concurrency then caps what is in flight.
+  plan.closed_loop = !workload && s.request_rate_per_s <= 0 && s.max_concurrency > 0;
+  plan.fixed_schedule = workload.has_value();
   bool schedule_cut = false;  // open loop: arrivals at or after the duration's end dropped
   if (s.duration_s > 0) {
     plan.duration_ns = static_cast<int64_t>(s.duration_s * 1e9);
@@ -468,6 +490,16 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
   in.client_issue_delay_limit_ms = s.client_issue_delay_limit_ms;
   in.server_lag_limit_ms = s.server_lag_limit_ms;
   result.summary = metrics::ComputeRunSummary(result.records, in);
+  json::object prefix_cache;
+  if (workload) {
+    std::optional<PrefixCacheSide> server;
+    if (before && after) {
+      server = PrefixCacheSide{metrics::ExtractPrefixCacheCounters(*before),
+                               metrics::ExtractPrefixCacheCounters(*after)};
+    }
+    prefix_cache =
+        PrefixCacheReport(*workload, result.records, s, server, &result.summary.validity);
+  }
 
   // Power over the window; --require-power makes invalid power invalidate the run.
   result.power_samples = power->End(power_window_end_ns, cancel);
@@ -556,13 +588,26 @@ StatusOr<BenchResult> RunBench(const BenchSettings& s, const std::atomic<bool>* 
                    {"receive_lag_us", ReceiveLagJson(main.receive_lag)},
                    {"measured_phase_wall_s", static_cast<double>(end_mono - main.start_ns) / 1e9}};
   h.servebench_extra["power"] = telemetry::PowerReportJson(result.power);
+  if (workload) {
+    h.servebench_extra["prefix_cache"] = std::move(prefix_cache);
+    h.servebench_extra["trace"] =
+        json::object{{"format", trace::TraceFormatName(workload->trace.format)},
+                     {"path", s.dataset_path},
+                     {"trees", workload->trace.trees.size()},
+                     {"turns", workload->refs.size()},
+                     {"dropped_subagents", workload->trace.dropped_subagents},
+                     {"schedule", "fixed"},
+                     {"trace_speedup", s.trace_speedup}};
+  }
   result.result = metrics::BuildResultJson(result.summary, h, result.records);
   result.header = std::move(h);
 
   if (!s.requests_jsonl_path.empty()) {
     std::string lines;
     for (const RequestRecord& r : result.records) {
-      lines += json::serialize(metrics::RequestRecordJson(r));
+      json::object line = metrics::RequestRecordJson(r);
+      if (workload && !r.warmup) AddTurnFields(*workload, static_cast<size_t>(r.index), &line);
+      lines += json::serialize(line);
       lines += '\n';
     }
     SB_RETURN_IF_ERROR(WriteFileAtomically(s.requests_jsonl_path, lines));

@@ -1,0 +1,222 @@
+#include "client/trace_replay.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "client/request_builder.h"
+#include "common/limits.h"
+#include "trace/expected_hits.h"
+#include "trace/prompt_synthesis.h"
+#include "trace/trace_loader.h"
+
+namespace servebench::client {
+namespace json = boost::json;
+
+bool IsTraceDataset(std::string_view name) {
+  return name == "mooncake_trace" || name == "weka_trace";
+}
+
+const trace::TraceTurn& TraceWorkload::turn(size_t prompt) const {
+  const Ref& r = refs[prompt];
+  return trace.trees[r.tree].conversations[r.conversation].turns[r.turn];
+}
+
+StatusOr<TraceWorkload> LoadTraceWorkload(const BenchSettings& s) {
+  if (IsChatEndpoint(s)) {
+    return Status::InvalidArgument(fmt::format(
+        "--dataset-name {} on {}: trace replay sends token-id prompts to /v1/completions "
+        "(chat messages from hash ids are not implemented yet, TODO(#14))",
+        s.dataset_name, s.endpoint));
+  }
+  TraceWorkload w;
+  trace::TraceLoadOptions options;
+  SB_ASSIGN_OR_RETURN(options.format, trace::ParseTraceFormat(s.dataset_name));
+  options.mooncake_block_tokens = s.trace_block_tokens;
+  SB_ASSIGN_OR_RETURN(w.trace, trace::LoadTrace(s.dataset_path, options));
+
+  struct Item {
+    int64_t timestamp_ms;
+    TraceWorkload::Ref ref;
+  };
+  std::vector<Item> items;
+  int64_t tokens = 0;
+  for (size_t t = 0; t < w.trace.trees.size(); ++t) {
+    const trace::TraceTree& tree = w.trace.trees[t];
+    for (size_t c = 0; c < tree.conversations.size(); ++c) {
+      for (size_t k = 0; k < tree.conversations[c].turns.size(); ++k) {
+        const trace::TraceTurn& turn = tree.conversations[c].turns[k];
+        if (turn.timestamp_ms < 0) {
+          return Status::InvalidArgument(fmt::format(
+              "{}: a turn with no timestamp: servebench replays traces on a fixed schedule "
+              "(every row a timestamp); session replay on delays is not implemented yet, "
+              "TODO(#14)",
+              turn.where));
+        }
+        tokens += turn.input_tokens;
+        items.push_back({turn.timestamp_ms, {t, c, k}});
+      }
+    }
+  }
+  if (tokens > limits::kMaxPromptTokensPerRun) {
+    return Status::InvalidArgument(fmt::format(
+        "--dataset-path {}: {} prompt tokens in {} turns; at most {} are prepared per run",
+        s.dataset_path, tokens, items.size(), limits::kMaxPromptTokensPerRun));
+  }
+  std::stable_sort(items.begin(), items.end(),
+                   [](const Item& a, const Item& b) { return a.timestamp_ms < b.timestamp_ms; });
+  trace::PromptSynthesisSettings synthesis;
+  synthesis.seed = s.seed;
+  synthesis.vocab_size = s.random_vocab_size;
+  const int64_t first_ms = items.empty() ? 0 : items.front().timestamp_ms;
+  for (size_t i = 0; i < items.size(); ++i) {
+    w.refs.push_back(items[i].ref);
+    const trace::TraceTurn& turn = w.turn(i);
+    const trace::TraceTree& tree = w.trace.trees[items[i].ref.tree];
+    Prompt p;
+    std::vector<int32_t> ids =
+        trace::SynthesizePrompt(synthesis, tree.scope, turn.hash_ids, turn.input_tokens,
+                                w.trace.block_size_tokens, /*fresh_key=*/i);
+    p.token_ids = std::move(ids);
+    p.prompt_tokens = turn.input_tokens;
+    p.prompt_tokens_exact = true;
+    p.max_tokens = turn.output_tokens;
+    w.prompts.measured.push_back(std::move(p));
+    // The first turn at 0 (AIPerf --fixed-schedule-auto-offset), the rest at their
+    // recorded gaps divided by the speed-up.
+    w.offsets_ns.push_back(static_cast<int64_t>(std::llround(
+        static_cast<double>(items[i].timestamp_ms - first_ms) * 1e6 / s.trace_speedup)));
+  }
+  w.prompts.note = fmt::format(
+      "{} {}: {} turns in {} trees, fixed schedule at --trace-speedup {}; token ids from hash ids "
+      "({}-token blocks)",
+      s.dataset_name, s.dataset_path, items.size(), w.trace.trees.size(), s.trace_speedup,
+      w.trace.block_size_tokens);
+  return w;
+}
+
+namespace {
+
+// The expected tallies of the requests as the server saw them: each one pinned from
+// its send to its completion, in time order (a completion before a send at the same
+// instant).
+trace::HitTally Expected(const TraceWorkload& w, const std::vector<metrics::RequestRecord>& records,
+                         int64_t block_tokens, int64_t capacity_blocks) {
+  struct Event {
+    int64_t t_ns;
+    bool start;
+    size_t prompt;
+  };
+  std::vector<Event> events;
+  for (const metrics::RequestRecord& r : records) {
+    if (r.warmup || !r.ok() || r.index < 0 || static_cast<size_t>(r.index) >= w.refs.size()) {
+      continue;
+    }
+    events.push_back({r.t_sent_ns, true, static_cast<size_t>(r.index)});
+    events.push_back({r.t_done_ns, false, static_cast<size_t>(r.index)});
+  }
+  std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
+    return a.t_ns != b.t_ns ? a.t_ns < b.t_ns : (!a.start && b.start);
+  });
+  trace::ExpectedHitSettings settings;
+  settings.engine_block_tokens = block_tokens;
+  settings.capacity_blocks = capacity_blocks;
+  trace::PrefixHitModel model(settings);
+  std::vector<int64_t> handle(w.refs.size(), -1);
+  for (const Event& e : events) {
+    if (e.start) {
+      const trace::TraceTree& tree = w.trace.trees[w.refs[e.prompt].tree];
+      handle[e.prompt] =
+          model.Start(tree.scope, w.turn(e.prompt), w.trace.block_size_tokens).handle;
+    } else {
+      model.Finish(handle[e.prompt]);
+    }
+  }
+  return model.tally();
+}
+
+json::value Fraction(double f) { return std::round(f * 1e6) / 1e6; }
+
+}  // namespace
+
+json::object PrefixCacheReport(const TraceWorkload& w,
+                               const std::vector<metrics::RequestRecord>& records,
+                               const BenchSettings& s, const std::optional<PrefixCacheSide>& server,
+                               metrics::Validity* validity) {
+  json::object o;
+  o["trace_block_tokens"] = w.trace.block_size_tokens;
+  o["engine_block_tokens"] = s.engine_block_tokens;
+  o["engine_kv_blocks"] = s.engine_kv_blocks;
+  const trace::HitTally infinite = Expected(w, records, s.engine_block_tokens, 0);
+  json::object expected;
+  expected["requests"] = infinite.requests;
+  expected["prompt_tokens"] = infinite.prompt_tokens;
+  // AIPerf's theoretical_prefix_cache_hit: trace blocks, infinite cache.
+  expected["block_fraction"] = Fraction(infinite.block_fraction());
+  expected["token_fraction_infinite"] = Fraction(infinite.token_fraction());
+  double expected_rate = infinite.token_fraction();
+  std::string model = "an infinite cache";
+  if (s.engine_kv_blocks > 0) {
+    const trace::HitTally lru = Expected(w, records, s.engine_block_tokens, s.engine_kv_blocks);
+    expected["token_fraction_lru"] = Fraction(lru.token_fraction());
+    expected["lru_not_admitted"] = lru.not_admitted;
+    expected_rate = lru.token_fraction();
+    model = fmt::format("an LRU of {} blocks", s.engine_kv_blocks);
+  } else {
+    expected["token_fraction_lru"] = nullptr;
+  }
+  o["expected"] = std::move(expected);
+  o["tolerance"] = s.prefix_hit_tolerance;
+
+  std::optional<double> server_rate;
+  std::string note;
+  if (server) {
+    server_rate = metrics::PrefixHitRate(server->before, server->after);
+    // The engine exports the counters but looked nothing up while the replay sent its
+    // prompts: its prefix cache is off, so nothing hit.
+    if (!server_rate && !server->after.source.empty() &&
+        server->after.source == server->before.source && infinite.prompt_tokens > 0 &&
+        server->after.queried_tokens == server->before.queried_tokens) {
+      server_rate = 0.0;
+      note = "the engine looked no prompt token up in its prefix cache (prefix caching off?)";
+    }
+  }
+  if (server_rate) {
+    json::object side;
+    side["source"] = server->after.source;
+    side["hit_rate"] = Fraction(*server_rate);
+    if (!note.empty()) side["note"] = note;
+    side["queried_tokens"] = server->after.queried_tokens - server->before.queried_tokens;
+    side["hit_tokens"] = server->after.hit_tokens - server->before.hit_tokens;
+    if (server->after.kv_usage) side["kv_usage_at_end"] = *server->after.kv_usage;
+    o["server"] = std::move(side);
+    const double gap = std::fabs(*server_rate - expected_rate);
+    o["agree"] = gap <= s.prefix_hit_tolerance;
+    if (gap > s.prefix_hit_tolerance) {
+      validity->Add(
+          "prefix_hits_disagree",
+          fmt::format("the server hit {:.2f} % of prompt tokens in its prefix cache; the "
+                      "trace replayed against {} should hit {:.2f} % (tolerance {:.2f} "
+                      "points): the replay did not build the prefixes it meant to, or the "
+                      "engine does not cache them",
+                      *server_rate * 100, model, expected_rate * 100,
+                      s.prefix_hit_tolerance * 100));
+    }
+  } else {
+    o["server"] = nullptr;  // no counters (or nothing queried): nothing to compare
+    o["agree"] = nullptr;
+  }
+  return o;
+}
+
+void AddTurnFields(const TraceWorkload& w, size_t prompt, json::object* line) {
+  if (prompt >= w.refs.size()) return;
+  const TraceWorkload::Ref& r = w.refs[prompt];
+  const trace::TraceTree& tree = w.trace.trees[r.tree];
+  (*line)["tree"] = tree.id;
+  (*line)["conversation"] = tree.conversations[r.conversation].id;
+  (*line)["turn_index"] = r.turn;
+}
+
+}  // namespace servebench::client

@@ -1,0 +1,70 @@
+// Trace replay in the load generator (docs/agentic.md): --dataset-name mooncake_trace
+// or weka_trace with --dataset-path. A trace becomes the run's measured prompts —
+// token ids synthesized from each turn's hash ids (trace/prompt_synthesis.h), for
+// /v1/completions — and, on a fixed schedule, their send offsets: each turn at its
+// recorded timestamp divided by --trace-speedup (open loop, independent of
+// completions, as AIPerf's --fixed-schedule).
+//
+// After the run, PrefixCacheReport sets two hit rates side by side: the expected
+// fraction (trace/expected_hits.h), fed with the requests in the order they were
+// sent and pinned until they completed, for an infinite cache and, given the engine's
+// KV pool, for an LRU of that many blocks; and the server's, from its counters
+// (metrics/prefix_cache_counters.h). When both exist and differ by more than
+// --prefix-hit-tolerance, the run is invalid (`prefix_hits_disagree`): the replay did
+// not build the prefixes it meant to, or the engine does not cache them.
+// Not thread-safe; called by RunBench before and after the measured phase.
+#pragma once
+
+#include <boost/json.hpp>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "client/client_settings.h"
+#include "client/dataset.h"
+#include "common/status.h"
+#include "metrics/prefix_cache_counters.h"
+#include "metrics/request_record.h"
+#include "metrics/validity.h"
+#include "trace/trace.h"
+
+namespace servebench::client {
+
+// mooncake_trace | weka_trace.
+bool IsTraceDataset(std::string_view dataset_name);
+
+struct TraceWorkload {
+  trace::Trace trace;
+  PromptSet prompts;                // measured prompts, in schedule order
+  std::vector<int64_t> offsets_ns;  // per prompt: send offset from the phase start
+  struct Ref {
+    size_t tree = 0, conversation = 0, turn = 0;
+  };
+  std::vector<Ref> refs;  // per prompt: its turn in `trace`
+
+  const trace::TraceTurn& turn(size_t prompt) const;
+};
+
+// Loads the trace and builds its prompts and fixed schedule. Fails with file:line and
+// the field for a bad row, and before anything is sent when the trace cannot be
+// replayed on a fixed schedule (a turn with no timestamp: closed-loop session replay
+// is TODO(#14)) or the endpoint is chat (token-id prompts only, TODO(#14)).
+StatusOr<TraceWorkload> LoadTraceWorkload(const BenchSettings& settings);
+
+struct PrefixCacheSide {
+  metrics::PrefixCacheCounters before, after;
+};
+
+// The result's "prefix_cache" object; adds `prefix_hits_disagree` to `validity` when
+// the two rates disagree beyond the tolerance. `records` may hold warm-ups (skipped).
+boost::json::object PrefixCacheReport(const TraceWorkload& workload,
+                                      const std::vector<metrics::RequestRecord>& records,
+                                      const BenchSettings& settings,
+                                      const std::optional<PrefixCacheSide>& server,
+                                      metrics::Validity* validity);
+
+// Per-request JSONL fields of a turn: tree, conversation, turn_index.
+void AddTurnFields(const TraceWorkload& workload, size_t prompt, boost::json::object* line);
+
+}  // namespace servebench::client
