@@ -55,6 +55,9 @@ void AddBenchFlags(CLI::App& app, BenchFlags* f) {
   app.add_option("--dataset-name", s.dataset_name,
                  "random | custom | sharegpt | mooncake_trace | weka_trace (docs/agentic.md)");
   app.add_option("--dataset-path", s.dataset_path, "dataset file; a trace file or folder");
+  app.add_flag("--fixed-schedule", s.fixed_schedule,
+               "trace replay: send on the recorded timestamps even with --max-concurrency "
+               "(which then caps requests in flight)");
   app.add_option("--trace-speedup", s.trace_speedup,
                  "trace replay: recorded gaps divided by this (2 = twice as fast)")
       ->capture_default_str();

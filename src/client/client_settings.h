@@ -66,7 +66,10 @@ struct BenchSettings {
   bool tokenize_chat_prompts = true;  // chat: use the server's /tokenize for exact lengths
 
   // ---- Trace replay (docs/agentic.md) ----
-  double trace_speedup = 1.0;      // fixed schedule: recorded gaps are divided by this
+  // With max_concurrency N a trace replays closed-loop in N lanes of live trees
+  // (lane_schedule.h) unless fixed_schedule; without it, on its fixed schedule.
+  bool fixed_schedule = false;     // AIPerf --fixed-schedule: timestamps even with a cap
+  double trace_speedup = 1.0;      // recorded gaps (timestamps, delays) are divided by this
   int64_t trace_block_tokens = 0;  // mooncake_trace tokens per hash id (--isl-block-size); 0 = 512
   int64_t engine_block_tokens = 16;  // the engine's KV block, for the expected hit fraction
   // The engine's KV pool in blocks, for the LRU expected fraction; 0 = infinite cache only.

@@ -334,12 +334,19 @@ void LoadWorker::Finish(Conn* c, bool reusable) {
   p.reads.fetch_add(c->reads, std::memory_order_relaxed);
   p.kernel_stamped_reads.fetch_add(c->kernel_stamped_reads, std::memory_order_relaxed);
   if (!c->writing) FreeRequest(c->job);
+  const Job* job = c->job;
   c->rec = nullptr;
   c->job = nullptr;
   c->decoder.reset();
   ++c->serial;
   --in_flight_;
   if (reusable) idle_.push_back(c);
+  if (cfg_.lanes != nullptr) {
+    // What this request's end releases (its conversation's next turn, a join, the
+    // lane's next tree) is due from its end on.
+    cfg_.lanes->Done(static_cast<size_t>(job->index), r->t_done_ns);
+    return PumpLanes();
+  }
   // The slot came free when the request ended: a closed-loop successor is due then,
   // so any delay of this thread in noticing shows in its issue_delay.
   ScheduleNext(r->t_done_ns);
@@ -379,6 +386,24 @@ bool LoadWorker::MayIssue(int64_t released_ns) const {
   return cfg_.duration_ns <= 0 || released_ns < start_ns_ + cfg_.duration_ns;
 }
 
+void LoadWorker::PumpLanes() {
+  if (cancelled_ || issuing_ended_) return CheckDone();
+  std::vector<std::pair<size_t, int64_t>> ready;
+  const int64_t next = cfg_.lanes->TakeReady(MonotonicNowNs(), &ready);
+  // The release time is the request's t_scheduled: lateness shows as issue delay. A
+  // release at or after the duration's end starts nothing.
+  for (const auto& [index, release_ns] : ready) {
+    if (MayIssue(release_ns)) StartJob(&(*cfg_.jobs)[index], release_ns, -1);
+  }
+  if (next >= 0 && MayIssue(next)) {
+    arrival_timer_.expires_at(AtNs(next));
+    arrival_timer_.async_wait([this](const boost::system::error_code& ec) {
+      if (!ec) PumpLanes();
+    });
+  }
+  CheckDone();
+}
+
 void LoadWorker::ScheduleNext(int64_t slot_free_ns) {
   if (cancelled_ || issuing_ended_) return CheckDone();
   if (cfg_.closed_loop) {
@@ -400,10 +425,17 @@ void LoadWorker::ScheduleNext(int64_t slot_free_ns) {
 
 void LoadWorker::CheckDone() {
   if (in_flight_ > 0) return;
-  bool all_started = cancelled_ || issuing_ended_ ||
-                     (cfg_.closed_loop ? cfg_.next_job->load(std::memory_order_relaxed) >=
-                                             static_cast<int64_t>(cfg_.jobs->size())
-                                       : next_arrival_ >= cfg_.my_jobs.size() && pending_.empty());
+  bool all_started = false;
+  if (cancelled_ || issuing_ended_) {
+    all_started = true;
+  } else if (cfg_.lanes != nullptr) {
+    all_started = cfg_.lanes->finished();
+  } else if (cfg_.closed_loop) {
+    all_started =
+        cfg_.next_job->load(std::memory_order_relaxed) >= static_cast<int64_t>(cfg_.jobs->size());
+  } else {
+    all_started = next_arrival_ >= cfg_.my_jobs.size() && pending_.empty();
+  }
   if (all_started) Shutdown();
 }
 
@@ -501,7 +533,13 @@ void LoadWorker::Run() {
         if (!ec) OnDurationEnd();
       });
     }
-    if (cfg_.closed_loop) {
+    if (cfg_.lanes != nullptr) {
+      cfg_.lanes->Start(start_ns_);
+      arrival_timer_.expires_at(AtNs(start_ns_));
+      arrival_timer_.async_wait([this](const boost::system::error_code& ec) {
+        if (!ec) PumpLanes();
+      });
+    } else if (cfg_.closed_loop) {
       auto timer = std::make_shared<asio::steady_timer>(io_, AtNs(start_ns_));
       timer->async_wait([this, timer](const boost::system::error_code&) {
         int64_t slots = std::max<int64_t>(cfg_.slots, 1);

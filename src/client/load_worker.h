@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "client/lag_histogram.h"
+#include "client/lane_schedule.h"
 #include "metrics/request_record.h"
 
 namespace servebench::client {
@@ -83,6 +84,9 @@ struct WorkerConfig {
   std::vector<Job>* jobs = nullptr;          // all jobs of the phase
   std::atomic<int64_t>* next_job = nullptr;  // closed loop: next index to take
   std::vector<size_t> my_jobs;               // open loop: this worker's jobs, by time
+  // Closed-loop trace replay: which job may start when (lane_schedule.h); then the
+  // phase runs on this one worker and `closed_loop`, `my_jobs` are unused.
+  LaneSchedule* lanes = nullptr;
   PhaseStart* start = nullptr;
   const std::atomic<bool>* cancel = nullptr;
   Progress* progress = nullptr;
@@ -132,6 +136,8 @@ class LoadWorker {
   void Finish(Conn* c, bool reusable);
   void Dispatch(Job* job);
   void OnArrivalTimer();
+  // Lanes: starts every released job, and arms the timer for the next release.
+  void PumpLanes();
   // Starts what the slot freed at `slot_free_ns` (monotonic) lets start.
   void ScheduleNext(int64_t slot_free_ns);
   void CheckDone();

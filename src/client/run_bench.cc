@@ -76,7 +76,8 @@ struct PhasePlan {
   bool closed_loop = true;
   int64_t max_in_flight = 0;  // closed loop: loops; open loop: cap (0 = none)
   double rate_per_s = 0;
-  bool fixed_schedule = false;  // open loop on a trace's timestamps
+  bool fixed_schedule = false;    // open loop on a trace's timestamps
+  LaneSchedule* lanes = nullptr;  // closed-loop trace replay (one worker)
   int workers = 1;
   int64_t duration_ns = 0, grace_ns = 0;  // the duration bound (0 = none)
 };
@@ -137,7 +138,8 @@ PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::resu
     c.slots = share;
     c.jobs = plan.jobs;
     c.next_job = &next_job;
-    if (!plan.closed_loop) {
+    c.lanes = plan.lanes;
+    if (!plan.closed_loop && plan.lanes == nullptr) {
       for (int64_t i = w; i < n_jobs; i += w_count) c.my_jobs.push_back(static_cast<size_t>(i));
     }
     int64_t mine = plan.closed_loop ? share : static_cast<int64_t>(c.my_jobs.size());
@@ -145,6 +147,7 @@ PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::resu
     if (!plan.closed_loop && (plan.rate_per_s > 0 || plan.fixed_schedule) && share == 0) {
       mine = std::min<int64_t>(mine, 64);
     }
+    if (plan.lanes != nullptr) mine = std::min<int64_t>(plan.max_in_flight, 64);
     c.preconnect = std::min<int64_t>(mine, 20000);
     c.start = &start;
     c.cancel = cancel;
@@ -402,12 +405,17 @@ StatusOr<BenchResult> RunBench(const BenchSettings& settings, const std::atomic<
   PhasePlan plan;
   // A trace's fixed schedule is open loop; --max-concurrency then caps what is in flight.
   plan.closed_loop = !workload && s.request_rate_per_s <= 0 && s.max_concurrency > 0;
-  plan.fixed_schedule = workload.has_value();
+  plan.fixed_schedule = workload.has_value() && !workload->lanes;
+  std::optional<LaneSchedule> lanes;
+  if (workload && workload->lanes) {
+    lanes.emplace(workload->trace, s.max_concurrency, s.trace_speedup);
+    plan.lanes = &*lanes;
+  }
   bool schedule_cut = false;  // open loop: arrivals at or after the duration's end dropped
   if (s.duration_s > 0) {
     plan.duration_ns = static_cast<int64_t>(s.duration_s * 1e9);
     plan.grace_ns = static_cast<int64_t>(s.grace_period_s * 1e9);
-    if (!plan.closed_loop) {
+    if (!plan.closed_loop && plan.lanes == nullptr) {
       // The schedule is sorted: keep the arrivals due inside the issue window.
       size_t keep = static_cast<size_t>(
           std::lower_bound(offsets.begin(), offsets.end(), plan.duration_ns) - offsets.begin());
@@ -426,6 +434,7 @@ StatusOr<BenchResult> RunBench(const BenchSettings& settings, const std::atomic<
   plan.workers = s.num_workers > 0 ? s.num_workers : AutoWorkers(concurrency);
   plan.workers =
       static_cast<int>(std::min<int64_t>(plan.workers, std::max<int64_t>(concurrency, 1)));
+  if (plan.lanes != nullptr) plan.workers = 1;  // the lanes' state lives on one thread
 
   std::optional<std::vector<metrics::PromSample>> before, after;
   if (s.scrape_metrics) before = Scrape(metrics_url, s.tls);
@@ -590,14 +599,16 @@ StatusOr<BenchResult> RunBench(const BenchSettings& settings, const std::atomic<
   h.servebench_extra["power"] = telemetry::PowerReportJson(result.power);
   if (workload) {
     h.servebench_extra["prefix_cache"] = std::move(prefix_cache);
-    h.servebench_extra["trace"] =
-        json::object{{"format", trace::TraceFormatName(workload->trace.format)},
-                     {"path", s.dataset_path},
-                     {"trees", workload->trace.trees.size()},
-                     {"turns", workload->refs.size()},
-                     {"dropped_subagents", workload->trace.dropped_subagents},
-                     {"schedule", "fixed"},
-                     {"trace_speedup", s.trace_speedup}};
+    h.servebench_extra["trace"] = json::object{
+        {"format", trace::TraceFormatName(workload->trace.format)},
+        {"path", s.dataset_path},
+        {"trees", workload->trace.trees.size()},
+        {"turns", workload->refs.size()},
+        {"dropped_subagents", workload->trace.dropped_subagents},
+        {"schedule", lanes ? "lanes" : "fixed"},
+        {"lanes", lanes ? json::value(s.max_concurrency) : json::value(nullptr)},
+        {"max_live_trees", lanes ? json::value(lanes->max_live_trees()) : json::value(nullptr)},
+        {"trace_speedup", s.trace_speedup}};
   }
   result.result = metrics::BuildResultJson(result.summary, h, result.records);
   result.header = std::move(h);

@@ -42,17 +42,17 @@ StatusOr<TraceWorkload> LoadTraceWorkload(const BenchSettings& s) {
   };
   std::vector<Item> items;
   int64_t tokens = 0;
+  w.lanes = s.max_concurrency > 0 && !s.fixed_schedule;
   for (size_t t = 0; t < w.trace.trees.size(); ++t) {
     const trace::TraceTree& tree = w.trace.trees[t];
     for (size_t c = 0; c < tree.conversations.size(); ++c) {
       for (size_t k = 0; k < tree.conversations[c].turns.size(); ++k) {
         const trace::TraceTurn& turn = tree.conversations[c].turns[k];
-        if (turn.timestamp_ms < 0) {
-          return Status::InvalidArgument(fmt::format(
-              "{}: a turn with no timestamp: servebench replays traces on a fixed schedule "
-              "(every row a timestamp); session replay on delays is not implemented yet, "
-              "TODO(#14)",
-              turn.where));
+        if (!w.lanes && turn.timestamp_ms < 0) {
+          return Status::InvalidArgument(
+              fmt::format("{}: a turn with no timestamp cannot go on a fixed schedule: give "
+                          "--max-concurrency N to replay the sessions closed-loop in N lanes",
+                          turn.where));
         }
         tokens += turn.input_tokens;
         items.push_back({turn.timestamp_ms, {t, c, k}});
@@ -64,8 +64,11 @@ StatusOr<TraceWorkload> LoadTraceWorkload(const BenchSettings& s) {
         "--dataset-path {}: {} prompt tokens in {} turns; at most {} are prepared per run",
         s.dataset_path, tokens, items.size(), limits::kMaxPromptTokensPerRun));
   }
-  std::stable_sort(items.begin(), items.end(),
-                   [](const Item& a, const Item& b) { return a.timestamp_ms < b.timestamp_ms; });
+  // Lanes keep the job order LaneSchedule numbers (tree, conversation, turn).
+  if (!w.lanes) {
+    std::stable_sort(items.begin(), items.end(),
+                     [](const Item& a, const Item& b) { return a.timestamp_ms < b.timestamp_ms; });
+  }
   trace::PromptSynthesisSettings synthesis;
   synthesis.seed = s.seed;
   synthesis.vocab_size = s.random_vocab_size;
@@ -85,14 +88,17 @@ StatusOr<TraceWorkload> LoadTraceWorkload(const BenchSettings& s) {
     w.prompts.measured.push_back(std::move(p));
     // The first turn at 0 (AIPerf --fixed-schedule-auto-offset), the rest at their
     // recorded gaps divided by the speed-up.
-    w.offsets_ns.push_back(static_cast<int64_t>(std::llround(
-        static_cast<double>(items[i].timestamp_ms - first_ms) * 1e6 / s.trace_speedup)));
+    w.offsets_ns.push_back(w.lanes ? 0
+                                   : static_cast<int64_t>(std::llround(
+                                         static_cast<double>(items[i].timestamp_ms - first_ms) *
+                                         1e6 / s.trace_speedup)));
   }
   w.prompts.note = fmt::format(
-      "{} {}: {} turns in {} trees, fixed schedule at --trace-speedup {}; token ids from hash ids "
+      "{} {}: {} turns in {} trees, {} at --trace-speedup {}; token ids from hash ids "
       "({}-token blocks)",
-      s.dataset_name, s.dataset_path, items.size(), w.trace.trees.size(), s.trace_speedup,
-      w.trace.block_size_tokens);
+      s.dataset_name, s.dataset_path, items.size(), w.trace.trees.size(),
+      w.lanes ? fmt::format("{} closed-loop lanes", s.max_concurrency) : "fixed schedule",
+      s.trace_speedup, w.trace.block_size_tokens);
   return w;
 }
 

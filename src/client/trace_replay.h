@@ -36,6 +36,9 @@ bool IsTraceDataset(std::string_view dataset_name);
 
 struct TraceWorkload {
   trace::Trace trace;
+  // Closed-loop lanes (--max-concurrency N without --fixed-schedule): prompts in
+  // LaneSchedule's job order and no offsets. Otherwise the fixed schedule.
+  bool lanes = false;
   PromptSet prompts;                // measured prompts, in schedule order
   std::vector<int64_t> offsets_ns;  // per prompt: send offset from the phase start
   struct Ref {
@@ -46,10 +49,10 @@ struct TraceWorkload {
   const trace::TraceTurn& turn(size_t prompt) const;
 };
 
-// Loads the trace and builds its prompts and fixed schedule. Fails with file:line and
-// the field for a bad row, and before anything is sent when the trace cannot be
-// replayed on a fixed schedule (a turn with no timestamp: closed-loop session replay
-// is TODO(#14)) or the endpoint is chat (token-id prompts only, TODO(#14)).
+// Loads the trace and builds its prompts and schedule. Fails with file:line and the
+// field for a bad row, and before anything is sent when a fixed schedule meets a
+// turn with no timestamp (give --max-concurrency for lanes) or the endpoint is chat
+// (token-id prompts only, TODO(#14)).
 StatusOr<TraceWorkload> LoadTraceWorkload(const BenchSettings& settings);
 
 struct PrefixCacheSide {

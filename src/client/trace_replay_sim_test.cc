@@ -6,6 +6,7 @@
 // an engine that does not cache is invalid (prefix_hits_disagree).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <fstream>
 
@@ -131,6 +132,83 @@ TEST(TraceReplaySimTest, ABadTraceRowFailsBeforeAnythingIsSent) {
   EXPECT_NE(r.status().message().find("bad.jsonl:1: output_length = 0: must be an integer >= 1"),
             std::string::npos)
       << r.status().message();
+}
+
+// 5 Weka trajectories (64-token blocks): 3 root turns with a growing history, and a
+// subagent of 2 turns spawned by root turn 0 and joined by root turn 1.
+std::string WriteWekaTrace() {
+  const std::string path = servebench::testing::FreshTestDir("replay") + "/weka.jsonl";
+  std::ofstream out(path);
+  for (int t = 0; t < 5; ++t) {
+    auto root = [](int k, double at, double api) {
+      boost::json::array ids;
+      for (int b = 0; b < 2 * (k + 1); ++b) ids.push_back(b);
+      return boost::json::object{{"type", "n"}, {"t", at},         {"in", 128 * (k + 1) + 20},
+                                 {"out", 4},    {"hash_ids", ids}, {"api_time", api}};
+    };
+    boost::json::array sub_requests{
+        boost::json::object{{"type", "n"},
+                            {"t", 1.5},
+                            {"in", 128},
+                            {"out", 4},
+                            {"hash_ids", boost::json::array{500, 501}},
+                            {"api_time", 0.5}},
+        boost::json::object{{"type", "n"},
+                            {"t", 2.5},
+                            {"in", 256},
+                            {"out", 4},
+                            {"hash_ids", boost::json::array{500, 501, 502, 503}},
+                            {"api_time", 0.5}}};
+    boost::json::array requests{root(0, 0.0, 1.0),
+                                boost::json::object{{"type", "subagent"},
+                                                    {"agent_id", "a1"},
+                                                    {"t", 1.5},
+                                                    {"requests", std::move(sub_requests)}},
+                                root(1, 4.0, 1.0), root(2, 6.0, 1.0)};
+    out << boost::json::serialize(boost::json::object{{"id", "traj" + std::to_string(t)},
+                                                      {"block_size", 64},
+                                                      {"requests", std::move(requests)}})
+        << "\n";
+  }
+  return path;
+}
+
+TEST(TraceReplaySimTest, ClosedLoopLanesKeepAtMostTheirNumberOfTreesLiveAndTheTurnOrder) {
+  SimProcess sim({"--enable-prefix-caching", "--block-size", "16", "--time-scale", "0.01"});
+  ASSERT_TRUE(sim.ready()) << sim.output();
+  BenchSettings s = Replay(sim, WriteWekaTrace());
+  s.dataset_name = "weka_trace";
+  s.max_concurrency = 2;  // lanes: live trees
+  s.trace_speedup = 100;  // recorded delays of 0.5-2 s become 5-20 ms
+  auto r = RunBench(s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->summary.completed, 25);
+  const boost::json::object& sb = r->result.at("servebench").as_object();
+  EXPECT_EQ(sb.at("trace").at("schedule").as_string(), "lanes");
+  EXPECT_EQ(sb.at("trace").at("max_live_trees").to_number<int64_t>(), 2);
+  // Jobs of trajectory t: 5t + (root 0, 1, 2; subagent 3, 4).
+  std::vector<const metrics::RequestRecord*> by_job(25);
+  for (const metrics::RequestRecord& rec : r->records) by_job[rec.index] = &rec;
+  auto sent = [&](int job) { return by_job[job]->t_sent_ns; };
+  auto done = [&](int job) { return by_job[job]->t_done_ns; };
+  int64_t max_live = 0;
+  for (int t = 0; t < 5; ++t) {
+    const int j = 5 * t;
+    EXPECT_GE(sent(j + 1), done(j + 4)) << "root turn 1 waits for the subagent it joins";
+    EXPECT_GE(sent(j + 3), done(j + 0) + 5'000'000) << "the subagent starts 0.5 s / 100 late";
+    EXPECT_GE(sent(j + 2), done(j + 1) + 10'000'000) << "end-to-start delay 1 s / 100";
+    EXPECT_GE(sent(j + 4), done(j + 3));
+    // Trees live at the start of this one: those that began before it and end after.
+    int64_t live = 0;
+    for (int u = 0; u < 5; ++u) {
+      if (sent(5 * u) <= sent(j) && std::max({done(5 * u + 2), done(5 * u + 4)}) > sent(j)) ++live;
+    }
+    max_live = std::max(max_live, live);
+  }
+  EXPECT_LE(max_live, 2);
+  const boost::json::object& pc = sb.at("prefix_cache").as_object();
+  EXPECT_NEAR(pc.at("server").at("hit_rate").to_number<double>(),
+              pc.at("expected").at("token_fraction_infinite").to_number<double>(), 0.01);
 }
 
 }  // namespace
