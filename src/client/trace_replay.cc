@@ -28,7 +28,7 @@ StatusOr<TraceWorkload> LoadTraceWorkload(const BenchSettings& s) {
     return Status::InvalidArgument(fmt::format(
         "--dataset-name {} on {}: trace replay sends token-id prompts to /v1/completions "
         "(chat messages from hash ids are not implemented yet, TODO(#14))",
-        s.dataset_name, s.endpoint));
+        s.dataset_name, EffectiveEndpoint(s)));
   }
   TraceWorkload w;
   trace::TraceLoadOptions options;

@@ -134,6 +134,22 @@ TEST(TraceReplaySimTest, ABadTraceRowFailsBeforeAnythingIsSent) {
       << r.status().message();
 }
 
+// --backend openai-chat defaults the endpoint to chat completions (--endpoint unset):
+// a trace replay refuses it, naming that endpoint, before any connection is made.
+TEST(TraceReplaySimTest, AChatBackendIsRefusedNamingTheEndpointItDefaultsTo) {
+  BenchSettings s;
+  s.base_url = "http://127.0.0.1:1";  // nothing listens: the refusal comes first
+  s.model = "m";
+  s.backend = "openai-chat";
+  s.dataset_name = "mooncake_trace";
+  s.dataset_path = WriteMultiTurnTrace();
+  auto r = RunBench(s);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("--dataset-name mooncake_trace on /v1/chat/completions"),
+            std::string::npos)
+      << r.status().message();
+}
+
 // 5 Weka trajectories (64-token blocks): 3 root turns with a growing history, and a
 // subagent of 2 turns spawned by root turn 0 and joined by root turn 1.
 std::string WriteWekaTrace() {
