@@ -91,7 +91,7 @@ struct PhaseOutcome {
   int64_t reads = 0, kernel_stamped_reads = 0;
   LagHistogram receive_lag;
   bool cancelled = false;
-  bool prompts_left = false;  // closed loop: the duration ended before every job started
+  bool prompts_left = false;  // closed loop, lanes: the duration ended before every job started
 };
 
 std::string ProgressText(const Progress& p, int64_t total, int64_t start_ns) {
@@ -186,7 +186,10 @@ PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::resu
     out.receive_lag.Merge(w->receive_lag());
     for (RequestRecord& r : w->records()) out.records.push_back(std::move(r));
   }
-  out.prompts_left = plan.closed_loop && next_job.load() < n_jobs;
+  // Lanes record only what they released: fewer records than turns means the
+  // duration ended the replay before every turn went.
+  out.prompts_left = plan.lanes != nullptr ? static_cast<int64_t>(out.records.size()) < n_jobs
+                                           : plan.closed_loop && next_job.load() < n_jobs;
   out.events = progress.events.load();
   out.reads = progress.reads.load();
   out.kernel_stamped_reads = progress.kernel_stamped_reads.load();
