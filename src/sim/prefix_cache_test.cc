@@ -12,7 +12,8 @@ namespace {
 
 PerfModel MakePerf() {
   auto cat = Catalogue::BuiltIn();
-  return *PerfModel::Create(cat->models.at("llama-3.1-8b"), cat->hardware.at("h100"), {});
+  return *PerfModel::Create(cat->models.at("llama-3.1-8b"), cat->hardware.at("h100"),
+                            cat->engines.at("vllm"), {});
 }
 
 SchedulerSettings Caching(int64_t blocks = 0) {
