@@ -1,16 +1,21 @@
 // The dashboard end to end, in a real headless browser: `servebench run` measures a
 // small sweep on the real `servebench sim` (two configurations, three concurrencies),
-// its records are copied into a six-night history whose last night is 40 % slower
-// on one series, one failed record carries markup in its reason, then
-// `servebench dashboard` writes the page and Chromium (--headless --dump-dom) runs
-// its script in a 1,400 px window. The test reads the DOM the script built, and what
-// its own measuring script (added to a copy of the page) found about table widths.
+// with GPU power read from the sim's own DCGM-shaped /metrics, its records are copied into a
+// six-night history whose last night is 40 % slower on one series, one failed record carries markup
+// in its reason, then `servebench dashboard` writes the page and Chromium (--headless --dump-dom)
+// runs its script in a 1,400 px window. The test reads the DOM the script built, and what its own
+// measuring script (added to a copy of the page) found about table widths: the throughput and
+// tokens-per-joule curves at the stored values, the verdicts, the records. The same history with
+// its power removed shows the throughput curves and says that no point has valid power in place of
+// the tokens-per-joule curve.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <sstream>
 
@@ -31,6 +36,15 @@ size_t Count(const std::string& text, const std::string& what) {
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size()))
     ++n;
   return n;
+}
+
+// The page's embedded data (dashboard_page.h): what its script draws.
+json::object EmbeddedData(const std::string& html) {
+  const std::string open = "<script type=\"application/json\" id=\"servebench-data\">";
+  size_t at = html.find(open);
+  if (at == std::string::npos) return {};
+  at += open.size();
+  return json::parse(html.substr(at, html.find("</script>", at) - at)).as_object();
 }
 
 // Chromium from $CHROMIUM, else Debian's; `make test` installs the package.
@@ -93,6 +107,24 @@ class DashboardBrowserTest : public ::testing::Test {
     std::ofstream(dir_ / "history" / "failed-record.json") << json::serialize(failed);
   }
 
+  // The DOM after the page's script ran, from Chromium at a 1,400 px window.
+  void DumpDom(const std::string& chromium, const fs::path& page, std::string* out) {
+    fs::path dom_file = dir_ / (page.stem().string() + ".dom.html");
+    fs::path log = dir_ / (page.stem().string() + ".chromium.log");
+    auto browser =
+        RunShell("timeout 120 " + chromium +
+                 " --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run"
+                 " --hide-scrollbars --window-size=1400,1000 --user-data-dir=" +
+                 (dir_ / "chromium-profile").string() + " --dump-dom file://" + page.string() +
+                 " > " + dom_file.string() + " 2> " + log.string());
+    std::string& dom = *out;
+    dom = ReadFileOrEmpty(dom_file);
+    ASSERT_EQ(browser.exit_code, 0) << ReadFileOrEmpty(log);
+    ASSERT_NE(dom.find("data-rendered=\"yes\""), std::string::npos)
+        << "the script did not finish:\n"
+        << dom.substr(0, 3000);
+  }
+
   fs::path dir_;
 };
 
@@ -102,9 +134,14 @@ TEST_F(DashboardBrowserTest, ChromiumRendersCurvesVerdictsAndRecordsFromRealReco
                                     "(scripts/install-deps.sh --with-browser), or set CHROMIUM";
   std::ofstream(dir_ / "recipe.yaml")
       << "servebench: 1\nrecipes:\n  dash-sim:\n    engine: sim\n    model: llama-3.1-8b\n"
-         "    hardware: h200\n    precision: bf16\n    sim:\n      time_scale: 0.05\n"
+         "    hardware: h200\n    precision: bf16\n    sim:\n      time_scale: 0.1\n"
+         // The sim's power, read through its /metrics (docs/power.md): a 0.4 s averaged
+         // reading sampled every 0.4 s. With 256 output tokens the points last 6 to 25
+         // simulated seconds, above the 4 s valid power needs, and the gap limit is
+         // 120 ms of wall time, which a loaded machine's stalls stay under.
+         "      power_average_s: 0.4\n"
          "    load:\n      dataset: random\n      prompts_per_concurrency: 4\n"
-         "    scenarios:\n      - isl: 64\n        osl: 16\n        search_space:\n"
+         "    scenarios:\n      - isl: 64\n        osl: 256\n        search_space:\n"
          "          - tp: 1\n            concurrency: [1, 4, 16]\n"
          "          - tp: 1\n            spec_decoding:\n              method: eagle3\n"
          "              draft_model: yuhuili/EAGLE3-LLaMA3.1-Instruct-8B\n"
@@ -113,7 +150,8 @@ TEST_F(DashboardBrowserTest, ChromiumRendersCurvesVerdictsAndRecordsFromRealReco
          "            concurrency: [1, 4, 16]\n";
   auto run = RunShell(std::string(SERVEBENCH_BIN) + " run " + (dir_ / "recipe.yaml").string() +
                       " --out " + (dir_ / "out").string() + " --db " + (dir_ / "sb.db").string() +
-                      " --issue-delay-limit-ms 100000 --server-lag-limit-ms 100000");
+                      " --issue-delay-limit-ms 100000 --server-lag-limit-ms 100000"
+                      " --power-sample-period 0.4");
   ASSERT_EQ(run.exit_code, 0) << run.output;
 
   std::vector<json::object> measured;
@@ -153,17 +191,8 @@ TEST_F(DashboardBrowserTest, ChromiumRendersCurvesVerdictsAndRecordsFromRealReco
 )");
     std::ofstream(measured_page) << html;
   }
-  fs::path dom_file = dir_ / "dom.html";
-  auto browser = RunShell(
-      "timeout 120 " + chromium +
-      " --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run"
-      " --hide-scrollbars --window-size=1400,1000 --user-data-dir=" +
-      (dir_ / "chromium-profile").string() + " --dump-dom file://" + measured_page.string() +
-      " > " + dom_file.string() + " 2> " + (dir_ / "chromium.log").string());
-  std::string dom = ReadFileOrEmpty(dom_file);
-  ASSERT_EQ(browser.exit_code, 0) << ReadFileOrEmpty(dir_ / "chromium.log");
-  ASSERT_NE(dom.find("data-rendered=\"yes\""), std::string::npos) << "the script did not finish:\n"
-                                                                  << dom.substr(0, 3000);
+  std::string dom;
+  ASSERT_NO_FATAL_FAILURE(DumpDom(chromium, measured_page, &dom));
   EXPECT_NE(dom.find("<pre id=\"errors\" hidden=\"\"></pre>"), std::string::npos)
       << "script errors shown";
 
@@ -184,14 +213,14 @@ TEST_F(DashboardBrowserTest, ChromiumRendersCurvesVerdictsAndRecordsFromRealReco
   // Records are grouped by configuration: one group per session of the sweep.
   EXPECT_EQ(Count(dom, "<tr class=\"group-head\""), 2u);
   // Simulated records say so, with their time scale.
-  EXPECT_NE(dom.find("sim ×0.05"), std::string::npos);
+  EXPECT_NE(dom.find("sim ×0.1"), std::string::npos);
 
   // Curves: one workload, two configurations, three points each on the newest night
   // and five earlier nights drawn faint under them, a frontier.
   EXPECT_EQ(Count(dom, "class=\"chart-svg\""), 1u);
   EXPECT_EQ(Count(dom, "class=\"curve\""), 2u);
   EXPECT_EQ(Count(dom, "class=\"curve history\""), 10u);
-  EXPECT_NE(dom.find("Simulated engine: simulated, clock at time scale 0.05 (numbers in simulated "
+  EXPECT_NE(dom.find("Simulated engine: simulated, clock at time scale 0.1 (numbers in simulated "
                      "time)"),
             std::string::npos);
   // The regressed series is drawn distinct: its point, and only it, is ringed.
@@ -201,7 +230,82 @@ TEST_F(DashboardBrowserTest, ChromiumRendersCurvesVerdictsAndRecordsFromRealReco
   std::regex regressed_dot("class=\"pt regressed\"[^>]*data-series=\"" + slow + "\"");
   EXPECT_TRUE(std::regex_search(dom, regressed_dot)) << "the ringed point is the slowed series";
   EXPECT_NE(dom.find("data-config=\"tp1 eagle3 n3\""), std::string::npos);
-  EXPECT_NE(dom.find("class=\"frontier\""), std::string::npos);
+  // The frontier is drawn when it has two points or more. Which points are on it is
+  // what the sim measured (on a loaded machine one point can dominate the others;
+  // DashboardDataTest pins its computation), so the page is held to the data it embeds.
+  json::object data = EmbeddedData(ReadFileOrEmpty(page));
+  size_t frontier_points = data.at("charts").as_array().at(0).at("frontier").as_array().size();
+  EXPECT_GE(frontier_points, 1u);
+  EXPECT_EQ(Count(dom, "class=\"frontier\""), frontier_points > 1 ? 1u : 0u) << frontier_points;
+
+  // Beside it, output tokens per joule against interactivity: every point of the newest
+  // night that measured valid power, at its stored value, at the same interactivity
+  // as its throughput point; the others are left out, and the chart says how many.
+  // (Normally all six have power; a point whose sampler stalled past the gap limit on
+  // a loaded machine has none.)
+  EXPECT_EQ(Count(dom, "class=\"chart-svg tpj-svg\" data-metric=\"output_tokens_per_joule\""), 1u);
+  std::vector<std::pair<double, double>> drawn;  // (stored tok/J, cy)
+  size_t without_power = 0;
+  for (const json::object& r : measured) {
+    std::string id = std::string(r.at("record_id").as_string()) + "-n5";  // the newest night
+    std::smatch tput_dot, tpj_dot;
+    ASSERT_TRUE(std::regex_search(
+        dom, tput_dot,
+        std::regex("<circle class=\"pt( regressed)?\" cx=\"([^\"]+)\"[^>]*data-record=\"" + id +
+                   "\"")))
+        << id;
+    bool has_dot = std::regex_search(
+        dom, tpj_dot,
+        std::regex("<circle class=\"tpj-pt( regressed)?\" cx=\"([^\"]+)\" cy=\"([^\"]+)\"[^>]*"
+                   "data-record=\"" +
+                   id + "\"[^>]*data-value=\"([^\"]+)\""));
+    const json::value& stored = r.at("headline").at("output_tokens_per_joule");
+    if (!stored.is_number()) {
+      EXPECT_FALSE(has_dot) << id << " has no power but is drawn";
+      ++without_power;
+      continue;
+    }
+    ASSERT_TRUE(has_dot) << id << " has " << stored << " tok/J but no point on the chart";
+    double v = stored.to_number<double>();
+    EXPECT_NEAR(std::stod(tpj_dot[4]), v, 1e-12 * v) << id;
+    EXPECT_NEAR(std::stod(tpj_dot[2]), std::stod(tput_dot[2]), 1e-6) << id;
+    drawn.emplace_back(v, std::stod(tpj_dot[3]));
+  }
+  ASSERT_FALSE(drawn.empty()) << "no point measured valid power on the sim";
+  // Drawn to scale: cy = base - k × value, one k > 0 for every point (a larger value
+  // higher, the axis at 0).
+  auto [v_max, cy_max] = *std::max_element(drawn.begin(), drawn.end());
+  std::optional<double> scale;
+  for (const auto& [v, cy] : drawn) {
+    if (v_max - v < 1e-9 * v_max) continue;
+    double k = (cy - cy_max) / (v_max - v);
+    EXPECT_GT(k, 0) << "a larger value is drawn higher";
+    if (!scale) scale = k;
+    EXPECT_NEAR(k, *scale, 1e-6 * *scale) << "every point on one scale";
+  }
+  EXPECT_EQ(Count(dom, "class=\"tpj-pt\"") + Count(dom, "class=\"tpj-pt regressed\""),
+            drawn.size());
+  // One curve per configuration with a powered point, each over its five earlier nights.
+  size_t powered_configs = 0;
+  for (const json::value& c : data.at("charts").as_array().at(0).at("curves").as_array()) {
+    const json::array& points = c.at("points").as_array();
+    powered_configs += std::any_of(points.begin(), points.end(), [](const json::value& p) {
+      return p.at("output_tokens_per_joule").is_number();
+    });
+  }
+  EXPECT_EQ(Count(dom, "class=\"tpj-curve\""), powered_configs);
+  EXPECT_EQ(Count(dom, "class=\"tpj-curve history\""), 5 * powered_configs);
+  // (The page's own script is in the DOM too: look for the element it adds.)
+  size_t left_out = dom.find("<p class=\"note tpj-left-out\">");
+  EXPECT_EQ(left_out != std::string::npos, without_power > 0)
+      << (left_out != std::string::npos ? dom.substr(left_out, 200) : "");
+  if (without_power > 0) {
+    EXPECT_NE(dom.find("<p class=\"note tpj-left-out\">" + std::to_string(without_power) +
+                       " point(s) of the newest night without valid GPU power left out"),
+              std::string::npos);
+  }
+  EXPECT_NE(dom.find(">output_tokens_per_joule: output tok per GPU joule</text>"),
+            std::string::npos);
 
   // Nightly: the newest night judged; the slowed series is a regression, the others not.
   EXPECT_NE(dom.find("Night 2026-11-26"), std::string::npos) << dom.substr(0, 2000);
@@ -216,6 +320,33 @@ TEST_F(DashboardBrowserTest, ChromiumRendersCurvesVerdictsAndRecordsFromRealReco
   EXPECT_EQ(std::distance(std::sregex_iterator(dom.begin(), dom.end(), point_regression),
                           std::sregex_iterator()),
             1);
+
+  // The same history with no valid power anywhere (power_valid false: the headline's
+  // power keys null): the throughput curves as before, and in place of the
+  // tokens-per-joule curve a line that says no point measured valid GPU power.
+  fs::create_directories(dir_ / "no-power");
+  for (const auto& f : fs::directory_iterator(dir_ / "history")) {
+    json::object r = json::parse(ReadFileOrEmpty(f.path())).as_object();
+    if (r.at("headline").is_object()) {
+      for (const char* k : {"avg_power_w", "total_gpu_energy_j", "joules_per_output_token",
+                            "output_tokens_per_joule"}) {
+        r["headline"].as_object()[k] = nullptr;
+      }
+    }
+    std::ofstream(dir_ / "no-power" / f.path().filename()) << json::serialize(r);
+  }
+  fs::path bare = dir_ / "no-power.html";
+  auto bare_dash = RunShell(std::string(SERVEBENCH_BIN) + " dashboard --records " +
+                            (dir_ / "no-power").string() + " --out " + bare.string());
+  ASSERT_EQ(bare_dash.exit_code, 0) << bare_dash.output;
+  std::string bare_dom;
+  ASSERT_NO_FATAL_FAILURE(DumpDom(chromium, bare, &bare_dom));
+  EXPECT_EQ(Count(bare_dom, "class=\"curve\""), 2u);
+  EXPECT_EQ(Count(bare_dom, "tpj-svg"), 0u);
+  EXPECT_EQ(Count(bare_dom, "class=\"tpj-pt"), 0u);
+  EXPECT_NE(bare_dom.find("<p class=\"empty tpj-empty\">No point of this workload measured valid "
+                          "GPU power: no output_tokens_per_joule curve"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -74,50 +74,72 @@
   }
 
   // ---- Curves ----
-  function drawChart(chart) {
+  // Each workload's curves side by side, both against interactivity: throughput per GPU
+  // (with the Pareto frontier) and output tokens per joule of GPU energy (docs/power.md).
+  // A point without valid power has no tokens per joule and is left out of the second.
+  const PLOTS = [
+    {key: "tput_per_gpu", cls: "", label: "tput_per_gpu: total tok/s per GPU", unit: "tok/s/GPU",
+     frontier: true},
+    {key: "output_tokens_per_joule", cls: "tpj-", label: "output_tokens_per_joule: output tok per GPU joule",
+     unit: "tok/J", frontier: false},
+  ];
+  const has = (p, key) => typeof p[key] === "number" && Number.isFinite(p[key]);
+  // Tick labels with as many decimals as the tick step needs (tokens per joule are small).
+  const tickDigits = (ticks) => ticks.length < 2 ? 0 : Math.max(0, Math.ceil(-Math.log10(ticks[1] - ticks[0]) - 1e-9));
+  function drawPlot(chart, m) {
     const W = 560, H = 340, L = 76, R = 12, T = 12, B = 40;
-    const pts = chart.curves.flatMap((c) => c.points.concat(c.history.flatMap((h) => h.points)));
-    const xs = pts.map((p) => p.median_intvty), ys = pts.map((p) => p.tput_per_gpu);
+    const all = chart.curves.flatMap((c) => c.points.concat(c.history.flatMap((h) => h.points)));
+    const pts = all.filter((p) => has(p, m.key));
+    const plot = el("div", {class: "plot", "data-metric": m.key});
+    if (!pts.length) {
+      plot.append(el("p", {class: "empty " + m.cls + "empty"},
+                     `No point of this workload measured valid GPU power: no ${m.key} curve (docs/power.md).`));
+      return plot;
+    }
+    const left = chart.curves.reduce((n, c) => n + c.points.filter((p) => !has(p, m.key)).length, 0);
+    if (left) {
+      plot.append(el("p", {class: "note " + m.cls + "left-out"},
+                     `${left} point(s) of the newest night without valid GPU power left out of ${m.key}.`));
+    }
+    // One interactivity axis for both plots (every point's), so a point sits at the
+    // same x in each.
+    const xs = all.map((p) => p.median_intvty), ys = pts.map((p) => p[m.key]);
     const x0 = 0, x1 = Math.max(...xs) * 1.05, y0 = 0, y1 = Math.max(...ys) * 1.05;
     const sx = (x) => L + (x - x0) / (x1 - x0 || 1) * (W - L - R);
     const sy = (y) => H - B - (y - y0) / (y1 - y0 || 1) * (H - T - B);
-    const box = el("div", {class: "chart"});
-    box.append(el("h3", {}, chart.workload));
-    const sims = [...new Set(pts.map(simText).filter((t) => t))];
-    if (sims.length) box.append(el("p", {class: "note sim-note"}, "Simulated engine: " + sims.join("; ")));
-    const bad = chart.curves.flatMap((c) => c.points.filter((p) => regressed.has(p.series_id))
-                                                     .map((p) => `${c.config} c${p.concurrency}`));
-    if (bad.length) box.append(el("p", {class: "regressed-note"}, "Regressed tonight (ringed): " + bad.join(", ")));
-    const s = svg("svg", {class: "chart-svg", width: W, height: H, viewBox: `0 0 ${W} ${H}`});
-    for (const t of niceTicks(x0, x1, 5)) {
+    const s = svg("svg", {class: "chart-svg" + (m.cls ? " " + m.cls + "svg" : ""), "data-metric": m.key,
+                          width: W, height: H, viewBox: `0 0 ${W} ${H}`});
+    const xt = niceTicks(x0, x1, 5), yt = niceTicks(y0, y1, 5);
+    for (const t of xt) {
       s.append(svg("line", {x1: sx(t), x2: sx(t), y1: T, y2: H - B, stroke: "#eef1f5"}));
       const lab = svg("text", {x: sx(t), y: H - B + 14, "text-anchor": "middle", "font-size": 11});
-      lab.textContent = fmt(t, 0);
+      lab.textContent = fmt(t, tickDigits(xt));
       s.append(lab);
     }
-    for (const t of niceTicks(y0, y1, 5)) {
+    for (const t of yt) {
       s.append(svg("line", {x1: L, x2: W - R, y1: sy(t), y2: sy(t), stroke: "#eef1f5"}));
       const lab = svg("text", {x: L - 6, y: sy(t) + 4, "text-anchor": "end", "font-size": 11});
-      lab.textContent = fmt(t, 0);
+      lab.textContent = fmt(t, tickDigits(yt));
       s.append(lab);
     }
     const xl = svg("text", {x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", "font-size": 12});
     xl.textContent = "median_intvty: tok/s/user (1000 / median TPOT)";
     const yl = svg("text", {x: 14, y: (T + H - B) / 2, "text-anchor": "middle", "font-size": 12,
                             transform: `rotate(-90 14 ${(T + H - B) / 2})`});
-    yl.textContent = "tput_per_gpu: total tok/s per GPU";
+    yl.textContent = m.label;
     s.append(xl, yl);
-    if (chart.frontier.length > 1) {
+    if (m.frontier && chart.frontier.length > 1) {
       s.append(svg("polyline", {class: "frontier", fill: "none", stroke: "#888", "stroke-dasharray": "4 3",
-                                points: chart.frontier.map((p) => `${sx(p.median_intvty)},${sy(p.tput_per_gpu)}`).join(" ")}));
+                                points: chart.frontier.map((p) => `${sx(p.median_intvty)},${sy(p[m.key])}`).join(" ")}));
     }
-    const legend = el("div", {class: "legend"});
-    const line = (points) => points.map((p) => `${sx(p.median_intvty)},${sy(p.tput_per_gpu)}`).join(" ");
+    const line = (points) => points.filter((p) => has(p, m.key))
+                                   .map((p) => `${sx(p.median_intvty)},${sy(p[m.key])}`).join(" ");
     chart.curves.forEach((c, i) => {
       const color = COLORS[i % COLORS.length];
       // Earlier nights first, faint, so the newest is drawn over them.
       for (const h of c.history) {
-        const old = svg("polyline", {class: "curve history", fill: "none", stroke: color, "stroke-width": 1,
+        if (!h.points.some((p) => has(p, m.key))) continue;
+        const old = svg("polyline", {class: m.cls + "curve history", fill: "none", stroke: color, "stroke-width": 1,
                                      "stroke-opacity": 0.3, "data-config": c.config, "data-build-date": h.build_date,
                                      points: line(h.points)});
         const tip = svg("title", {});
@@ -125,25 +147,45 @@
         old.append(tip);
         s.append(old);
       }
+      const drawn = c.points.filter((p) => has(p, m.key));
+      if (!drawn.length) return;
       // In concurrency order (the data's): the curve a sweep traces.
-      s.append(svg("polyline", {class: "curve", fill: "none", stroke: color, "stroke-width": 2,
-                                "data-config": c.config, "data-build-date": c.build_date, points: line(c.points)}));
-      for (const p of c.points) {
+      s.append(svg("polyline", {class: m.cls + "curve", fill: "none", stroke: color, "stroke-width": 2,
+                                "data-config": c.config, "data-build-date": c.build_date, points: line(drawn)}));
+      for (const p of drawn) {
         const bad = regressed.has(p.series_id);
         // Simulated points are hollow; a regressed series is ringed in red and larger.
-        const dot = svg("circle", {class: bad ? "pt regressed" : "pt", cx: sx(p.median_intvty), cy: sy(p.tput_per_gpu),
-                                   r: bad ? 6 : 3.5, fill: p.simulated ? "#fff" : color, stroke: bad ? "#b3261e" : color,
-                                   "stroke-width": bad ? 3 : 1.5, "data-record": p.record_id, "data-series": p.series_id,
-                                   "data-simulated": p.simulated ? "yes" : "no"});
+        const dot = svg("circle", {class: m.cls + (bad ? "pt regressed" : "pt"), cx: sx(p.median_intvty),
+                                   cy: sy(p[m.key]), r: bad ? 6 : 3.5, fill: p.simulated ? "#fff" : color,
+                                   stroke: bad ? "#b3261e" : color, "stroke-width": bad ? 3 : 1.5,
+                                   "data-record": p.record_id, "data-series": p.series_id,
+                                   "data-simulated": p.simulated ? "yes" : "no", "data-value": String(p[m.key])});
         const tip = svg("title", {});
         tip.textContent = `${c.config}, concurrency ${p.concurrency}: ${fmt(p.median_intvty)} tok/s/user (median_intvty), ` +
-                          `${fmt(p.tput_per_gpu)} tok/s/GPU (tput_per_gpu), TTFT p50 ${fmt(p.median_ttft_ms)} ms` +
+                          `${fmt(p[m.key], m.frontier ? undefined : 3)} ${m.unit} (${m.key}), TTFT p50 ${fmt(p.median_ttft_ms)} ms` +
                           (p.simulated ? "; " + simText(p) : "") + (bad ? "; REGRESSED tonight" : "");
         dot.append(tip);
         s.append(dot);
       }
+    });
+    plot.append(s);
+    return plot;
+  }
+  function drawChart(chart) {
+    const box = el("div", {class: "chart"});
+    box.append(el("h3", {}, chart.workload));
+    const pts = chart.curves.flatMap((c) => c.points.concat(c.history.flatMap((h) => h.points)));
+    const sims = [...new Set(pts.map(simText).filter((t) => t))];
+    if (sims.length) box.append(el("p", {class: "note sim-note"}, "Simulated engine: " + sims.join("; ")));
+    const bad = chart.curves.flatMap((c) => c.points.filter((p) => regressed.has(p.series_id))
+                                                     .map((p) => `${c.config} c${p.concurrency}`));
+    if (bad.length) box.append(el("p", {class: "regressed-note"}, "Regressed tonight (ringed): " + bad.join(", ")));
+    const plots = el("div", {class: "plots"});
+    for (const m of PLOTS) plots.append(drawPlot(chart, m));
+    const legend = el("div", {class: "legend"});
+    chart.curves.forEach((c, i) => {
       const item = el("span", {});
-      item.append(el("i", {style: "background:" + color}), `${c.config} (${c.build_date})`);
+      item.append(el("i", {style: "background:" + COLORS[i % COLORS.length]}), `${c.config} (${c.build_date})`);
       legend.append(item);
     });
     if (chart.curves.some((c) => c.history.length)) {
@@ -151,7 +193,7 @@
       item.append(el("i", {style: "background:#888"}), "faint: earlier nights");
       legend.append(item);
     }
-    box.append(s, legend);
+    box.append(plots, legend);
     return box;
   }
   const chartList = document.getElementById("chart-list");
