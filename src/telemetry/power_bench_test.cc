@@ -6,6 +6,7 @@
 // the measured window, divided by the tokens the run reports.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -46,8 +47,10 @@ Bench RunBench(const SimProcess& sim, const std::string& env, const std::vector<
   for (const char* a :
        {"--model", "meta-llama/Llama-3.1-8B-Instruct", "--random-input-len", "64",
         "--random-output-len", "32", "--ignore-eos", "--arrival", "constant", "--request-rate", "4",
-        "--no-progress", "--issue-delay-limit-ms", "1e9", "--server-lag-limit-ms", "1e9",
-        "--save-result", "--result-filename", "result.json"}) {
+        "--no-progress", "--issue-delay-limit-ms", "1e9",
+        // The sim's clock at a compressed scale lags on a shared machine;
+        // these tests judge power, not the sim's schedule (server_lagged).
+        "--server-lag-limit-ms", "1e9", "--save-result", "--result-filename", "result.json"}) {
     argv.emplace_back(a);
   }
   argv.push_back("--result-dir");
@@ -233,8 +236,9 @@ TEST(PowerBenchTest, AutoReadsTheSimulatedGpusFromTheSimsOwnMetrics) {
   // The power window and the result's duration are both simulated seconds (a compressed
   // sim's result is in its clock, docs/metrics.md "Simulated time").
   EXPECT_EQ(b.result.at("servebench").at("run").at("clock").as_string(), "simulated");
+  // Within the clock check's max(0.5 s, 1 %).
   EXPECT_NEAR(Num(b.power, "power_window_s"), Num(b.result, "duration"),
-              0.01 * Num(b.power, "power_window_s"));
+              std::max(0.5, 0.01 * Num(b.power, "power_window_s")));
   // The sim's exact counter agrees with the integrated 1 s means.
   EXPECT_LT(Num(b.power, "energy_counter_rel_err"), 0.05);
   EXPECT_GT(Num(b.power, "output_tokens_per_joule"), 0);
