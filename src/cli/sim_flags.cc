@@ -89,6 +89,13 @@ void AddSimFlags(CLI::App& app, SimFlags* flags) {
          "--power-average-s", s.power_average_s,
          "simulated seconds the board power reading (DCGM_FI_DEV_POWER_USAGE) averages over")
       ->capture_default_str();
+  app.add_option("--gpus", s.gpu_indices,
+                 "GPU indices this process plays on its node, as CUDA_VISIBLE_DEVICES names them "
+                 "(default 0..TPxDP-1; else exactly TPxDP); /metrics labels its GPUs with them")
+      ->delimiter(',');
+  app.add_option("--node-index", s.node_index,
+                 "the node of a serve session this process plays; part of its GPUs' UUIDs")
+      ->capture_default_str();
   app.add_option("--seed", s.seed, "seed of generated text, acceptance draws and faults")
       ->capture_default_str();
   app.add_option("--eos-after-mean-tokens", s.eos_after_mean_tokens,

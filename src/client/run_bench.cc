@@ -32,6 +32,7 @@
 #include "net/transport.h"
 #include "net/url.h"
 #include "telemetry/power_session.h"
+#include "telemetry/role_gpus.h"
 
 namespace servebench::client {
 namespace {
@@ -530,7 +531,15 @@ StatusOr<BenchResult> RunBench(const BenchSettings& settings, const std::atomic<
                    result.summary.total_output_tokens};
   power_in.expected_gpus = ExpectedGpus(s.gpus);
   power_in.idle_power_w = idle_power_w;
+  // A disaggregated session's prefill and decode GPUs, where the plan's GPUs match the
+  // sampled ones (telemetry/role_gpus.h).
+  std::string no_split;
+  if (result.power_samples) {
+    power_in.roles = telemetry::RoleGpusOf(power_settings.session_workers,
+                                           result.power_samples->gpus, &no_split);
+  }
   result.power = telemetry::ComputePowerReport(power_in);
+  if (!no_split.empty()) result.power.notes.push_back(no_split);
   for (const std::string& n : idle_notes) result.power.notes.push_back(n);
   if (power_settings.require_power && !result.power.valid()) {
     std::string why;

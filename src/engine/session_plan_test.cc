@@ -187,6 +187,17 @@ TEST(SessionPlanTest, SimSessionOnOneHostGetsDistinctPortsAndTheRouterListsEvery
   const auto& worker = plan.processes[0].command.argv;
   EXPECT_EQ(worker[0], "/usr/bin/servebench");
   EXPECT_TRUE(Has(worker, "--role") && Has(worker, "prefill") && Has(worker, "nixl"));
+  // Each sim worker plays the GPUs the plan gives it, on its node: decode[1] GPUs 2,3
+  // of node 1, so the power each exports is of distinct GPUs.
+  const auto& decode1 = plan.processes[2].command.argv;
+  auto value_of = [](const std::vector<std::string>& argv, const std::string& flag) {
+    auto it = std::find(argv.begin(), argv.end(), flag);
+    return it != argv.end() && it + 1 != argv.end() ? *(it + 1) : std::string("(none)");
+  };
+  EXPECT_EQ(value_of(decode1, "--gpus"), "2,3");
+  EXPECT_EQ(value_of(decode1, "--node-index"), "1");
+  EXPECT_EQ(value_of(worker, "--gpus"), "0,1");
+  EXPECT_EQ(value_of(worker, "--node-index"), "0");
   const auto& router = plan.entry().command.argv;
   EXPECT_EQ(std::vector<std::string>(router.begin(), router.begin() + 4),
             (std::vector<std::string>{"/usr/bin/servebench", "sim", "--role", "router"}));

@@ -1,7 +1,7 @@
 // Worker processes of a serve session: one replica's single-server rendering by its
 // engine adapter, then the stack's P/D and multi-node flags (sessions.yaml):
 //
-//   sim      servebench sim … --role prefill|decode --kv-connector C
+//   sim      servebench sim … --gpus G --node-index N --role prefill|decode --kv-connector C
 //   vllm     vllm serve … --kv-transfer-config {"kv_connector":…,"kv_role":…}
 //            (NIXL: VLLM_NIXL_SIDE_CHANNEL_HOST/PORT); a replica over several nodes:
 //            DP --data-parallel-size-local/-start-rank/-address/-rpc-port, or TP
@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "engine/adapter.h"
 #include "engine/session_render.h"
@@ -71,6 +72,18 @@ void RemoveFlag(std::vector<std::string>& argv, const std::string& flag) {
 void Add(std::vector<std::string>& argv, const std::string& flag, const std::string& value) {
   argv.push_back(flag);
   argv.push_back(value);
+}
+
+// The integer after `flag` in argv; `otherwise` when absent or not a number.
+int FlagInt(const std::vector<std::string>& argv, const std::string& flag, int otherwise) {
+  for (size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] == flag) {
+      char* end = nullptr;
+      long v = std::strtol(argv[i + 1].c_str(), &end, 10);
+      return end != nullptr && *end == '\0' && v > 0 ? static_cast<int>(v) : otherwise;
+    }
+  }
+  return otherwise;
 }
 
 std::string Gpus(const std::vector<int>& gpus) {
@@ -289,6 +302,16 @@ Status RenderWorker(SessionContext& ctx, const WorkerSlot& slot, std::vector<Ses
   const EngineFlagTable& table = ctx.engines.engines.at(ctx.stack.engine);
   int bootstrap = 0;
   if (ctx.stack.engine == "sim") {
+    // The GPUs it plays, as CUDA_VISIBLE_DEVICES would give them to a real engine: its
+    // /metrics exports them under these indices and node (docs/power.md), so the
+    // workers of a session on one machine export distinct GPUs. A replica over several
+    // nodes (or one whose GPUs are not the sim's TP x DP) keeps the sim's own numbering.
+    const int sim_gpus = FlagInt(cmd.argv, table.Flag("tensor_parallel"), 1) *
+                         FlagInt(cmd.argv, table.Flag("data_parallel"), 1);
+    if (slot.nodes.size() == 1 && static_cast<int>(slot.gpus.size()) == sim_gpus) {
+      Add(cmd.argv, "--gpus", Gpus(slot.gpus));
+    }
+    Add(cmd.argv, "--node-index", std::to_string(slot.nodes[0]));
     if (ctx.topology.disagg) {
       Add(cmd.argv, ctx.engine.Flag("role"), p.role);
       Add(cmd.argv, ctx.engine.Flag("kv_connector"), ctx.topology.kv_connector);

@@ -95,11 +95,15 @@ class LoadBackend {
   virtual ~LoadBackend() = default;
   // A serve session's engine is ready and has had no traffic yet (called again
   // after a restart): the load side measures what it needs once per session
-  // (idle GPU power) before the session's first point.
+  // (idle GPU power) before the session's first point. `roles` are the engine's
+  // role_metrics_endpoints() (empty for a single server): where each worker of a
+  // session of several processes serves its metrics and which GPUs it runs on.
   virtual void OnEngineReady(const recipe::Point& first_point, const std::string& base_url,
+                             const std::vector<RoleEndpoint>& roles,
                              const std::atomic<bool>* cancel) {
     (void)first_point;
     (void)base_url;
+    (void)roles;
     (void)cancel;
   }
   virtual LoadOutcome Run(const recipe::Point& point, const std::string& base_url,

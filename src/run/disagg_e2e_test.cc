@@ -8,8 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -54,10 +56,14 @@ class DisaggE2eTest : public ::testing::Test {
     std::ofstream(path) << y.str();
     return path;
   }
+  // These runs are about the session, not its power (the power test below measures
+  // it): no sampler, so no idle measurement and no lead-in before each point's load,
+  // which at time scale 1 would move the kill below past the point's start.
   std::string RunArgs(const std::string& recipe) {
     return std::string(SERVEBENCH_BIN) + " run " + recipe + " --out " + (dir_ / "out").string() +
            " --db " + (dir_ / "sb.db").string() +
-           " --issue-delay-limit-ms 200 --server-lag-limit-ms 100000";
+           " --issue-delay-limit-ms 200 --server-lag-limit-ms 100000 --gpu-telemetry none "
+           "--idle-power-s 0";
   }
 
   // pids of this test's sim processes playing `role` ("" = any role).
@@ -149,6 +155,65 @@ TEST_F(DisaggE2eTest, OnePrefillTwoDecodesAndARouterRunEveryPointOk) {
     EXPECT_TRUE(fs::exists(fs::path(logs) / (std::string(name) + ".log"))) << logs << " " << name;
   // The router really routed: both decode workers took requests.
   EXPECT_NE(ReadFileOrEmpty(fs::path(logs) / "decode[1].log").find("listening"), std::string::npos);
+  EXPECT_TRUE(NoneLeft(5));
+}
+
+// Power of a disaggregated point, split by role: every sim worker exports the GPUs
+// the session plan gives it (--gpus, --node-index) on its own DCGM-shaped /metrics;
+// `auto` reads the workers' endpoints together, and the plan's roles and GPUs say
+// which sampled GPUs are prefill's (node 0, GPUs 0-1) and which decode's (node 1,
+// GPUs 0-3 of two replicas). The two parts add up to the total.
+TEST_F(DisaggE2eTest, PowerOfADisaggregatedPointIsSplitIntoPrefillAndDecodeByTheRolesGpus) {
+  std::ostringstream y;
+  // A 0.4 s averaged reading sampled every 0.4 s: the point lasts about 8.5 s, over the
+  // 4 s valid power needs. A session of sim roles runs in real time (time scale 1:
+  // each role keeps its own clock, engine/session_plan.h).
+  y << "servebench: 1\nrecipes:\n  pd:\n    engine: sim\n    model: llama-3.1-8b\n"
+    << "    hardware: h200\n    readiness_timeout_s: 60\n"
+    << "    sim:\n      time_scale: 1\n      power_average_s: 0.4\n      seed: " << marker_
+    << "\n    topology: {kv_connector: nixl}\n"
+    << "    load:\n      prompts_per_concurrency: 4\n"
+    << "    scenarios:\n      - isl: 512\n        osl: 256\n"
+    << "        search_space:\n"
+    << "          - prefill: {replicas: 1, tp: 2}\n"
+    << "            decode: {replicas: 2, tp: 2}\n"
+    << "            concurrency: [4]\n";
+  std::ofstream(dir_ / "pd.yaml") << y.str();
+  auto r = servebench::testing::RunShell(
+      std::string(SERVEBENCH_BIN) + " run " + (dir_ / "pd.yaml").string() + " --out " +
+      (dir_ / "out").string() + " --db " + (dir_ / "sb.db").string() +
+      " --issue-delay-limit-ms 100000 --server-lag-limit-ms 100000 --power-sample-period 0.4");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto records = Records();
+  ASSERT_EQ(records.size(), 1u);
+  const auto& power = records[0].at("summary").at("servebench").at("power").as_object();
+  ASSERT_EQ(power.at("power_valid").to_number<int>(), 1) << power;
+  EXPECT_EQ(power.at("power_source").as_string(), "dcgm") << power;
+  EXPECT_EQ(power.at("gpu_count_observed").to_number<int>(), 6) << power;
+  // Six distinct GPUs: prefill's two on node 0, decode's four on node 1.
+  const auto& uuids = power.at("gpu_uuids").as_array();
+  ASSERT_EQ(uuids.size(), 6u) << power;
+  for (const char* uuid :
+       {"GPU-5e000000-0000-4000-8000-000000000000", "GPU-5e000000-0000-4000-8000-000000000001",
+        "GPU-5e000000-0000-4000-8000-000001000003"}) {
+    EXPECT_NE(std::find(uuids.begin(), uuids.end(), boost::json::value(uuid)), uuids.end())
+        << uuid << " in " << power;
+  }
+  const double total = power.at("total_gpu_energy_j").to_number<double>();
+  const double prefill = power.at("prefill_gpu_energy_j").to_number<double>();
+  const double decode = power.at("decode_gpu_energy_j").to_number<double>();
+  std::printf("energy: prefill %.1f J + decode %.1f J = %.1f J; total %.1f J\n", prefill, decode,
+              prefill + decode, total);
+  EXPECT_GT(prefill, 0);
+  EXPECT_GT(decode, 0);
+  EXPECT_NEAR(prefill + decode, total, 0.01 * total);
+  // Per GPU of each role, and per token of each role's work.
+  const double window = power.at("power_window_s").to_number<double>();
+  EXPECT_NEAR(power.at("prefill_avg_power_w").to_number<double>(), prefill / window / 2,
+              1e-6 * prefill);
+  EXPECT_NEAR(power.at("decode_avg_power_w").to_number<double>(), decode / window / 4,
+              1e-6 * decode);
+  EXPECT_TRUE(power.at("decode_joules_per_output_token").is_number()) << power;
   EXPECT_TRUE(NoneLeft(5));
 }
 

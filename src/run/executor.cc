@@ -227,7 +227,8 @@ void Executor::RunSession(const recipe::ServeSession& session, bool is_first,
                                   state.log_path, &failure);
     state.start_failed = state.engine == nullptr;
     if (!state.start_failed)
-      load_->OnEngineReady(session.points.front(), state.engine->base_url(), cancel);
+      load_->OnEngineReady(session.points.front(), state.engine->base_url(),
+                           state.engine->role_metrics_endpoints(), cancel);
     if (state.start_failed) {
       state.start_failure = failure;
       *log_ << fmt::format("servebench: session {}: the engine did not start: {}: {} (log: {})\n",

@@ -11,6 +11,7 @@
 #include "engine/server_command.h"
 #include "run/backends.h"
 #include "run/run_settings.h"
+#include "telemetry/telemetry_settings.h"
 
 namespace servebench::run {
 
@@ -49,16 +50,20 @@ class SupervisedEngineBackend final : public EngineBackend {
 class NativeLoadBackend final : public LoadBackend {
  public:
   explicit NativeLoadBackend(const RunSettings& settings) : settings_(settings) {}
-  // Measures the session's idle power (RunSettings::idle_power_s).
+  // Measures the session's idle power (RunSettings::idle_power_s); keeps the
+  // session's workers for power (telemetry::SessionWorker: their endpoints are read
+  // and their GPUs split prefill / decode energy).
   void OnEngineReady(const recipe::Point& first_point, const std::string& base_url,
+                     const std::vector<RoleEndpoint>& roles,
                      const std::atomic<bool>* cancel) override;
   LoadOutcome Run(const recipe::Point& point, const std::string& base_url,
                   const std::string& requests_path, const std::atomic<bool>* cancel) override;
 
  private:
   const RunSettings& settings_;
-  std::optional<double> idle_power_w_;  // of the current session's GPUs, per GPU
-  std::string idle_note_;               // why it is missing
+  std::vector<telemetry::SessionWorker> workers_;  // the current session's, if several
+  std::optional<double> idle_power_w_;             // of the current session's GPUs, per GPU
+  std::string idle_note_;                          // why it is missing
 };
 
 // Accuracy evals (gsm8k) with the floor gate. Without --eval-data, a sim engine is

@@ -66,13 +66,20 @@ client::BenchSettings BenchSettingsFor(const recipe::Point& point, const RunSett
 }
 
 void NativeLoadBackend::OnEngineReady(const recipe::Point& first_point, const std::string& base_url,
+                                      const std::vector<RoleEndpoint>& roles,
                                       const std::atomic<bool>* cancel) {
   (void)first_point;
   idle_power_w_.reset();
   idle_note_.clear();
+  workers_.clear();
+  for (const RoleEndpoint& r : roles) {
+    if (r.role == "router") continue;  // the router runs on no GPU
+    workers_.push_back({r.role, r.url, r.gpus});
+  }
   if (settings_.idle_power_s <= 0) return;
   telemetry::TelemetrySettings t = settings_.telemetry;
   t.server_metrics_url = base_url + "/metrics";
+  t.session_workers = workers_;
   telemetry::IdlePower idle =
       telemetry::MeasureIdlePower(t, telemetry::NetHttpGet(), settings_.idle_power_s, cancel);
   idle_power_w_ = idle.per_gpu_w;
@@ -97,6 +104,7 @@ LoadOutcome NativeLoadBackend::Run(const recipe::Point& point, const std::string
     std::string path =
         repetitions == 1 ? requests_path : requests_path + ".run" + std::to_string(i + 1);
     client::BenchSettings bench = BenchSettingsFor(point, settings_, base_url, path);
+    bench.telemetry.session_workers = workers_;
     bench.idle_power_w = idle_power_w_;
     bench.idle_power_note = idle_note_;
     auto result = client::RunBench(bench, cancel);

@@ -50,7 +50,7 @@ class SessionEngine final : public LiveEngine {
       if (p.kind == engine::ProcessKind::kService ||
           p.readiness == engine::ProcessReadiness::kLeader)
         continue;
-      out.push_back({p.role, p.Name(), engine::BaseUrl(p.command) + "/metrics"});
+      out.push_back({p.role, p.Name(), engine::BaseUrl(p.command) + "/metrics", p.gpus});
     }
     return out;
   }

@@ -16,9 +16,10 @@ namespace servebench::run {
 
 // One /metrics endpoint of one process of the session.
 struct RoleEndpoint {
-  std::string role;     // "prefill", "decode", "aggregated", "router"
-  std::string process;  // "decode[1]"
-  std::string url;      // http://host:port/metrics
+  std::string role;       // "prefill", "decode", "aggregated", "router"
+  std::string process;    // "decode[1]"
+  std::string url;        // http://host:port/metrics
+  std::vector<int> gpus;  // GPU indices on its node, as the session plan gives them
 };
 
 // Per role, per metric name: the value summed over label sets and the role's

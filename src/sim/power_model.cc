@@ -20,12 +20,18 @@ PowerModel::PowerModel(const Hardware& hw, const PowerModelSpec& spec, int gpus,
       gpus_(std::max(1, gpus)),
       time_scale_(time_scale),
       average_s_(average_s) {
+  for (int g = 0; g < gpus_; ++g) indices_.push_back(g);
   history_.push_back({start_ns, 0, 0});
   current_w_ = idle_w_;
 }
 
-std::string PowerModel::GpuUuid(int index) {
-  return fmt::format("GPU-5e000000-0000-4000-8000-{:012d}", index);
+std::string PowerModel::GpuUuid(int index, int node) {
+  return fmt::format("GPU-5e000000-0000-4000-8000-{:06d}{:06d}", node, index);
+}
+
+void PowerModel::SetIdentity(std::vector<int> indices, int node) {
+  if (!indices.empty()) indices_ = std::move(indices);
+  node_ = node;
 }
 
 double PowerModel::StepPowerW(const StepBreakdown& s) const {
@@ -107,12 +113,12 @@ std::string PowerModel::RenderDcgm(int64_t now_ns) {
   std::string out;
   auto metric = [&](const char* name, const char* help, const char* type, double value) {
     fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
-    for (int g = 0; g < gpus_; ++g) {
+    for (int g : indices_) {
       fmt::format_to(
           std::back_inserter(out),
           "{}{{gpu=\"{}\",UUID=\"{}\",device=\"nvidia{}\",modelName=\"{} (simulated)\"}} "
           "{:.3f}\n",
-          name, g, GpuUuid(g), g, description_, value);
+          name, g, GpuUuid(g, node_), g, description_, value);
     }
   };
   metric("DCGM_FI_DEV_POWER_USAGE", "Power draw (in W), simulated, 1 s mean.", "gauge",

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <vector>
 
 #include "sim/catalogue.h"
 #include "sim/perf_model.h"
@@ -50,11 +51,16 @@ class PowerModel {
   // servebench_sim_time_scale and servebench_sim_power_average_s.
   std::string RenderDcgm(int64_t now_ns);
 
+  // Which GPUs these are (SimSettings::gpu_indices, node_index): `indices` empty keeps
+  // 0 .. gpus−1; otherwise exactly gpus() of them (the caller checks).
+  void SetIdentity(std::vector<int> indices, int node);
+
   int gpus() const { return gpus_; }
   double idle_w() const { return idle_w_; }
   double tdp_w() const { return tdp_w_; }
-  // "GPU-5e000000-0000-4000-8000-00000000000N": stable per index.
-  static std::string GpuUuid(int index);
+  // "GPU-5e000000-0000-4000-8000-NNNNNNIIIIII" (node N, index I, decimal): stable per
+  // node and index; node 0's are "...-00000000000I".
+  static std::string GpuUuid(int index, int node = 0);
 
  private:
   struct Checkpoint {
@@ -68,6 +74,8 @@ class PowerModel {
   std::string description_;
   double idle_w_, tdp_w_, compute_weight_, hbm_weight_;
   int gpus_;
+  std::vector<int> indices_;  // the GPUs' indices on their node, gpus_ of them
+  int node_ = 0;
   double time_scale_;
   double average_s_;
   struct Step {

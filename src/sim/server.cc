@@ -134,6 +134,13 @@ Status SimServerImpl::Init() {
   power_ = std::make_unique<PowerModel>(*hardware_, config_.catalogue.power_model,
                                         engine_->perf().gpus(), settings_.time_scale,
                                         clock_.NowNs(), settings_.power_average_s);
+  if (!settings_.gpu_indices.empty() &&
+      static_cast<int>(settings_.gpu_indices.size()) != power_->gpus()) {
+    return Status::InvalidArgument(
+        fmt::format("--gpus lists {} GPU(s); the engine runs on {} (TP x DP)",
+                    settings_.gpu_indices.size(), power_->gpus()));
+  }
+  power_->SetIdentity(settings_.gpu_indices, settings_.node_index);
   engine_->SetStepObserver(
       [p = power_.get()](int64_t start, int64_t end, const StepBreakdown& step) {
         p->OnStep(start, end, step);

@@ -112,6 +112,11 @@ Status Validate(const SimSettings& s) {
         "--power-average-s {}: the power sensor's averaging window, 0.01 to 60 simulated seconds",
         s.power_average_s));
   }
+  if (s.node_index < 0 || s.node_index > 999999)
+    return bad(fmt::format("--node-index {}: must be 0 to 999999", s.node_index));
+  for (int g : s.gpu_indices) {
+    if (g < 0 || g > 999999) return bad(fmt::format("--gpus: GPU index {} is not 0 to 999999", g));
+  }
   if (s.time_scale < 0)
     return bad(
         fmt::format("--time-scale {}: must be >= 0 (0 = as fast as possible)", s.time_scale));

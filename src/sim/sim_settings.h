@@ -86,6 +86,13 @@ struct SimSettings {
   // The simulated board's power sensor: DCGM_FI_DEV_POWER_USAGE is the mean over this
   // many simulated seconds (1 = NVIDIA's power.draw on Hopper; power_model.h).
   double power_average_s = 1.0;
+  // The GPUs this process plays, as a serve session places it (engine/session_plan.h):
+  // their indices on its node (as CUDA_VISIBLE_DEVICES names them; empty = 0 .. TP×DP−1,
+  // else exactly TP×DP of them) and the node's index in the session. /metrics labels
+  // each GPU with its index and a UUID made of both (PowerModel::GpuUuid), so the
+  // workers of one session export distinct GPUs.
+  std::vector<int> gpu_indices;
+  int node_index = 0;
   uint64_t seed = 0;
   int eos_after_mean_tokens = 0;  // without ignore_eos: mean natural output length; 0 = never EOS
   int max_waiting_requests = 0;   // more waiting than this gets 429; 0 = unlimited

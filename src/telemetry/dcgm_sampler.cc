@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "common/clock.h"
@@ -91,40 +92,55 @@ StatusOr<std::map<std::string, GpuSeries>> ParseScrape(const std::string& body,
 
 class DcgmSampler : public PollingSampler {
  public:
-  DcgmSampler(SourceInfo info, std::vector<GpuInfo> gpus, std::string url, HttpGet get)
+  DcgmSampler(SourceInfo info, std::vector<GpuInfo> gpus, std::vector<std::string> urls,
+              HttpGet get)
       : PollingSampler(std::move(info), std::move(gpus)),
-        url_(std::move(url)),
+        urls_(std::move(urls)),
         get_(std::move(get)) {}
   ~DcgmSampler() override { Stop(); }
 
  protected:
   StatusOr<std::vector<PowerSample>> ReadOnce() override {
-    int64_t t0 = MonotonicNowNs();
-    StatusOr<std::string> body = get_(url_, kScrapeTimeoutS);
-    int64_t t1 = MonotonicNowNs();
-    if (!body.ok()) return body.status();
-    SB_ASSIGN_OR_RETURN(auto gpus, ParseScrape(*body, info().field, nullptr));
     std::vector<PowerSample> out;
-    for (const GpuInfo& want : this->gpus()) {
-      auto it = gpus.find(want.key);
-      if (it == gpus.end()) continue;  // a missing series is a gap for that GPU
-      const GpuSeries& g = it->second;
-      PowerSample s;
-      s.t_ns = t0 + (t1 - t0) / 2;
-      s.gpu = want.key;
-      s.power_w = g.power_w;
-      s.energy_j = g.energy_j;
-      s.temp_c = g.temp_c;
-      s.sm_clock_mhz = g.sm_clock_mhz;
-      s.util_pct = g.util_pct;
-      s.mem_used_mib = g.mem_used_mib;
-      out.push_back(std::move(s));
+    std::optional<Status> first_error;
+    size_t answered = 0;
+    for (const std::string& url : urls_) {
+      int64_t t0 = MonotonicNowNs();
+      StatusOr<std::string> body = get_(url, kScrapeTimeoutS);
+      int64_t t1 = MonotonicNowNs();
+      StatusOr<std::map<std::string, GpuSeries>> gpus =
+          body.ok() ? ParseScrape(*body, info().field, nullptr)
+                    : StatusOr<std::map<std::string, GpuSeries>>(body.status());
+      if (!gpus.ok()) {
+        // This endpoint's GPUs get no sample this period: a gap for them only.
+        if (!first_error)
+          first_error = Status(gpus.status().code(), url + ": " + gpus.status().message());
+        continue;
+      }
+      ++answered;
+      for (const GpuInfo& want : this->gpus()) {
+        if (want.endpoint != url) continue;
+        auto it = gpus->find(want.key);
+        if (it == gpus->end()) continue;  // a missing series is a gap for that GPU
+        const GpuSeries& g = it->second;
+        PowerSample s;
+        s.t_ns = t0 + (t1 - t0) / 2;
+        s.gpu = want.key;
+        s.power_w = g.power_w;
+        s.energy_j = g.energy_j;
+        s.temp_c = g.temp_c;
+        s.sm_clock_mhz = g.sm_clock_mhz;
+        s.util_pct = g.util_pct;
+        s.mem_used_mib = g.mem_used_mib;
+        out.push_back(std::move(s));
+      }
     }
+    if (answered == 0 && first_error) return *first_error;
     return out;
   }
 
  private:
-  std::string url_;
+  std::vector<std::string> urls_;
   HttpGet get_;
 };
 
@@ -144,29 +160,59 @@ HttpGet NetHttpGet(const net::TlsOptions& tls) {
 
 StatusOr<std::unique_ptr<Sampler>> OpenDcgm(const std::string& url, const SourceOptions& o,
                                             HttpGet get) {
+  return OpenDcgmEndpoints({url}, o, std::move(get));
+}
+
+StatusOr<std::unique_ptr<Sampler>> OpenDcgmEndpoints(const std::vector<std::string>& urls,
+                                                     const SourceOptions& o, HttpGet get) {
+  if (urls.empty()) return Status::Unavailable("no /metrics URL to read");
   bool instant = o.reading == PowerReading::kInstant;
   std::string field = instant ? "DCGM_FI_DEV_POWER_USAGE_INSTANT" : "DCGM_FI_DEV_POWER_USAGE";
-  StatusOr<std::string> body = get(url, kScrapeTimeoutS);
-  if (!body.ok()) return Status::Unavailable(url + ": " + body.status().message());
-  SimGauges sim;
-  StatusOr<std::map<std::string, GpuSeries>> gpus = ParseScrape(*body, field, &sim);
-  if (!gpus.ok()) return Status::Unavailable(url + ": " + gpus.status().message());
-  if (gpus->empty()) return Status::Unavailable(url + ": exports no " + field + " series");
   std::vector<GpuInfo> listed;
-  for (const auto& [key, g] : *gpus) listed.push_back(g.info);
-  std::sort(listed.begin(), listed.end(),
-            [](const GpuInfo& a, const GpuInfo& b) { return a.index < b.index; });
-  SB_ASSIGN_OR_RETURN(std::vector<GpuInfo> chosen, SelectGpus(listed, o, url));
+  std::map<std::string, std::string> listed_by;  // GPU key -> the URL that lists it
+  std::optional<SimGauges> first_sim;
+  std::string where;
+  for (const std::string& url : urls) {
+    StatusOr<std::string> body = get(url, kScrapeTimeoutS);
+    if (!body.ok()) return Status::Unavailable(url + ": " + body.status().message());
+    SimGauges sim;
+    StatusOr<std::map<std::string, GpuSeries>> gpus = ParseScrape(*body, field, &sim);
+    if (!gpus.ok()) return Status::Unavailable(url + ": " + gpus.status().message());
+    if (gpus->empty()) return Status::Unavailable(url + ": exports no " + field + " series");
+    if (first_sim && (first_sim->time_scale != sim.time_scale ||
+                      first_sim->power_average_s != sim.power_average_s)) {
+      return Status::Unavailable(fmt::format(
+          "{} and {} disagree on servebench_sim_time_scale / servebench_sim_power_average_s",
+          urls.front(), url));
+    }
+    if (!first_sim) first_sim = sim;
+    std::vector<GpuInfo> here;
+    for (auto& [key, g] : *gpus) {
+      auto [it, fresh] = listed_by.emplace(key, url);
+      if (!fresh) {
+        return Status::Unavailable(fmt::format(
+            "GPU {} is listed by both {} and {}: it would be counted twice", key, it->second, url));
+      }
+      g.info.endpoint = url;
+      here.push_back(g.info);
+    }
+    // In index order per endpoint, the endpoints in the order given.
+    std::sort(here.begin(), here.end(),
+              [](const GpuInfo& a, const GpuInfo& b) { return a.index < b.index; });
+    listed.insert(listed.end(), here.begin(), here.end());
+    where += (where.empty() ? "" : ", ") + url;
+  }
+  SB_ASSIGN_OR_RETURN(std::vector<GpuInfo> chosen, SelectGpus(listed, o, where));
   SourceInfo info;
   info.source = "dcgm";
   info.field = field;
   // The simulated engine says how long its averaged reading averages.
-  info.sensor_avg_s = instant ? 0.0 : sim.power_average_s.value_or(1.0);
+  info.sensor_avg_s = instant ? 0.0 : first_sim->power_average_s.value_or(1.0);
   info.period_s = o.period_s;
-  info.time_scale = sim.time_scale;
-  info.where = url;
+  info.time_scale = first_sim->time_scale;
+  info.where = where;
   return std::unique_ptr<Sampler>(
-      new DcgmSampler(std::move(info), std::move(chosen), url, std::move(get)));
+      new DcgmSampler(std::move(info), std::move(chosen), urls, std::move(get)));
 }
 
 }  // namespace servebench::telemetry

@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "net/tls_options.h"
@@ -33,5 +34,15 @@ HttpGet NetHttpGet(const net::TlsOptions& tls = {});
 // exports no DCGM power series.
 StatusOr<std::unique_ptr<Sampler>> OpenDcgm(const std::string& url, const SourceOptions& options,
                                             HttpGet get);
+
+// Several endpoints read as one source (a serve session's workers, each exporting
+// its own GPUs): every period each URL is scraped in turn, its samples stamped at
+// the midpoint of its own request, and each GPU is read from the endpoint that listed
+// it when opened (GpuInfo::endpoint). An endpoint that does not answer one period is
+// a gap for its GPUs only. Unavailable when an endpoint does not answer or exports no
+// power series when opened, when two endpoints list the same GPU (it would be
+// counted twice), or when simulated endpoints disagree on their time scale.
+StatusOr<std::unique_ptr<Sampler>> OpenDcgmEndpoints(const std::vector<std::string>& urls,
+                                                     const SourceOptions& options, HttpGet get);
 
 }  // namespace servebench::telemetry

@@ -33,6 +33,9 @@ struct GpuInfo {
   std::string name;  // product name when known
   std::optional<bool> mig_enabled;
   std::optional<double> power_limit_w;  // enforced limit
+  // The /metrics URL that lists it (DCGM-shaped sources; "" for local ones): with a
+  // serve session's workers read together, which worker's GPU it is (role_gpus.h).
+  std::string endpoint;
 };
 
 // Which reading was integrated, from where.

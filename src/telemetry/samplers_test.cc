@@ -3,13 +3,16 @@
 // symbols with known values), nvidia-smi and amd-smi as real processes printing
 // the real formats (testdata/bin), a DCGM scrape through an injected GET; then
 // `auto` choosing the first that works and none with a note when nothing does.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <thread>
 
 #include "common/clock.h"
 #include "telemetry/amdsmi_sampler.h"
+#include "telemetry/dcgm_sampler.h"
 #include "telemetry/nvml_sampler.h"
 #include "telemetry/samples_csv.h"
 #include "telemetry/smi_samplers.h"
@@ -232,6 +235,71 @@ TEST(DcgmSamplerTest, ScrapesDcgmNamesKeepsOneSeriesPerGpuAndReadsTheSimTimeScal
   EXPECT_GE(calls, 3);
 }
 
+// Two sim workers of one session, each exporting its own GPU (sim --gpus, --node-index).
+std::string WorkerBody(int index, int node, double watts) {
+  std::string uuid = fmt::format("GPU-5e000000-0000-4000-8000-{:06d}{:06d}", node, index);
+  return fmt::format(
+      "DCGM_FI_DEV_POWER_USAGE{{gpu=\"{0}\",UUID=\"{1}\"}} {2}\n"
+      "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{{gpu=\"{0}\",UUID=\"{1}\"}} 1000\n"
+      "servebench_sim_time_scale 1\nservebench_sim_power_average_s 1\n",
+      index, uuid, watts);
+}
+
+TEST(DcgmEndpointsTest, EachGpuIsReadFromItsOwnEndpointAndASilentOneIsAGapForItsGpusOnly) {
+  const std::string prefill = "http://127.0.0.1:7001/metrics",
+                    decode = "http://127.0.0.1:7002/metrics";
+  std::atomic<bool> decode_down{false};
+  HttpGet get = [&](const std::string& url, double) -> StatusOr<std::string> {
+    if (url == prefill) return WorkerBody(0, 0, 650);
+    if (url == decode && !decode_down) return WorkerBody(0, 1, 240);
+    return Status::Unavailable("connection refused");
+  };
+  StatusOr<std::unique_ptr<Sampler>> s = OpenDcgmEndpoints({prefill, decode}, Options(0.05), get);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_EQ((*s)->gpus().size(), 2u);
+  EXPECT_EQ((*s)->gpus()[0].key, "GPU-5e000000-0000-4000-8000-000000000000");
+  EXPECT_EQ((*s)->gpus()[0].endpoint, prefill);
+  EXPECT_EQ((*s)->gpus()[1].key, "GPU-5e000000-0000-4000-8000-000001000000");
+  EXPECT_EQ((*s)->gpus()[1].endpoint, decode);
+  EXPECT_EQ((*s)->gpus()[1].index, 0);
+  EXPECT_NE((*s)->info().where.find(decode), std::string::npos);
+  ASSERT_TRUE((*s)->Start().ok());
+  ASSERT_TRUE((*s)->WaitForSamplesAfter(0, MonotonicNowNs() + 5'000'000'000));
+  decode_down = true;
+  int64_t down = MonotonicNowNs();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  SampleSet set = (*s)->Stop();
+  size_t prefill_after = 0, decode_after = 0;
+  for (const PowerSample& p : set.samples) {
+    bool is_prefill = p.gpu == "GPU-5e000000-0000-4000-8000-000000000000";
+    EXPECT_DOUBLE_EQ(*p.power_w, is_prefill ? 650 : 240) << p.gpu;
+    // Samples stamped a period after the decode worker went silent.
+    if (p.t_ns > down + 100'000'000) ++(is_prefill ? prefill_after : decode_after);
+  }
+  EXPECT_GT(prefill_after, 0u) << "the prefill worker kept being read";
+  EXPECT_EQ(decode_after, 0u) << "the silent worker's GPU has a gap";
+}
+
+TEST(DcgmEndpointsTest, AGpuListedByTwoEndpointsOrOneSilentAtTheStartIsRefused) {
+  HttpGet get = [&](const std::string& url, double) -> StatusOr<std::string> {
+    if (url == "http://a/metrics" || url == "http://b/metrics") return WorkerBody(0, 0, 300);
+    return Status::Unavailable("connection refused");
+  };
+  StatusOr<std::unique_ptr<Sampler>> twice =
+      OpenDcgmEndpoints({"http://a/metrics", "http://b/metrics"}, Options(1), get);
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find(
+                "GPU GPU-5e000000-0000-4000-8000-000000000000 is listed by both http://a/metrics "
+                "and http://b/metrics"),
+            std::string::npos)
+      << twice.status().message();
+  StatusOr<std::unique_ptr<Sampler>> silent =
+      OpenDcgmEndpoints({"http://a/metrics", "http://c/metrics"}, Options(1), get);
+  ASSERT_FALSE(silent.ok());
+  EXPECT_NE(silent.status().message().find("http://c/metrics: connection refused"),
+            std::string::npos);
+}
+
 TelemetrySettings NothingThere() {
   TelemetrySettings t;
   t.nvml_library = "/nonexistent/libnvidia-ml.so.1";
@@ -257,6 +325,23 @@ TEST(OpenSamplerTest, AutoWithNothingThereIsNoneWithANote) {
             std::string::npos);
   EXPECT_NE(o->unavailable.find("nvidia-smi:"), std::string::npos);
   EXPECT_NE(o->unavailable.find("dcgm:"), std::string::npos);
+}
+
+TEST(OpenSamplerTest, AutoReadsASessionsWorkersTogetherAfterTheRoutersEndpoint) {
+  TelemetrySettings t = NothingThere();
+  t.server_metrics_url = "http://router/metrics";  // a router: no GPU series
+  t.session_workers = {{"prefill", "http://p/metrics", {0}}, {"decode", "http://d/metrics", {0}}};
+  HttpGet get = [&](const std::string& url, double) -> StatusOr<std::string> {
+    if (url == "http://router/metrics") return std::string("router_requests_total 3\n");
+    if (url == "http://p/metrics") return WorkerBody(0, 0, 650);
+    if (url == "http://d/metrics") return WorkerBody(0, 1, 240);
+    return Status::Unavailable("connection refused");
+  };
+  StatusOr<OpenedSampler> o = OpenSampler(t, TimeAnchor::Now(), get);
+  ASSERT_TRUE(o.ok() && o->sampler) << (o.ok() ? o->unavailable : o.status().ToString());
+  EXPECT_EQ(o->sampler->info().source, "dcgm");
+  EXPECT_EQ(o->sampler->gpus().size(), 2u);
+  EXPECT_EQ(o->sampler->info().where, "http://p/metrics, http://d/metrics");
 }
 
 TEST(OpenSamplerTest, AutoTakesTheFirstThatWorks) {

@@ -12,7 +12,8 @@
 namespace servebench::telemetry {
 namespace {
 
-StatusOr<std::unique_ptr<Sampler>> OpenOne(TelemetrySource source, const std::string& url,
+StatusOr<std::unique_ptr<Sampler>> OpenOne(TelemetrySource source,
+                                           const std::vector<std::string>& urls,
                                            const TelemetrySettings& s, const TimeAnchor& anchor,
                                            const HttpGet& get, const GetEnv& env,
                                            std::vector<std::string>* notes) {
@@ -38,7 +39,7 @@ StatusOr<std::unique_ptr<Sampler>> OpenOne(TelemetrySource source, const std::st
       opened = OpenAmdSmi(s.amd_smi, o);
       break;
     case TelemetrySource::kDcgm:
-      opened = OpenDcgm(url, o, get);
+      opened = OpenDcgmEndpoints(urls, o, get);
       break;
     default:
       break;
@@ -74,7 +75,7 @@ StatusOr<OpenedSampler> OpenSampler(const TelemetrySettings& s, const TimeAnchor
     std::string failures;
     for (const std::string& url : urls) {
       StatusOr<std::unique_ptr<Sampler>> opened =
-          OpenOne(s.source, url, s, anchor, http_get, env, &out.notes);
+          OpenOne(s.source, {url}, s, anchor, http_get, env, &out.notes);
       if (opened.ok()) {
         out.sampler = std::move(*opened);
         return out;
@@ -86,20 +87,26 @@ StatusOr<OpenedSampler> OpenSampler(const TelemetrySettings& s, const TimeAnchor
                                                TelemetrySourceName(s.source), failures));
   }
   // auto: the server's own endpoint (an engine that exports its GPUs' power knows
-  // them best; the simulated engine does), then the local vendor sources, then the
-  // DCGM exporters.
-  std::vector<std::pair<TelemetrySource, std::string>> order;
+  // them best; the simulated engine does), then a serve session's workers' endpoints
+  // together (each simulated worker exports its own GPUs), then the local vendor
+  // sources, then the DCGM exporters.
+  std::vector<std::pair<TelemetrySource, std::vector<std::string>>> order;
   if (!s.server_metrics_url.empty())
-    order.emplace_back(TelemetrySource::kDcgm, s.server_metrics_url);
-  order.emplace_back(TelemetrySource::kNvml, "");
-  order.emplace_back(TelemetrySource::kNvidiaSmi, "");
-  order.emplace_back(TelemetrySource::kAmdsmi, "");
-  order.emplace_back(TelemetrySource::kAmdSmi, "");
-  for (const std::string& url : s.dcgm_urls) order.emplace_back(TelemetrySource::kDcgm, url);
+    order.push_back({TelemetrySource::kDcgm, {s.server_metrics_url}});
+  if (!s.session_workers.empty()) {
+    std::vector<std::string> workers;
+    for (const SessionWorker& w : s.session_workers) workers.push_back(w.metrics_url);
+    order.push_back({TelemetrySource::kDcgm, workers});
+  }
+  for (TelemetrySource local : {TelemetrySource::kNvml, TelemetrySource::kNvidiaSmi,
+                                TelemetrySource::kAmdsmi, TelemetrySource::kAmdSmi}) {
+    order.push_back({local, {}});
+  }
+  for (const std::string& url : s.dcgm_urls) order.push_back({TelemetrySource::kDcgm, {url}});
   std::string tried;
-  for (const auto& [source, url] : order) {
+  for (const auto& [source, urls] : order) {
     StatusOr<std::unique_ptr<Sampler>> opened =
-        OpenOne(source, url, s, anchor, http_get, env, &out.notes);
+        OpenOne(source, urls, s, anchor, http_get, env, &out.notes);
     if (opened.ok()) {
       out.sampler = std::move(*opened);
       out.notes.push_back(fmt::format("--gpu-telemetry auto chose {} ({})",

@@ -30,6 +30,14 @@ enum class PowerReading { kAverage, kInstant };
 std::string_view PowerReadingName(PowerReading reading);
 StatusOr<PowerReading> ParsePowerReading(std::string_view name);
 
+// One worker of a serve session of several processes (engine/session_plan.h) as its
+// plan places it: its role, the /metrics it serves, the GPU indices it runs on.
+struct SessionWorker {
+  std::string role;         // "prefill", "decode", "aggregated"
+  std::string metrics_url;  // http://host:port/metrics
+  std::vector<int> gpus;    // GPU indices on its node (its CUDA_VISIBLE_DEVICES)
+};
+
 struct TelemetrySettings {
   // ---- Source ----
   // kAuto: the first that works of the server's own DCGM-shaped /metrics (the
@@ -55,6 +63,11 @@ struct TelemetrySettings {
   // The server's Prometheus endpoint, tried first by `auto` (set by bench from
   // --base-url / --metrics-url; empty = not tried).
   std::string server_metrics_url;
+  // A serve session's workers (empty for a single server). `auto` reads their
+  // /metrics together, as one DCGM-shaped source, right after the server's own
+  // endpoint: each simulated worker exports the GPUs it plays (docs/power.md,
+  // "Disaggregated points"). Their roles and GPUs split the energy (role_gpus.h).
+  std::vector<SessionWorker> session_workers;
   // ---- Judgement ----
   // Invalid power makes the run invalid (metrics.md §8 code power_invalid); also
   // REQUIRE_POWER=1|true|yes in the environment, as InferenceX.
