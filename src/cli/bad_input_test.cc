@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "cli/cli_test_util.h"
 #include "net/testing/fake_openai_server.h"
@@ -60,6 +61,41 @@ TEST_F(BadInputTest, BenchImpossibleSizesAreRefusedWithTheLimit) {
     EXPECT_EQ(r.exit_code, 1) << flags << "\n" << r.output;
     EXPECT_THAT(r.output, AnyOf(HasSubstr("must be"), HasSubstr("at most"))) << flags;
     EXPECT_THAT(r.output, Not(HasSubstr("not reachable"))) << flags;
+  }
+}
+
+// ---- load shapes, stop rules and length mixtures (issue 19): what and where ----
+
+TEST_F(BadInputTest, BenchLoadShapeValuesAreRefusedNamingTheFlagAndThePart) {
+  struct Case {
+    std::string flags, says;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"--stage 20@", "--stage '20@': RATE@SECONDS"},
+           {"--stage 0@10", "--stage 1 (0@10): rate must be > 0"},
+           {"--stage 10@5 --stage 0.01@10", "--stage 2 (0.01@10): schedules no request"},
+           {"--stage 10@5 --request-rate 3", "--stage with --request-rate"},
+           {"--ramp-up-strategy cubic", "--ramp-up-strategy 'cubic': linear or exponential"},
+           {"--ramp-up-strategy linear --ramp-up-start-rps 0 --ramp-up-end-rps 5",
+            "--ramp-up-start-rps / --ramp-up-end-rps 0"},
+           {"--ramp-up-end-rps 9", "--ramp-up-end-rps without --ramp-up-strategy"},
+           {"--max-error-rate 1.5", "--max-error-rate 1.5: must be a fraction"},
+           {"--saturation-factor 3", "--saturation-factor without --detect-saturation"},
+           {"--detect-saturation --saturation-factor 0.5", "--saturation-factor 0.5: must be"},
+           {"--detect-saturation --saturation-window 0", "--saturation-window 0: must be > 0"},
+           {"--grace-period 5", "--grace-period without --duration"},
+           {"--sequence-distribution '64,32:70;256|x,128:30'",
+            "component 2 '256|x,128:30': ISL is not N or N|SD"},
+           {"--sequence-distribution '64,32'", "component 1 '64,32': no ':WEIGHT'"},
+           {"--sequence-distribution '64,0:1'", "component 1: OSL 0: must be 1"},
+           {"--sequence-distribution '64,32:-1'", "component 1: weight -1: must be"},
+           {"--dataset-name sharegpt --dataset-path x.json --sequence-distribution '64,32:1'",
+            "--sequence-distribution with --dataset-name sharegpt"}}) {
+    // Port 1: nothing listens; a refusal must come before any connection is tried.
+    ShellResult r = Servebench("bench --model m --port 1 " + c.flags);
+    EXPECT_EQ(r.exit_code, 1) << c.flags << "\n" << r.output;
+    EXPECT_THAT(r.output, HasSubstr(c.says)) << c.flags;
+    EXPECT_THAT(r.output, Not(HasSubstr("not reachable"))) << c.flags;
   }
 }
 

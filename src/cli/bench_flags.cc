@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/flag_checks.h"
+#include "client/length_mixture.h"
 
 namespace servebench::cli {
 namespace {
@@ -85,6 +86,14 @@ void AddBenchFlags(CLI::App& app, BenchFlags* f) {
       "measured prompts; with --duration the most requests the run may send (each once)");
   app.add_option("--request-rate", f->request_rate, "requests/s or inf");
   app.add_option("--burstiness", s.burstiness, "gamma shape; 1 = Poisson");
+  app.add_option("--ramp-up-strategy", f->ramp_strategy,
+                 "linear | exponential: the rate ramps by request index (with the two below)");
+  f->ramp_rps[0] =
+      app.add_option("--ramp-up-start-rps", s.ramp_start_rps, "ramp: rate of the first request");
+  f->ramp_rps[1] =
+      app.add_option("--ramp-up-end-rps", s.ramp_end_rps, "ramp: rate of the last request");
+  app.add_option("--stage", f->stages,
+                 "RATE@SECONDS, repeatable: back-to-back open-loop stages, each summarised");
   app.add_option("--max-concurrency", s.max_concurrency, "0 = unlimited");
   app.add_flag("--ignore-eos", s.ignore_eos);
   app.add_option("--num-warmups", s.num_warmups);
@@ -121,10 +130,31 @@ void AddBenchFlags(CLI::App& app, BenchFlags* f) {
   f->duration_flag =
       app.add_option("--duration", s.duration_s,
                      "issue requests for S seconds, then stop (0 = sized by --num-prompts)");
-  app.add_option("--grace-period", s.grace_period_s,
-                 "with --duration: seconds requests in flight at its end may take to finish; "
-                 "those still running are cut, counted as cut_at_end (run invalid)")
-      ->needs(f->duration_flag);
+  f->grace_flag = app.add_option(
+      "--grace-period", s.grace_period_s,
+      "with --duration, --stage or a stop rule: seconds requests in flight when issuing "
+      "ends may take to finish; those still running are cut, counted as cut_at_end (run "
+      "invalid)");
+  app.add_option("--max-error-rate", s.stop.max_error_rate,
+                 "stop rule: stop issuing once failed/finished exceeds this fraction (0 < x <= "
+                 "1), judged from --max-error-rate-min-requests finished requests on");
+  f->error_min_flag =
+      app.add_option("--max-error-rate-min-requests", s.stop.error_rate_min_requests,
+                     "finished requests before --max-error-rate is judged "
+                     "(default 20)");
+  app.add_flag("--detect-saturation", s.stop.detect_saturation,
+               "stop rule: stop issuing once queueing (mean schedule-to-first-token per "
+               "window) has grown for --saturation-windows windows to --saturation-factor x "
+               "its lowest");
+  f->saturation_tuning[0] = app.add_option("--saturation-window", s.stop.saturation_window_s,
+                                           "saturation window, s (default 2)");
+  f->saturation_tuning[1] = app.add_option("--saturation-windows", s.stop.saturation_windows,
+                                           "consecutive growing windows (default 3)");
+  f->saturation_tuning[2] = app.add_option("--saturation-factor", s.stop.saturation_factor,
+                                           "last window over the lowest (default 2)");
+  app.add_option("--sequence-distribution", f->sequence_distribution,
+                 "random prompts as an ISL/OSL mixture (AIPerf's format): "
+                 "\"ISL|SD,OSL|SD:WEIGHT;...\", e.g. \"64|10,32|8:70;1024,512:30\"");
   app.add_option("--requests-jsonl", f->requests_jsonl, "write per-request records here");
   app.add_flag("--no-continuous-usage", f->no_continuous, "do not ask for per-chunk usage");
   app.add_option("--api-key-env", s.api_key_env,
@@ -187,6 +217,54 @@ Status FinishBenchFlags(BenchFlags* f) {
     s.burstiness = 1.0;
   } else if (f->arrival != "gamma") {
     return Bad("--arrival '" + f->arrival + "': gamma, poisson or constant");
+  }
+  if (f->ramp_strategy == "linear") {
+    s.ramp = client::RampStrategy::kLinear;
+  } else if (f->ramp_strategy == "exponential") {
+    s.ramp = client::RampStrategy::kExponential;
+  } else if (!f->ramp_strategy.empty()) {
+    return Bad("--ramp-up-strategy '" + f->ramp_strategy + "': linear or exponential");
+  }
+  for (const std::string& text : f->stages) {
+    client::LoadStage st;
+    char* end = nullptr;
+    size_t at = text.find('@');
+    if (at != std::string::npos) {
+      std::string rate = text.substr(0, at), secs = text.substr(at + 1);
+      st.rate_per_s = std::strtod(rate.c_str(), &end);
+      bool rate_ok = !rate.empty() && *end == '\0';
+      st.duration_s = std::strtod(secs.c_str(), &end);
+      if (rate_ok && !secs.empty() && *end == '\0') {
+        s.stages.push_back(st);
+        continue;
+      }
+    }
+    return Bad("--stage '" + text + "': RATE@SECONDS, e.g. 20@60 (20 req/s for 60 s)");
+  }
+  bool bounded = s.duration_s > 0 || !s.stages.empty() || s.stop.any();
+  if (f->grace_flag->count() > 0 && !bounded) {
+    return Bad(
+        "--grace-period without --duration, --stage, --max-error-rate or --detect-saturation: "
+        "a run sized by --num-prompts waits for every request");
+  }
+  for (CLI::Option* o : f->ramp_rps) {
+    if (o->count() > 0 && s.ramp == client::RampStrategy::kNone) {
+      return Bad(o->get_name() + " without --ramp-up-strategy linear|exponential");
+    }
+  }
+  for (CLI::Option* o : f->saturation_tuning) {
+    if (o->count() > 0 && !s.stop.detect_saturation) {
+      return Bad(o->get_name() + " without --detect-saturation: it tunes that stop rule");
+    }
+  }
+  if (f->error_min_flag->count() > 0 && !(s.stop.max_error_rate > 0)) {
+    return Bad("--max-error-rate-min-requests without --max-error-rate: it tunes that stop rule");
+  }
+  if (!f->sequence_distribution.empty()) {
+    StatusOr<std::vector<client::SequenceComponent>> mix =
+        client::ParseSequenceDistribution(f->sequence_distribution);
+    if (!mix.ok()) return mix.status();
+    s.sequence_distribution = std::move(*mix);
   }
   if (f->event_timestamps == "read") {
     s.kernel_rx_timestamps = false;

@@ -27,6 +27,13 @@ struct BenchFlags {
   int port = 8000;
   bool no_scrape = false, no_continuous = false, no_progress = false;
   std::vector<std::string> percentile_metrics, metric_percentiles, goodput, metadata, headers;
+  std::string ramp_strategy;          // "", linear or exponential
+  std::vector<std::string> stages;    // RATE@SECONDS each
+  std::string sequence_distribution;  // ISL|SD,OSL|SD:WEIGHT;... (length_mixture.h)
+  CLI::Option* grace_flag = nullptr;
+  CLI::Option* ramp_rps[2] = {nullptr, nullptr};                    // need --ramp-up-strategy
+  CLI::Option* saturation_tuning[3] = {nullptr, nullptr, nullptr};  // need --detect-saturation
+  CLI::Option* error_min_flag = nullptr;                            // needs --max-error-rate
   CLI::Option* base_url_flag = nullptr;
   CLI::Option* num_prompts_flag = nullptr;
   CLI::Option* duration_flag = nullptr;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "client/length_mixture.h"
 #include "common/limits.h"
 
 namespace servebench::client {
@@ -20,6 +21,87 @@ constexpr const char* kCompletionsEndpoint = "/v1/completions";
 double MaxDrawn(int64_t len, double ratio) { return static_cast<double>(len) * (1.0 + ratio); }
 
 }  // namespace
+
+int64_t StagedRequests(const std::vector<LoadStage>& stages) {
+  double n = 0;
+  for (const LoadStage& st : stages) n += std::round(st.rate_per_s * st.duration_s);
+  return n > static_cast<double>(limits::kMaxPromptsPerRun) ? limits::kMaxPromptsPerRun + 1
+                                                            : static_cast<int64_t>(n);
+}
+
+Status ValidateLoadShape(const BenchSettings& s) {
+  auto bad = [](std::string m) { return Status::InvalidArgument(std::move(m)); };
+  if (s.ramp != RampStrategy::kNone) {
+    if (s.request_rate_per_s > 0) {
+      return bad(
+          "--ramp-up-strategy with --request-rate: the ramp sets the rate; leave "
+          "--request-rate at inf");
+    }
+    for (double r : {s.ramp_start_rps, s.ramp_end_rps}) {
+      if (!(r > 0) || !std::isfinite(r)) {
+        return bad(
+            fmt::format("--ramp-up-start-rps / --ramp-up-end-rps {}: must be numbers > 0 "
+                        "(requests/s)",
+                        r));
+      }
+    }
+  }
+  const StopRuleSettings& st = s.stop;
+  if (!(st.max_error_rate >= 0) || st.max_error_rate > 1) {
+    return bad(fmt::format(
+        "--max-error-rate {}: must be a fraction 0 (off) .. 1 (e.g. 0.05 stops above 5 % failed)",
+        st.max_error_rate));
+  }
+  if (st.error_rate_min_requests < 1 || st.error_rate_min_requests > limits::kMaxPromptsPerRun) {
+    return bad(fmt::format("--max-error-rate-min-requests {}: must be 1 .. {}",
+                           st.error_rate_min_requests, limits::kMaxPromptsPerRun));
+  }
+  if (st.detect_saturation) {
+    if (!(st.saturation_window_s > 0) || st.saturation_window_s > limits::kMaxDeadlineSeconds) {
+      return bad(fmt::format("--saturation-window {}: must be > 0 .. {:.0f} s",
+                             st.saturation_window_s, limits::kMaxDeadlineSeconds));
+    }
+    if (st.saturation_windows < 1 || st.saturation_windows > 1000) {
+      return bad(fmt::format("--saturation-windows {}: must be 1 .. 1000 windows of growth",
+                             st.saturation_windows));
+    }
+    if (!(st.saturation_factor > 1) || !std::isfinite(st.saturation_factor)) {
+      return bad(fmt::format(
+          "--saturation-factor {}: must be a number > 1 (the last window's queueing over the "
+          "lowest)",
+          st.saturation_factor));
+    }
+  }
+  if (s.stages.empty()) return Status::Ok();
+  if (s.request_rate_per_s > 0 || s.ramp != RampStrategy::kNone || s.duration_s > 0) {
+    return bad(
+        "--stage with --request-rate, --ramp-up-strategy or --duration: the stages set "
+        "the rate and the run's length; give only --stage");
+  }
+  for (size_t k = 0; k < s.stages.size(); ++k) {
+    const LoadStage& st = s.stages[k];
+    if (!(st.rate_per_s > 0) || !std::isfinite(st.rate_per_s) || !(st.duration_s > 0) ||
+        st.duration_s > limits::kMaxDeadlineSeconds) {
+      return bad(
+          fmt::format("--stage {} ({}@{}): rate must be > 0 req/s and duration 0 .. {:.0f} s",
+                      k + 1, st.rate_per_s, st.duration_s, limits::kMaxDeadlineSeconds));
+    }
+  }
+  for (size_t k = 0; k < s.stages.size(); ++k) {
+    if (StagedRequests({s.stages[k]}) < 1) {
+      return bad(fmt::format(
+          "--stage {} ({}@{}): schedules no request (rate x duration rounds to 0); raise the "
+          "rate or the duration",
+          k + 1, s.stages[k].rate_per_s, s.stages[k].duration_s));
+    }
+  }
+  int64_t n = StagedRequests(s.stages);
+  if (n < 1 || n > limits::kMaxPromptsPerRun) {
+    return bad(fmt::format("--stage: the stages send {} requests in all; must be 1 .. {}", n,
+                           limits::kMaxPromptsPerRun));
+  }
+  return Status::Ok();
+}
 
 int64_t PromptsForDuration(const BenchSettings& s) {
   if (!(s.duration_s > 0) || !(s.request_rate_per_s > 0)) return s.num_prompts;
@@ -55,6 +137,7 @@ Status Validate(const BenchSettings& s) {
         "openai",
         kChatBackend, s.endpoint, kChatEndpoint));
   }
+  SB_RETURN_IF_ERROR(ValidateLoadShape(s));
   if (s.num_prompts <= 0 || s.num_prompts > limits::kMaxPromptsPerRun) {
     return bad(fmt::format("--num-prompts {}: must be 1 .. {} (split larger runs)", s.num_prompts,
                            limits::kMaxPromptsPerRun));
@@ -75,6 +158,16 @@ Status Validate(const BenchSettings& s) {
   SB_RETURN_IF_ERROR(tokens("--random-output-len", s.random_output_len, 1));
   SB_RETURN_IF_ERROR(tokens("--random-prefix-len", s.random_prefix_len, 0));
   SB_RETURN_IF_ERROR(tokens("--custom-output-len", s.custom_output_len, 1));
+  if (!s.sequence_distribution.empty()) {
+    if (s.dataset_name != "random") {
+      return bad(fmt::format(
+          "--sequence-distribution with --dataset-name {}: a length mixture shapes random "
+          "prompts only (a file's prompts have their own lengths)",
+          s.dataset_name));
+    }
+    Status mix_ok = ValidateSequenceDistribution(s.sequence_distribution);
+    if (!mix_ok.ok()) return bad("--sequence-distribution: " + mix_ok.message());
+  }
   if (s.random_vocab_size < 200 || s.random_vocab_size > (int64_t{1} << 31) - 1) {
     return bad(fmt::format("random vocabulary {}: must be 200 .. 2^31-1", s.random_vocab_size));
   }
@@ -124,10 +217,20 @@ Status Validate(const BenchSettings& s) {
         fmt::format("--dataset-name {} needs --dataset-path (a JSONL/JSON file)", s.dataset_name));
   }
   // What the lengths imply in memory, before anything is allocated (common/limits.h).
-  double requests = static_cast<double>(s.num_prompts + s.num_warmups);
+  // A multi-stage run sends what its stages schedule, whatever --num-prompts says.
+  int64_t measured = s.stages.empty() ? s.num_prompts : StagedRequests(s.stages);
+  double requests = static_cast<double>(measured + s.num_warmups);
+  // A length mixture: each component's mean + 4 sd bounds its draws in practice.
+  double mix_in = 0, mix_out = 0;
+  for (const SequenceComponent& c : s.sequence_distribution) {
+    mix_in = std::max(mix_in, static_cast<double>(c.isl) + 4 * c.isl_stddev);
+    mix_out = std::max(mix_out, static_cast<double>(c.osl) + 4 * c.osl_stddev);
+  }
+  bool mix = !s.sequence_distribution.empty();
   if (s.dataset_name == "random") {
-    double prompt_tokens = requests * (static_cast<double>(s.random_prefix_len) +
-                                       MaxDrawn(s.random_input_len, s.random_range_ratio));
+    double prompt_tokens =
+        requests * (static_cast<double>(s.random_prefix_len) +
+                    (mix ? mix_in : MaxDrawn(s.random_input_len, s.random_range_ratio)));
     if (prompt_tokens > static_cast<double>(limits::kMaxPromptTokensPerRun)) {
       return bad(fmt::format(
           "--num-prompts {} x --random-input-len {} (+ prefix, range): up to {:.0f} prompt "
@@ -137,7 +240,7 @@ Status Validate(const BenchSettings& s) {
     }
   }
   int64_t out_len = s.dataset_name == "random" ? s.random_output_len : s.custom_output_len;
-  double output_tokens = requests * MaxDrawn(out_len, s.random_range_ratio);
+  double output_tokens = requests * (mix ? mix_out : MaxDrawn(out_len, s.random_range_ratio));
   if (output_tokens > static_cast<double>(limits::kMaxOutputTokensPerRun)) {
     return bad(fmt::format(
         "--num-prompts {} x output length {}: up to {:.0f} output tokens; at most {} per run "

@@ -25,6 +25,50 @@ enum class RangeRatioSemantics {
 
 enum class ArrivalProcess { kGamma, kConstant };  // gamma with burstiness 1 is Poisson
 
+// Ramp-up of an open-loop rate over the run (vLLM --ramp-up-strategy): request i of N
+// arrives at rate start + (end - start) * i/(N-1) (linear) or start * (end/start)^(i/(N-1))
+// (exponential) after the previous one.
+enum class RampStrategy { kNone, kLinear, kExponential };
+
+// One stage of a multi-stage open-loop schedule (inference-perf `stages`): this rate for
+// this long, directly after the stage before it.
+struct LoadStage {
+  double rate_per_s = 0;
+  double duration_s = 0;
+};
+
+// Stop rules (docs/bench.md "Stop rules"): checked by the coordinator while the
+// measured phase runs; the first that fires ends the issue window as the duration's end
+// would (in-flight requests get grace_period_s, then are cut) and is recorded as
+// servebench.run.ended_by ("error_rate" or "saturation") with servebench.run.stop_reason.
+struct StopRuleSettings {
+  // GuideLLM's --max-error-rate: stop once failed / finished exceeds this fraction
+  // (0 < x <= 1), judged from error_rate_min_requests finished requests on. 0 = off.
+  double max_error_rate = 0;
+  int64_t error_rate_min_requests = 20;
+  // Saturation (GuideLLM's --detect-saturation): the mean time from schedule to first
+  // token (queueing included) of the requests completed in each window of
+  // saturation_window_s (in the run's clock: simulated seconds against a compressed sim)
+  // grew in each of the last saturation_windows windows, and the last window's mean is
+  // at least saturation_factor x the lowest window mean seen: queues grow without bound.
+  bool detect_saturation = false;
+  double saturation_window_s = 2;
+  int saturation_windows = 3;
+  double saturation_factor = 2;
+  bool any() const { return max_error_rate > 0 || detect_saturation; }
+};
+
+// One component of an ISL/OSL mixture (AIPerf's --sequence-distribution
+// "ISL|SD,OSL|SD:WEIGHT;..."): this share of the prompts has input and output lengths
+// drawn from normal distributions (sd 0 = exactly the mean), rounded, at least 1.
+struct SequenceComponent {
+  int64_t isl = 0;
+  double isl_stddev = 0;
+  int64_t osl = 0;
+  double osl_stddev = 0;
+  double weight = 0;  // relative; the weights need not sum to 1 or 100
+};
+
 struct BenchSettings {
   // ---- Target ----
   std::string base_url = "http://127.0.0.1:8000";  // http(s)://host:port[/prefix]
@@ -60,7 +104,14 @@ struct BenchSettings {
   int64_t random_output_len = 128;
   double random_range_ratio = 0;  // 0 = every prompt exactly the given lengths
   RangeRatioSemantics range_ratio_semantics = RangeRatioSemantics::kVllm;
-  int64_t random_prefix_len = 0;      // shared prefix tokens before each random prompt
+  int64_t random_prefix_len = 0;  // shared prefix tokens before each random prompt
+  // ISL/OSL mixture for "random" (docs/bench.md "Length mixtures"); non-empty replaces
+  // random_input_len / random_output_len / random_range_ratio. Component counts are
+  // the weights' shares of the prompts exactly (largest remainder), their order
+  // shuffled by the seed: the seed moves which prompt gets which component, never the
+  // shares. The result's servebench.sequence_distribution has the realised shares and
+  // lengths.
+  std::vector<SequenceComponent> sequence_distribution;
   int64_t random_vocab_size = 32000;  // token ids are drawn from [100, vocab)
   int64_t custom_output_len = 256;    // custom/sharegpt rows without a length
   bool tokenize_chat_prompts = true;  // chat: use the server's /tokenize for exact lengths
@@ -97,6 +148,20 @@ struct BenchSettings {
   // follow the server's stamps whatever this says (docs/metrics.md, "Simulated time").
   double time_scale = 1.0;
   int num_workers = 0;  // event-loop threads; 0 = chosen from concurrency
+
+  // ---- Load shape (docs/bench.md "Ramps and stages") ----
+  // Ramp-up: with kLinear/kExponential the open-loop rate moves from ramp_start_rps to
+  // ramp_end_rps over the num_prompts requests (request_rate_per_s must be unset).
+  RampStrategy ramp = RampStrategy::kNone;
+  double ramp_start_rps = 0, ramp_end_rps = 0;
+  // Stages: non-empty = an open loop of back-to-back stages; stage k sends exactly
+  // round(rate x duration) requests spread over its window (gamma/constant gaps scaled
+  // to fill it, so the seed moves arrivals, never a stage's rate). The run is bounded by
+  // the stages' total duration (grace_period_s applies), its prompts are sized by the
+  // schedule, and each stage is summarised on its own (servebench.stages). Excludes
+  // request_rate_per_s, ramp and duration_s.
+  std::vector<LoadStage> stages;
+  StopRuleSettings stop;
 
   // ---- Duration bound (docs/bench.md "Duration-bounded runs") ----
   // > 0: the measured phase issues requests for this many seconds from its start and
@@ -151,6 +216,12 @@ struct BenchSettings {
 // `--backend openai-chat` with a non-chat endpoint (its chat bodies would all be HTTP
 // 400). Reads nothing but the environment; called before any socket is opened.
 Status Validate(const BenchSettings& settings);
+
+// Requests a multi-stage run sends: the sum of round(rate x duration) over its stages.
+int64_t StagedRequests(const std::vector<LoadStage>& stages);
+
+// The load-shape fields alone (ramp, stages and their exclusions); Validate calls it.
+Status ValidateLoadShape(const BenchSettings& settings);
 
 // The prompts an open-loop run bounded by duration_s needs for its schedule: the mean
 // count plus a margin for gamma jitter (1.25 x rate x duration + 16), within

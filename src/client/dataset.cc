@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 
+#include "client/length_mixture.h"
 #include "common/atomic_file.h"
 #include "common/jsonl.h"
 #include "common/limits.h"
@@ -83,12 +84,31 @@ StatusOr<std::vector<Prompt>> RandomPrompts(const BenchSettings& s, bool chat, i
       }
     }
   }
+  // A length mixture: the measured prompts get the components' shares exactly, the
+  // warm-ups theirs too (their own assignment), from a stream of their own.
+  std::vector<int> component;
+  const std::vector<SequenceComponent>& mix = s.sequence_distribution;
+  if (!mix.empty()) {
+    std::mt19937_64 mix_rng(s.seed ^ 0x6d17'5eedULL);
+    int64_t measured = std::min<int64_t>(s.num_prompts, total);
+    component = AssignComponents(mix, measured, mix_rng);
+    std::vector<int> warm = AssignComponents(mix, total - measured, mix_rng);
+    component.insert(component.end(), warm.begin(), warm.end());
+  }
   for (int64_t i = 0; i < total; ++i) {
     Prompt p;
-    int64_t in_len =
-        SampleLength(s.random_input_len, s.random_range_ratio, s.range_ratio_semantics, rng());
-    p.max_tokens =
-        SampleLength(s.random_output_len, s.random_range_ratio, s.range_ratio_semantics, rng());
+    int64_t in_len = 0;
+    if (!component.empty()) {
+      p.component = component[static_cast<size_t>(i)];
+      const SequenceComponent& c = mix[static_cast<size_t>(p.component)];
+      in_len = DrawLength(c.isl, c.isl_stddev, rng);
+      p.max_tokens = DrawLength(c.osl, c.osl_stddev, rng);
+    } else {
+      in_len =
+          SampleLength(s.random_input_len, s.random_range_ratio, s.range_ratio_semantics, rng());
+      p.max_tokens =
+          SampleLength(s.random_output_len, s.random_range_ratio, s.range_ratio_semantics, rng());
+    }
     if (chat) {
       FitText(rng, in_len, count, p);
       p.prefix_text = prefix_text;

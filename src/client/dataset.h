@@ -23,6 +23,7 @@ struct Prompt {
   int64_t prompt_tokens = 0;         // the client's count (exact for token ids)
   bool prompt_tokens_exact = false;  // from ids or the server's /tokenize
   int64_t max_tokens = 0;
+  int component = -1;  // its ISL/OSL mixture component (length_mixture.h); -1 = none
 };
 
 // Counts tokens of `text` with the server's tokenizer, or nullopt when the server

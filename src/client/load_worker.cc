@@ -324,6 +324,10 @@ void LoadWorker::Finish(Conn* c, bool reusable) {
   Progress& p = *cfg_.progress;
   if (r->ok()) {
     p.done.fetch_add(1, std::memory_order_relaxed);
+    if (r->t_first_token_ns >= 0 && r->t_scheduled_ns >= 0) {
+      p.ttft_count.fetch_add(1, std::memory_order_relaxed);
+      p.ttft_sum_ns.fetch_add(r->t_first_token_ns - r->t_scheduled_ns, std::memory_order_relaxed);
+    }
     int64_t tokens = 0;
     for (const metrics::StreamEvent& e : r->events) tokens += e.k;
     p.tokens.fetch_add(tokens, std::memory_order_relaxed);
@@ -451,10 +455,27 @@ void LoadWorker::PollCancel() {
     CheckDone();
     return;
   }
+  if (cfg_.stop != nullptr && !issuing_ended_ && cfg_.stop->load()) OnStop();
+  if (shut_down_) return;
   cancel_timer_.expires_after(kCancelPoll);
   cancel_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (!ec) PollCancel();
   });
+}
+
+std::string LoadWorker::IssueEndText() const {
+  if (stopped_) return "the run was stopped (" + *cfg_.stop_reason + ")";
+  return fmt::format("the {} s duration ended", static_cast<double>(cfg_.duration_ns) / 1e9);
+}
+
+void LoadWorker::OnStop() {
+  if (shut_down_ || cancelled_ || issuing_ended_) return;
+  stopped_ = true;
+  // Arrivals not yet due were never offered: they are dropped, not cut. Then the issue
+  // window ends now, exactly as at the duration's end.
+  if (!cfg_.closed_loop) cfg_.my_jobs.resize(next_arrival_);
+  cfg_.duration_ns = std::max<int64_t>(MonotonicNowNs() - start_ns_, 1);
+  OnDurationEnd();
 }
 
 void LoadWorker::OnDurationEnd() {
@@ -479,9 +500,7 @@ void LoadWorker::OnDurationEnd() {
     r.max_tokens = job->max_tokens;
     r.t_done_ns = now;
     r.failure = FailureKind::kCutAtEnd;
-    r.error =
-        fmt::format("still waiting for a concurrency slot when the {} s duration ended; never sent",
-                    static_cast<double>(cfg_.duration_ns) / 1e9);
+    r.error = "still waiting for a concurrency slot when " + IssueEndText() + "; never sent";
     cfg_.progress->failed.fetch_add(1, std::memory_order_relaxed);
   }
   pending_.clear();
@@ -495,9 +514,8 @@ void LoadWorker::OnDurationEnd() {
 
 void LoadWorker::OnGraceEnd() {
   if (shut_down_) return;
-  std::string why = fmt::format(
-      "still in flight {} s after the {} s duration ended (--grace-period); cut",
-      static_cast<double>(cfg_.grace_ns) / 1e9, static_cast<double>(cfg_.duration_ns) / 1e9);
+  std::string why = fmt::format("still in flight {} s after {} (--grace-period); cut",
+                                static_cast<double>(cfg_.grace_ns) / 1e9, IssueEndText());
   for (auto& c : conns_) {
     if (c->rec != nullptr) Fail(c.get(), FailureKind::kCutAtEnd, why);
   }

@@ -50,6 +50,9 @@ struct Progress {
   // Reads that delivered data, and those of them the kernel stamped (WorkerConfig::
   // kernel_rx_timestamps); counted once per request, when it ends.
   std::atomic<int64_t> reads{0}, kernel_stamped_reads{0};
+  // Completed requests with a first token, and the sum of their times from schedule
+  // to first token (queueing included): what the saturation stop rule watches.
+  std::atomic<int64_t> ttft_count{0}, ttft_sum_ns{0};
 };
 
 // Start line shared by the workers of one phase: each worker connects, then
@@ -89,6 +92,12 @@ struct WorkerConfig {
   LaneSchedule* lanes = nullptr;
   PhaseStart* start = nullptr;
   const std::atomic<bool>* cancel = nullptr;
+  // A stop rule fired (stop_rules.h; polled with `cancel`): the issue window ends
+  // then, as at the duration's end: nothing more is issued, what waits for a slot is
+  // cut, what is in flight gets grace_ns and is cut after it. `stop_reason` (set
+  // before `stop`) is written into those records' errors.
+  const std::atomic<bool>* stop = nullptr;
+  const std::string* stop_reason = nullptr;
   Progress* progress = nullptr;
 };
 
@@ -144,6 +153,10 @@ class LoadWorker {
   void PollCancel();
   // The duration bound: stop issuing; then, after the grace period, cut.
   void OnDurationEnd();
+  // A stop rule fired: the issue window ends now (WorkerConfig::stop).
+  void OnStop();
+  // Why issuing ended, for the records it cuts: the duration's end or the stop rule.
+  std::string IssueEndText() const;
   void OnGraceEnd();
   // Whether a request released at `released_ns` (monotonic) may still start.
   bool MayIssue(int64_t released_ns) const;
@@ -170,6 +183,7 @@ class LoadWorker {
   uint64_t serial_ = 0;
   bool cancelled_ = false;
   bool issuing_ended_ = false;  // the duration bound passed: nothing more starts
+  bool stopped_ = false;        // ...because a stop rule fired (WorkerConfig::stop)
   bool shut_down_ = false;
 };
 

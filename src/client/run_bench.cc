@@ -14,10 +14,13 @@
 
 #include "client/client.h"
 #include "client/dataset.h"
+#include "client/length_mixture.h"
 #include "client/load_worker.h"
 #include "client/request_builder.h"
 #include "client/schedule.h"
 #include "client/server_tokenizer.h"
+#include "client/stage_summary.h"
+#include "client/stop_rules.h"
 #include "client/trace_replay.h"
 #include "common/atomic_file.h"
 #include "common/clock.h"
@@ -80,7 +83,9 @@ struct PhasePlan {
   bool fixed_schedule = false;    // open loop on a trace's timestamps
   LaneSchedule* lanes = nullptr;  // closed-loop trace replay (one worker)
   int workers = 1;
-  int64_t duration_ns = 0, grace_ns = 0;  // the duration bound (0 = none)
+  int64_t duration_ns = 0, grace_ns = 0;   // the duration bound (0 = none)
+  const StopRuleSettings* stop = nullptr;  // stop rules (measured phase only)
+  double clock_scale = 1;                  // wall s per s of the run's clock
 };
 
 struct PhaseOutcome {
@@ -93,6 +98,7 @@ struct PhaseOutcome {
   LagHistogram receive_lag;
   bool cancelled = false;
   bool prompts_left = false;  // closed loop, lanes: the duration ended before every job started
+  std::optional<StopDecision> stopped;  // the stop rule that ended the issue window
 };
 
 std::string ProgressText(const Progress& p, int64_t total, int64_t start_ns) {
@@ -123,6 +129,8 @@ PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::resu
   start.not_ready.store(w_count);
   std::vector<std::unique_ptr<LoadWorker>> workers;
   int64_t n_jobs = static_cast<int64_t>(plan.jobs->size());
+  std::atomic<bool> stop{false};
+  std::string stop_reason;  // written before `stop` is set
   for (int w = 0; w < w_count; ++w) {
     WorkerConfig c;
     c.endpoints = endpoints;
@@ -152,6 +160,8 @@ PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::resu
     c.preconnect = std::min<int64_t>(mine, 20000);
     c.start = &start;
     c.cancel = cancel;
+    c.stop = &stop;
+    c.stop_reason = &stop_reason;
     c.progress = &progress;
     workers.push_back(std::make_unique<LoadWorker>(std::move(c)));
   }
@@ -162,6 +172,30 @@ PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::resu
   out.start_ns = MonotonicNowNs() + 2'000'000;
   start.start_ns.store(out.start_ns);
   start.start_ns.notify_all();
+  // Stop rules: judged every 5 ms from the workers' counters (stop_rules.h).
+  std::atomic<bool> phase_over{false};
+  std::thread monitor;
+  if (plan.stop != nullptr && plan.stop->any()) {
+    monitor = std::thread([&] {
+      StopMonitor rules(*plan.stop, plan.clock_scale, out.start_ns);
+      while (!phase_over.load()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        StopSample x;
+        x.t_ns = MonotonicNowNs();
+        x.done = progress.done.load(std::memory_order_relaxed);
+        x.failed = progress.failed.load(std::memory_order_relaxed);
+        x.ttft_count = progress.ttft_count.load(std::memory_order_relaxed);
+        x.ttft_sum_ns = progress.ttft_sum_ns.load(std::memory_order_relaxed);
+        if (std::optional<StopDecision> d = rules.Observe(x)) {
+          Log(LogLevel::kWarning, "stopping the run: {}", d->reason);
+          stop_reason = d->reason;
+          out.stopped = std::move(d);
+          stop.store(true);
+          return;
+        }
+      }
+    });
+  }
   if (show_progress) {
     // Redrawn on a terminal, a plain line every few seconds otherwise (CI logs).
     ProgressLine line("  ", true);
@@ -179,6 +213,8 @@ PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::resu
   } else {
     for (auto& t : threads) t.join();
   }
+  phase_over.store(true);
+  if (monitor.joinable()) monitor.join();
   for (auto& w : workers) {
     out.connections_opened += w->connections_opened();
     out.reconnects += w->reconnects();
@@ -255,10 +291,20 @@ json::object RunObject(const BenchSettings& s, const Url& url, const PromptSet& 
   o["range_ratio_semantics"] =
       s.range_ratio_semantics == RangeRatioSemantics::kVllm ? "vllm" : "inferencex";
   o["random_prefix_len"] = s.random_prefix_len;
-  o["arrival"] = s.request_rate_per_s <= 0 ? (s.max_concurrency > 0 ? "closed_loop" : "all_at_once")
-                 : s.arrival == ArrivalProcess::kConstant ? "constant"
-                 : s.burstiness == 1.0                    ? "poisson"
-                                                          : "gamma";
+  const char* gaps = s.arrival == ArrivalProcess::kConstant ? "constant"
+                     : s.burstiness == 1.0                  ? "poisson"
+                                                            : "gamma";
+  o["arrival"] = !s.stages.empty()                      ? "stages"
+                 : s.ramp == RampStrategy::kLinear      ? "ramp_linear"
+                 : s.ramp == RampStrategy::kExponential ? "ramp_exponential"
+                 : s.request_rate_per_s <= 0
+                     ? (s.max_concurrency > 0 ? "closed_loop" : "all_at_once")
+                     : gaps;
+  o["gaps"] = gaps;
+  if (s.ramp != RampStrategy::kNone) {
+    o["ramp_start_rps"] = s.ramp_start_rps;
+    o["ramp_end_rps"] = s.ramp_end_rps;
+  }
   o["seed"] = s.seed;
   o["num_warmups"] = s.num_warmups;
   o["ignore_eos"] = s.ignore_eos;
@@ -296,18 +342,51 @@ int BenchResult::exit_code() const {
   return summary.validity.valid() ? kExitOk : kExitRunInvalid;
 }
 
-StatusOr<BenchResult> RunBench(const BenchSettings& settings, const std::atomic<bool>* cancel) {
-  SB_RETURN_IF_ERROR(Validate(settings));
+namespace {
+
+// What the run derives from what was asked: a multi-stage run's prompts and duration
+// come from its stages.
+BenchSettings Derived(const BenchSettings& asked) {
+  BenchSettings s = asked;
+  if (!s.stages.empty()) {
+    s.num_prompts = StagedRequests(s.stages);
+    s.duration_s = 0;
+    for (const LoadStage& st : s.stages) s.duration_s += st.duration_s;
+  }
+  return s;
+}
+
+// Arrival offsets of the measured phase (schedule.h); empty offsets = all at time 0.
+std::vector<int64_t> MeasuredSchedule(const BenchSettings& s) {
+  if (!s.stages.empty()) return MakeStagedSchedule(s.stages, s.burstiness, s.arrival, s.seed);
+  if (s.ramp != RampStrategy::kNone) {
+    return MakeRampSchedule(s.num_prompts, s.ramp_start_rps, s.ramp_end_rps, s.ramp, s.burstiness,
+                            s.arrival, s.seed);
+  }
+  return MakeArrivalSchedule(s.num_prompts, s.request_rate_per_s, s.burstiness, s.arrival, s.seed);
+}
+
+// The highest rate the schedule offers (0 = no rate: closed loop or all at once).
+double PeakRate(const BenchSettings& s) {
+  double r = s.request_rate_per_s;
+  if (s.ramp != RampStrategy::kNone) r = std::max(s.ramp_start_rps, s.ramp_end_rps);
+  for (const LoadStage& st : s.stages) r = std::max(r, st.rate_per_s);
+  return r;
+}
+
+}  // namespace
+
+StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<bool>* cancel) {
+  SB_RETURN_IF_ERROR(Validate(asked));
+  BenchSettings derived = Derived(asked);
   // A trace is read and checked before anything else: its rows are the prompts and
   // its timestamps the schedule, and a bad row stops the run here.
   std::optional<TraceWorkload> workload;
-  BenchSettings trace_settings;
-  if (IsTraceDataset(settings.dataset_name)) {
-    SB_ASSIGN_OR_RETURN(workload, LoadTraceWorkload(settings));
-    trace_settings = settings;
-    trace_settings.num_prompts = static_cast<int64_t>(workload->refs.size());
+  if (IsTraceDataset(asked.dataset_name)) {
+    SB_ASSIGN_OR_RETURN(workload, LoadTraceWorkload(asked));
+    derived.num_prompts = static_cast<int64_t>(workload->refs.size());
   }
-  const BenchSettings& s = workload ? trace_settings : settings;
+  const BenchSettings s = std::move(derived);
   SB_ASSIGN_OR_RETURN(Url url, ParseUrl(s.base_url));
   RaiseFileLimit();
   std::string api_key;
@@ -403,12 +482,10 @@ StatusOr<BenchResult> RunBench(const BenchSettings& settings, const std::atomic<
     for (RequestRecord& r : w.records) result.records.push_back(std::move(r));
   }
 
-  std::vector<int64_t> offsets = workload ? workload->offsets_ns
-                                          : MakeArrivalSchedule(s.num_prompts, s.request_rate_per_s,
-                                                                s.burstiness, s.arrival, s.seed);
+  std::vector<int64_t> offsets = workload ? workload->offsets_ns : MeasuredSchedule(s);
   PhasePlan plan;
   // A trace's fixed schedule is open loop; --max-concurrency then caps what is in flight.
-  plan.closed_loop = !workload && s.request_rate_per_s <= 0 && s.max_concurrency > 0;
+  plan.closed_loop = !workload && PeakRate(s) <= 0 && s.max_concurrency > 0;
   plan.fixed_schedule = workload.has_value() && !workload->lanes;
   std::optional<LaneSchedule> lanes;
   if (workload && workload->lanes) {
@@ -428,12 +505,18 @@ StatusOr<BenchResult> RunBench(const BenchSettings& settings, const std::atomic<
       prompts.measured.resize(keep);
     }
   }
+  std::vector<int> component_of;  // measured index → its ISL/OSL mixture component
+  if (!s.sequence_distribution.empty()) {
+    for (const Prompt& p : prompts.measured) component_of.push_back(p.component);
+  }
   std::vector<Job> jobs = make_jobs(prompts.measured, false, offsets);
   prompts.measured.clear();
   prompts.measured.shrink_to_fit();
   plan.jobs = &jobs;
   plan.max_in_flight = s.max_concurrency;
-  plan.rate_per_s = s.request_rate_per_s;
+  plan.rate_per_s = PeakRate(s);
+  plan.stop = &s.stop;
+  plan.clock_scale = s.time_scale;
   int64_t concurrency = s.max_concurrency > 0 ? s.max_concurrency : s.num_prompts;
   plan.workers = s.num_workers > 0 ? s.num_workers : AutoWorkers(concurrency);
   plan.workers =
@@ -455,7 +538,9 @@ StatusOr<BenchResult> RunBench(const BenchSettings& settings, const std::atomic<
   int64_t issued = static_cast<int64_t>(main.records.size());
   for (RequestRecord& r : main.records) result.records.push_back(std::move(r));
   // What ended the issue window (recorded as servebench.run.ended_by).
-  std::string ended_by = result.interrupted                                        ? "interrupted"
+  std::string ended_by = result.interrupted  ? "interrupted"
+                         : main.stopped      ? main.stopped->rule
+                         : !s.stages.empty() ? "stages"
                          : s.duration_s > 0 && (schedule_cut || main.prompts_left) ? "duration"
                                                                                    : "prompts";
   if (s.duration_s > 0 && ended_by == "prompts") {
@@ -482,7 +567,9 @@ StatusOr<BenchResult> RunBench(const BenchSettings& settings, const std::atomic<
   metrics::SummaryInputs in;
   // A duration-bounded run is judged against what it issued (cut requests included:
   // they are failures), not against the prompt cap it did not reach.
-  in.requested_prompts = s.duration_s > 0 && !result.interrupted ? issued : s.num_prompts;
+  // So is a run a stop rule ended: judged against what it issued before the stop.
+  in.requested_prompts =
+      (s.duration_s > 0 || main.stopped) && !result.interrupted ? issued : s.num_prompts;
   in.main_phase_start_ns = main_start_ns;
   in.percentiles = s.percentiles;
   for (double p : s.metric_percentiles) {
@@ -581,12 +668,22 @@ StatusOr<BenchResult> RunBench(const BenchSettings& settings, const std::atomic<
   run["grace_period_s"] = s.duration_s > 0 ? json::value(s.grace_period_s) : nullptr;
   run["ended_by"] = ended_by;
   run["requests_offered"] = issued;  // sent, or cut while waiting for a slot
+  // The stop rule that ended the run, in words (null when none fired).
+  run["stop_reason"] = main.stopped ? json::value(main.stopped->reason) : json::value(nullptr);
   // Which clock every time and number of this result is in: "simulated" (the
   // server's stamps, docs/metrics.md "Simulated time") or "wall" (the client's).
   run["clock"] = simulated ? "simulated" : "wall";
   run["time_scale"] = simulated ? json::value(simulated->time_scale) : json::value(nullptr);
   run["server_lag_limit_ms"] = s.server_lag_limit_ms;
   h.servebench_extra["run"] = std::move(run);
+  if (!s.stages.empty()) {
+    h.servebench_extra["stages"] =
+        StageSummariesJson(SummarizeStages(result.records, s.stages, main_start_ns, in));
+  }
+  if (!s.sequence_distribution.empty()) {
+    h.servebench_extra["sequence_distribution"] =
+        RealisedMixtureJson(s.sequence_distribution, component_of, result.records);
+  }
   h.servebench_extra["client"] =
       json::object{{"cpu_s", cpu_s},
                    {"events", main.events},
