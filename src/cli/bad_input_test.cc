@@ -71,7 +71,12 @@ TEST_F(BadInputTest, BenchLoadShapeValuesAreRefusedNamingTheFlagAndThePart) {
     std::string flags, says;
   };
   for (const Case& c : std::vector<Case>{
-           {"--stage 20@", "--stage '20@': RATE@SECONDS"},
+           {"--stage 20@", "--stage '20@': RATE@SECONDS or concurrency=C@SECONDS"},
+           {"--stage concurrency=0@5", "--stage 'concurrency=0@5': RATE@SECONDS"},
+           {"--stage concurrency=4@5 --stage 10@5",
+            "--stage 2: a run's stages are all rates or all concurrency=C"},
+           {"--stage concurrency=4@5 --max-concurrency 8", "--stage concurrency=C with"},
+           {"--concurrency-ramp-duration 10", "--concurrency-ramp-duration needs a closed loop"},
            {"--stage 0@10", "--stage 1 (0@10): rate must be > 0"},
            {"--stage 10@5 --stage 0.01@10", "--stage 2 (0.01@10): schedules no request"},
            {"--stage 10@5 --request-rate 3", "--stage with --request-rate"},

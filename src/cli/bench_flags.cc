@@ -92,8 +92,12 @@ void AddBenchFlags(CLI::App& app, BenchFlags* f) {
       app.add_option("--ramp-up-start-rps", s.ramp_start_rps, "ramp: rate of the first request");
   f->ramp_rps[1] =
       app.add_option("--ramp-up-end-rps", s.ramp_end_rps, "ramp: rate of the last request");
+  app.add_option("--concurrency-ramp-duration", s.concurrency_ramp_s,
+                 "closed loop: slots rise from 1 to --max-concurrency over S seconds "
+                 "(AIPerf's name)");
   app.add_option("--stage", f->stages,
-                 "RATE@SECONDS, repeatable: back-to-back open-loop stages, each summarised");
+                 "RATE@SECONDS or concurrency=C@SECONDS, repeatable: back-to-back stages, each "
+                 "summarised");
   app.add_option("--max-concurrency", s.max_concurrency, "0 = unlimited");
   app.add_flag("--ignore-eos", s.ignore_eos);
   app.add_option("--num-warmups", s.num_warmups);
@@ -231,15 +235,25 @@ Status FinishBenchFlags(BenchFlags* f) {
     size_t at = text.find('@');
     if (at != std::string::npos) {
       std::string rate = text.substr(0, at), secs = text.substr(at + 1);
-      st.rate_per_s = std::strtod(rate.c_str(), &end);
-      bool rate_ok = !rate.empty() && *end == '\0';
+      bool rate_ok = false;
+      constexpr std::string_view kConc = "concurrency=";
+      if (rate.rfind(kConc, 0) == 0) {
+        std::string c = rate.substr(kConc.size());
+        st.concurrency = std::strtoll(c.c_str(), &end, 10);
+        rate_ok = !c.empty() && *end == '\0' && st.concurrency > 0;
+      } else {
+        st.rate_per_s = std::strtod(rate.c_str(), &end);
+        rate_ok = !rate.empty() && *end == '\0';
+      }
       st.duration_s = std::strtod(secs.c_str(), &end);
       if (rate_ok && !secs.empty() && *end == '\0') {
         s.stages.push_back(st);
         continue;
       }
     }
-    return Bad("--stage '" + text + "': RATE@SECONDS, e.g. 20@60 (20 req/s for 60 s)");
+    return Bad("--stage '" + text +
+               "': RATE@SECONDS or concurrency=C@SECONDS, e.g. 20@60 (20 req/s for 60 s) or "
+               "concurrency=8@60");
   }
   bool bounded = s.duration_s > 0 || !s.stages.empty() || s.stop.any();
   if (f->grace_flag->count() > 0 && !bounded) {

@@ -24,9 +24,15 @@ double MaxDrawn(int64_t len, double ratio) { return static_cast<double>(len) * (
 
 int64_t StagedRequests(const std::vector<LoadStage>& stages) {
   double n = 0;
-  for (const LoadStage& st : stages) n += std::round(st.rate_per_s * st.duration_s);
+  for (const LoadStage& st : stages) {
+    if (st.concurrency == 0) n += std::round(st.rate_per_s * st.duration_s);
+  }
   return n > static_cast<double>(limits::kMaxPromptsPerRun) ? limits::kMaxPromptsPerRun + 1
                                                             : static_cast<int64_t>(n);
+}
+
+bool ConcurrencyStages(const std::vector<LoadStage>& stages) {
+  return !stages.empty() && stages.front().concurrency > 0;
 }
 
 Status ValidateLoadShape(const BenchSettings& s) {
@@ -72,7 +78,40 @@ Status ValidateLoadShape(const BenchSettings& s) {
           st.saturation_factor));
     }
   }
+  if (!(s.concurrency_ramp_s >= 0) || s.concurrency_ramp_s > limits::kMaxDeadlineSeconds) {
+    return bad(fmt::format("--concurrency-ramp-duration {}: must be 0 (none) .. {:.0f} s",
+                           s.concurrency_ramp_s, limits::kMaxDeadlineSeconds));
+  }
+  if (s.concurrency_ramp_s > 0 && (s.max_concurrency < 1 || s.request_rate_per_s > 0 ||
+                                   s.ramp != RampStrategy::kNone || !s.stages.empty())) {
+    return bad(
+        "--concurrency-ramp-duration needs a closed loop: --max-concurrency C (the ramp's end) "
+        "without --request-rate, --ramp-up-strategy or --stage");
+  }
   if (s.stages.empty()) return Status::Ok();
+  if (ConcurrencyStages(s.stages)) {
+    for (size_t k = 0; k < s.stages.size(); ++k) {
+      const LoadStage& st = s.stages[k];
+      if (st.concurrency < 1 || st.concurrency > limits::kMaxConcurrency) {
+        return bad(fmt::format(
+            "--stage {}: a run's stages are all rates or all concurrency=C; concurrency {} "
+            "must be 1 .. {}",
+            k + 1, st.concurrency, limits::kMaxConcurrency));
+      }
+      if (!(st.duration_s > 0) || st.duration_s > limits::kMaxDeadlineSeconds) {
+        return bad(fmt::format("--stage {} (concurrency={}@{}): duration must be 0 .. {:.0f} s",
+                               k + 1, st.concurrency, st.duration_s, limits::kMaxDeadlineSeconds));
+      }
+    }
+    if (s.request_rate_per_s > 0 || s.ramp != RampStrategy::kNone || s.duration_s > 0 ||
+        s.max_concurrency > 0) {
+      return bad(
+          "--stage concurrency=C with --request-rate, --ramp-up-strategy, --duration or "
+          "--max-concurrency: the stages set the concurrency and the run's length; give only "
+          "--stage (and --num-prompts, the most requests it may send)");
+    }
+    return Status::Ok();
+  }
   if (s.request_rate_per_s > 0 || s.ramp != RampStrategy::kNone || s.duration_s > 0) {
     return bad(
         "--stage with --request-rate, --ramp-up-strategy or --duration: the stages set "
@@ -80,6 +119,11 @@ Status ValidateLoadShape(const BenchSettings& s) {
   }
   for (size_t k = 0; k < s.stages.size(); ++k) {
     const LoadStage& st = s.stages[k];
+    if (st.concurrency > 0) {
+      return bad(fmt::format(
+          "--stage {} (concurrency={}): a run's stages are all rates or all concurrency=C", k + 1,
+          st.concurrency));
+    }
     if (!(st.rate_per_s > 0) || !std::isfinite(st.rate_per_s) || !(st.duration_s > 0) ||
         st.duration_s > limits::kMaxDeadlineSeconds) {
       return bad(
@@ -218,7 +262,8 @@ Status Validate(const BenchSettings& s) {
   }
   // What the lengths imply in memory, before anything is allocated (common/limits.h).
   // A multi-stage run sends what its stages schedule, whatever --num-prompts says.
-  int64_t measured = s.stages.empty() ? s.num_prompts : StagedRequests(s.stages);
+  int64_t measured =
+      s.stages.empty() || ConcurrencyStages(s.stages) ? s.num_prompts : StagedRequests(s.stages);
   double requests = static_cast<double>(measured + s.num_warmups);
   // A length mixture: each component's mean + 4 sd bounds its draws in practice.
   double mix_in = 0, mix_out = 0;

@@ -35,6 +35,9 @@ enum class RampStrategy { kNone, kLinear, kExponential };
 struct LoadStage {
   double rate_per_s = 0;
   double duration_s = 0;
+  // > 0: a closed-loop stage holding this many requests in flight instead of a rate
+  // (`--stage concurrency=C@SECONDS`); a run's stages are all of one kind.
+  int64_t concurrency = 0;
 };
 
 // Stop rules (docs/bench.md "Stop rules"): checked by the coordinator while the
@@ -154,13 +157,19 @@ struct BenchSettings {
   // ramp_end_rps over the num_prompts requests (request_rate_per_s must be unset).
   RampStrategy ramp = RampStrategy::kNone;
   double ramp_start_rps = 0, ramp_end_rps = 0;
-  // Stages: non-empty = an open loop of back-to-back stages; stage k sends exactly
+  // Stages of concurrency (LoadStage::concurrency > 0): a closed loop whose slots follow
+  // the stages (PhasePlan::concurrency_steps), num_prompts the most it may send.
+  // Stages of rate: non-empty = an open loop of back-to-back stages; stage k sends exactly
   // round(rate x duration) requests spread over its window (gamma/constant gaps scaled
   // to fill it, so the seed moves arrivals, never a stage's rate). The run is bounded by
   // the stages' total duration (grace_period_s applies), its prompts are sized by the
   // schedule, and each stage is summarised on its own (servebench.stages). Excludes
   // request_rate_per_s, ramp and duration_s.
   std::vector<LoadStage> stages;
+  // Concurrency ramp (AIPerf's --concurrency-ramp-duration): > 0 with max_concurrency C
+  // in a closed loop: the slots rise from 1 to C in equal steps over this many seconds
+  // (slot c opens at (c - 1)/(C - 1) of it), then stay at C.
+  double concurrency_ramp_s = 0;
   StopRuleSettings stop;
 
   // ---- Duration bound (docs/bench.md "Duration-bounded runs") ----
@@ -216,6 +225,9 @@ struct BenchSettings {
 // `--backend openai-chat` with a non-chat endpoint (its chat bodies would all be HTTP
 // 400). Reads nothing but the environment; called before any socket is opened.
 Status Validate(const BenchSettings& settings);
+
+// True when the stages are concurrency stages (LoadStage::concurrency > 0).
+bool ConcurrencyStages(const std::vector<LoadStage>& stages);
 
 // Requests a multi-stage run sends: the sum of round(rate x duration) over its stages.
 int64_t StagedRequests(const std::vector<LoadStage>& stages);

@@ -35,6 +35,10 @@ BenchSettings Settings(const SimProcess& sim) {
   return s;
 }
 
+const boost::json::object& RunObj(const BenchResult& r) {
+  return r.result.at("servebench").at("run").as_object();
+}
+
 TEST(LoadShapeSimTest, EachStageSendsAtItsOwnRateAndIsSummarisedAlone) {
   SimProcess sim({"--time-scale", "0.2", "--seed", "1"});
   ASSERT_TRUE(sim.ready()) << sim.output();
@@ -96,8 +100,60 @@ TEST(LoadShapeSimTest, LinearRampSchedulesFasterAndFasterAsTheRampSays) {
   EXPECT_NEAR(last, want_last, 0.02 * want_last);
 }
 
-const boost::json::object& RunObj(const BenchResult& r) {
-  return r.result.at("servebench").at("run").as_object();
+TEST(LoadShapeSimTest, ConcurrencyStagesHoldTheirConcurrencyEachInItsWindow) {
+  SimProcess sim({"--time-scale", "0.2", "--seed", "6"});
+  ASSERT_TRUE(sim.ready()) << sim.output();
+  BenchSettings b = Settings(sim);
+  b.time_scale = 0.2;
+  b.random_output_len = 32;
+  b.num_prompts = 20000;  // the most it may send; the stages end it
+  b.stages = {{0, 4.0, 4}, {0, 4.0, 16}, {0, 4.0, 8}};
+  auto r = RunBench(b);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(RunObj(*r).at("ended_by").as_string(), "stages");
+  EXPECT_EQ(RunObj(*r).at("arrival").as_string(), "concurrency_stages");
+  const boost::json::array& stages = r->result.at("servebench").at("stages").as_array();
+  ASSERT_EQ(stages.size(), 3u);
+  auto in_flight = [&](size_t k) { return stages[k].at("mean_in_flight").to_number<double>(); };
+  // Steps up are immediate: the realised concurrency within 2 %.
+  EXPECT_NEAR(in_flight(0), 4, 0.08);
+  EXPECT_NEAR(in_flight(1), 16, 0.32);
+  // A step down retires slots as their requests end: between the two levels, near 8.
+  EXPECT_LT(in_flight(2), 16);
+  EXPECT_GT(in_flight(2), 8 * 0.98);
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(stages[k].at("concurrency").as_int64(), b.stages[k].concurrency);
+    EXPECT_GT(stages[k].at("completed").as_int64(), 0) << "stage " << k;
+    EXPECT_EQ(stages[k].at("failed").as_int64(), 0) << "stage " << k;
+  }
+}
+
+TEST(LoadShapeSimTest, ConcurrencyRampOpensOneSlotAtATimeUpToMaxConcurrency) {
+  SimProcess sim({"--time-scale", "0.2", "--seed", "7"});
+  ASSERT_TRUE(sim.ready()) << sim.output();
+  BenchSettings b = Settings(sim);
+  b.time_scale = 0.2;
+  b.random_output_len = 32;
+  b.num_prompts = 20000;
+  b.max_concurrency = 8;
+  b.concurrency_ramp_s = 4;  // slot c opens at (c - 1) x 4/7 s
+  b.duration_s = 8;
+  auto r = RunBench(b);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(RunObj(*r).at("arrival").as_string(), "closed_loop_ramp");
+  // In flight at a time of the run's clock, from the records.
+  int64_t start = r->summary.main_phase_start_ns;
+  auto at = [&](double t_s) {
+    int64_t t = start + static_cast<int64_t>(t_s * 1e9), n = 0;
+    for (const metrics::RequestRecord& rec : r->records) {
+      if (!rec.warmup && rec.t_sent_ns >= 0 && rec.t_sent_ns <= t && t < rec.t_done_ns) ++n;
+    }
+    return n;
+  };
+  EXPECT_LE(at(0.3), 1);  // only slot 1 is open before 4/7 s
+  EXPECT_LE(at(1.9), 4);  // slots 1-4 open by 12/7 s, slot 5 at 16/7 s
+  EXPECT_GE(at(6.0), 7);  // all 8 open after 4 s (one may be between requests)
+  EXPECT_LE(at(6.0), 8);
 }
 
 TEST(LoadShapeSimTest, ErrorRateAboveTheLimitStopsTheRunAndSaysWhy) {

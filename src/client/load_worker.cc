@@ -414,6 +414,8 @@ void LoadWorker::ScheduleNext(int64_t slot_free_ns) {
     // A slot released at or after the duration's end starts nothing (the release time,
     // not the time this thread noticed it, decides: a late thread changes no load).
     if (!MayIssue(slot_free_ns)) return CheckDone();
+    // A concurrency step down: this slot is retired, not refilled.
+    if (!cfg_.slot_steps.empty() && in_flight_ >= target_slots_) return CheckDone();
     int64_t i = cfg_.next_job->fetch_add(1, std::memory_order_relaxed);
     // The slot's release is the request's t_scheduled (metrics.md).
     if (i < static_cast<int64_t>(cfg_.jobs->size())) {
@@ -429,6 +431,8 @@ void LoadWorker::ScheduleNext(int64_t slot_free_ns) {
 
 void LoadWorker::CheckDone() {
   if (in_flight_ > 0) return;
+  // A concurrency schedule at 0 slots for now still has steps to come.
+  if (!cancelled_ && !issuing_ended_ && next_step_ < cfg_.slot_steps.size()) return;
   bool all_started = false;
   if (cancelled_ || issuing_ended_) {
     all_started = true;
@@ -512,6 +516,32 @@ void LoadWorker::OnDurationEnd() {
   });
 }
 
+void LoadWorker::OnSlotStep() {
+  if (shut_down_ || cancelled_ || issuing_ended_) return CheckDone();
+  int64_t now = MonotonicNowNs();
+  int64_t due = start_ns_;
+  while (next_step_ < cfg_.slot_steps.size() &&
+         start_ns_ + cfg_.slot_steps[next_step_].first <= now) {
+    due = start_ns_ + cfg_.slot_steps[next_step_].first;
+    target_slots_ = cfg_.slot_steps[next_step_].second;
+    ++next_step_;
+  }
+  // A step up: the new slots are due at the step (its time, not this thread's, is their
+  // t_scheduled: a late thread shows as issue delay).
+  while (in_flight_ < target_slots_ && MayIssue(due)) {
+    int64_t i = cfg_.next_job->fetch_add(1, std::memory_order_relaxed);
+    if (i >= static_cast<int64_t>(cfg_.jobs->size())) break;
+    StartJob(&(*cfg_.jobs)[static_cast<size_t>(i)], due, -1);
+  }
+  if (next_step_ < cfg_.slot_steps.size()) {
+    step_timer_.expires_at(AtNs(start_ns_ + cfg_.slot_steps[next_step_].first));
+    step_timer_.async_wait([this](const boost::system::error_code& ec) {
+      if (!ec) OnSlotStep();
+    });
+  }
+  CheckDone();
+}
+
 void LoadWorker::OnGraceEnd() {
   if (shut_down_) return;
   std::string why = fmt::format("still in flight {} s after {} (--grace-period); cut",
@@ -528,6 +558,7 @@ void LoadWorker::Shutdown() {
   arrival_timer_.cancel();
   cancel_timer_.cancel();
   duration_timer_.cancel();
+  step_timer_.cancel();
   for (auto& c : conns_) {
     c->deadline.cancel();
     c->transport.Close();
@@ -556,6 +587,11 @@ void LoadWorker::Run() {
       arrival_timer_.expires_at(AtNs(start_ns_));
       arrival_timer_.async_wait([this](const boost::system::error_code& ec) {
         if (!ec) PumpLanes();
+      });
+    } else if (cfg_.closed_loop && !cfg_.slot_steps.empty()) {
+      step_timer_.expires_at(AtNs(start_ns_));
+      step_timer_.async_wait([this](const boost::system::error_code& ec) {
+        if (!ec) OnSlotStep();
       });
     } else if (cfg_.closed_loop) {
       auto timer = std::make_shared<asio::steady_timer>(io_, AtNs(start_ns_));

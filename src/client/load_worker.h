@@ -76,6 +76,11 @@ struct WorkerConfig {
   // Closed loop: requests this worker keeps in flight. Open loop: the cap on
   // requests in flight (0 = none); arrivals beyond it wait in a FIFO.
   int64_t slots = 0;
+  // Closed loop with a concurrency schedule (stages or a ramp): (offset ns from the
+  // start, this worker's slots from then on), by offset, the first at 0; empty =
+  // `slots` throughout. A step up starts requests at once (due at the step's offset);
+  // a step down retires slots as their requests end.
+  std::vector<std::pair<int64_t, int64_t>> slot_steps;
   int64_t preconnect = 0;  // connections opened before the start
   // Duration bound (BenchSettings::duration_s), from the phase start; 0 = none. At
   // start + duration_ns the worker stops issuing (open loop: `my_jobs` holds only
@@ -153,6 +158,8 @@ class LoadWorker {
   void PollCancel();
   // The duration bound: stop issuing; then, after the grace period, cut.
   void OnDurationEnd();
+  // Closed loop with slot_steps: applies the steps due by now and arms the next.
+  void OnSlotStep();
   // A stop rule fired: the issue window ends now (WorkerConfig::stop).
   void OnStop();
   // Why issuing ended, for the records it cuts: the duration's end or the stop rule.
@@ -167,12 +174,15 @@ class LoadWorker {
   boost::asio::steady_timer arrival_timer_{io_};
   boost::asio::steady_timer cancel_timer_{io_};
   boost::asio::steady_timer duration_timer_{io_};  // end of the issue window, then of grace
+  boost::asio::steady_timer step_timer_{io_};      // next concurrency step (slot_steps)
   std::vector<std::unique_ptr<Conn>> conns_;
   std::vector<Conn*> idle_;
   std::deque<metrics::RequestRecord> records_;    // stable addresses for in-flight decoders
   std::deque<std::pair<Job*, int64_t>> pending_;  // open loop over the cap: (job, t_scheduled)
   LagHistogram receive_lag_;
   size_t next_arrival_ = 0;
+  size_t next_step_ = 0;      // slot_steps not applied yet
+  int64_t target_slots_ = 0;  // slot_steps: this worker's slots now
   int64_t in_flight_ = 0;
   int64_t start_ns_ = 0;
   int64_t connections_opened_ = 0;

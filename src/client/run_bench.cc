@@ -85,7 +85,10 @@ struct PhasePlan {
   int workers = 1;
   int64_t duration_ns = 0, grace_ns = 0;   // the duration bound (0 = none)
   const StopRuleSettings* stop = nullptr;  // stop rules (measured phase only)
-  double clock_scale = 1;                  // wall s per s of the run's clock
+  // Closed loop with a concurrency schedule: (offset ns, total slots), by offset; empty
+  // = max_in_flight throughout. Split over workers as max_in_flight is.
+  std::vector<std::pair<int64_t, int64_t>> concurrency_steps;
+  double clock_scale = 1;  // wall s per s of the run's clock
 };
 
 struct PhaseOutcome {
@@ -145,6 +148,9 @@ PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::resu
     int64_t cap = plan.max_in_flight;
     int64_t share = cap > 0 ? cap / w_count + (w < cap % w_count ? 1 : 0) : 0;
     c.slots = share;
+    for (const auto& [at_ns, total] : plan.concurrency_steps) {
+      c.slot_steps.emplace_back(at_ns, total / w_count + (w < total % w_count ? 1 : 0));
+    }
     c.jobs = plan.jobs;
     c.next_job = &next_job;
     c.lanes = plan.lanes;
@@ -294,13 +300,16 @@ json::object RunObject(const BenchSettings& s, const Url& url, const PromptSet& 
   const char* gaps = s.arrival == ArrivalProcess::kConstant ? "constant"
                      : s.burstiness == 1.0                  ? "poisson"
                                                             : "gamma";
-  o["arrival"] = !s.stages.empty()                      ? "stages"
+  o["arrival"] = ConcurrencyStages(s.stages)            ? "concurrency_stages"
+                 : !s.stages.empty()                    ? "stages"
+                 : s.concurrency_ramp_s > 0             ? "closed_loop_ramp"
                  : s.ramp == RampStrategy::kLinear      ? "ramp_linear"
                  : s.ramp == RampStrategy::kExponential ? "ramp_exponential"
                  : s.request_rate_per_s <= 0
                      ? (s.max_concurrency > 0 ? "closed_loop" : "all_at_once")
                      : gaps;
   o["gaps"] = gaps;
+  if (s.concurrency_ramp_s > 0) o["concurrency_ramp_s"] = s.concurrency_ramp_s;
   if (s.ramp != RampStrategy::kNone) {
     o["ramp_start_rps"] = s.ramp_start_rps;
     o["ramp_end_rps"] = s.ramp_end_rps;
@@ -349,15 +358,44 @@ namespace {
 BenchSettings Derived(const BenchSettings& asked) {
   BenchSettings s = asked;
   if (!s.stages.empty()) {
-    s.num_prompts = StagedRequests(s.stages);
+    // Concurrency stages: a closed loop of the largest stage's slots, num_prompts the
+    // most it may send.
+    if (!ConcurrencyStages(s.stages)) s.num_prompts = StagedRequests(s.stages);
     s.duration_s = 0;
-    for (const LoadStage& st : s.stages) s.duration_s += st.duration_s;
+    for (const LoadStage& st : s.stages) {
+      s.duration_s += st.duration_s;
+      s.max_concurrency = std::max(s.max_concurrency, st.concurrency);
+    }
   }
   return s;
 }
 
+// The closed loop's concurrency schedule (PhasePlan::concurrency_steps), offsets in
+// the schedule's seconds (simulated against a compressed sim) times `scale`.
+std::vector<std::pair<int64_t, int64_t>> ConcurrencySteps(const BenchSettings& s, double scale) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  auto ns = [&](double t_s) { return static_cast<int64_t>(std::llround(t_s * 1e9 * scale)); };
+  if (ConcurrencyStages(s.stages)) {
+    double t_s = 0;
+    for (const LoadStage& st : s.stages) {
+      out.emplace_back(ns(t_s), st.concurrency);
+      t_s += st.duration_s;
+    }
+  } else if (s.concurrency_ramp_s > 0 && s.max_concurrency > 0) {
+    int64_t c_max = s.max_concurrency;
+    for (int64_t c = 1; c <= c_max; ++c) {
+      double at = c_max == 1 ? 0
+                             : s.concurrency_ramp_s * static_cast<double>(c - 1) /
+                                   static_cast<double>(c_max - 1);
+      out.emplace_back(ns(at), c);
+    }
+  }
+  return out;
+}
+
 // Arrival offsets of the measured phase (schedule.h); empty offsets = all at time 0.
 std::vector<int64_t> MeasuredSchedule(const BenchSettings& s) {
+  if (ConcurrencyStages(s.stages)) return {};  // a closed loop: no arrival times
   if (!s.stages.empty()) return MakeStagedSchedule(s.stages, s.burstiness, s.arrival, s.seed);
   if (s.ramp != RampStrategy::kNone) {
     return MakeRampSchedule(s.num_prompts, s.ramp_start_rps, s.ramp_end_rps, s.ramp, s.burstiness,
@@ -493,13 +531,18 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
     plan.lanes = &*lanes;
   }
   bool schedule_cut = false;  // open loop: arrivals at or after the duration's end dropped
+  // The schedule's seconds are the server's: against a compressed sim they pass
+  // time_scale times faster on the wall clock (time scale 0 has no time base: wall).
+  const double wall_per_s = s.time_scale > 0 ? s.time_scale : 1.0;
+  plan.concurrency_steps = ConcurrencySteps(s, wall_per_s);
   if (s.duration_s > 0) {
-    plan.duration_ns = static_cast<int64_t>(s.duration_s * 1e9);
-    plan.grace_ns = static_cast<int64_t>(s.grace_period_s * 1e9);
+    plan.duration_ns = static_cast<int64_t>(s.duration_s * 1e9 * wall_per_s);
+    plan.grace_ns = static_cast<int64_t>(s.grace_period_s * 1e9 * wall_per_s);
     if (!plan.closed_loop && plan.lanes == nullptr) {
       // The schedule is sorted: keep the arrivals due inside the issue window.
-      size_t keep = static_cast<size_t>(
-          std::lower_bound(offsets.begin(), offsets.end(), plan.duration_ns) - offsets.begin());
+      size_t keep = static_cast<size_t>(std::lower_bound(offsets.begin(), offsets.end(),
+                                                         static_cast<int64_t>(s.duration_s * 1e9)) -
+                                        offsets.begin());
       schedule_cut = keep < offsets.size();
       offsets.resize(keep);
       prompts.measured.resize(keep);

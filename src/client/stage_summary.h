@@ -1,9 +1,11 @@
-// Per-stage measurement of a multi-stage run (BenchSettings::stages). A stage's
-// requests are the ones its schedule placed in its window: MakeStagedSchedule puts
-// stage k's round(rate x duration) arrivals at consecutive positions of the measured
-// prompt list, so a request's stage is known from its index alone, never guessed from
-// a timestamp. Each stage's summary is metrics/'s RunSummary over its requests, with
-// the stage's start as the phase start. Pure.
+// Per-stage measurement of a multi-stage run (BenchSettings::stages). Rate stages: a
+// stage's requests are the ones its schedule placed in its window: MakeStagedSchedule
+// puts stage k's round(rate x duration) arrivals at consecutive positions of the
+// measured prompt list, so a request's stage is known from its index alone, never
+// guessed from a timestamp. Concurrency stages (a closed loop has no schedule): the
+// requests whose slot came due (t_scheduled) inside the window. Each stage's summary is
+// metrics/'s RunSummary over its requests, with the stage's start as the phase start.
+// Pure.
 #pragma once
 
 #include <boost/json.hpp>
@@ -16,9 +18,12 @@ namespace servebench::client {
 
 struct StageSummary {
   LoadStage stage;
-  int64_t requests = 0;         // scheduled in the window (measured requests only)
-  int64_t sent = 0;             // of them, reached the server (t_sent set)
-  double sent_rate_per_s = 0;   // sent / the stage's duration: the rate it realised
+  int64_t requests = 0;        // scheduled in the window (measured requests only)
+  int64_t sent = 0;            // of them, reached the server (t_sent set)
+  double sent_rate_per_s = 0;  // sent / the stage's duration: the rate it realised
+  // Time-averaged requests in flight (t_sent .. t_done) over the window, counting every
+  // request of the run: the concurrency the stage realised.
+  double mean_in_flight = 0;
   metrics::RunSummary summary;  // over the stage's requests
 };
 
