@@ -166,27 +166,8 @@ std::string SessionProcess::Name() const {
   return name;
 }
 
-namespace {
-
-// Each simulated role (prefill, decode, router) is its own process with its own
-// simulated clock. Compressed, a decode worker would stamp its arrival after the
-// prefill and the KV transfer, in a clock the prefill worker does not share, so the
-// client's simulated TTFT would leave both out. Sessions of sim roles run in real time.
-Status CheckSimRolesClock(const recipe::ServeSpec& serve) {
-  std::optional<double> scale = recipe::SimTimeScale(serve);
-  if (!scale || *scale == 1.0) return Status::Ok();
-  return Status::InvalidArgument(fmt::format(
-      "sim.time_scale {}: a serve session of simulated roles runs at time_scale 1 (each role "
-      "keeps its own simulated clock, so compressed stamps would leave the prefill and the KV "
-      "transfer out of TTFT)",
-      *scale));
-}
-
-}  // namespace
-
 Status CheckSession(const recipe::ServeSpec& serve, const SessionCatalog& catalog) {
   SB_ASSIGN_OR_RETURN(Topology t, recipe::SessionTopology(serve));
-  SB_RETURN_IF_ERROR(CheckSimRolesClock(serve));
   return Choose(serve, t, catalog).status();
 }
 
@@ -205,7 +186,6 @@ std::vector<SessionProblem> CheckServeSessions(const std::vector<recipe::Point>&
 StatusOr<SessionPlan> PlanSession(const recipe::ServeSpec& serve, const SessionOptions& options,
                                   const EngineCatalog& engines, const SessionCatalog& sessions) {
   SB_ASSIGN_OR_RETURN(Topology t, recipe::SessionTopology(serve));
-  SB_RETURN_IF_ERROR(CheckSimRolesClock(serve));
   SB_ASSIGN_OR_RETURN(StackChoice choice, Choose(serve, t, sessions));
   SessionPlan plan;
   plan.topology = t;

@@ -84,8 +84,7 @@ struct SessionOptions {
 // speaks, the router fronts the engine, the launch path is one servebench runs.
 // InvalidArgument naming the field, the value and what is allowed; FailedPrecondition
 // for a valid session servebench does not launch (llm-d, TileRT, ATOM rows: their
-// own launchers run them, `servebench matrix` exports them). A session of simulated
-// roles must run at sim.time_scale 1: each role keeps its own simulated clock.
+// own launchers run them, `servebench matrix` exports them).
 Status CheckSession(const recipe::ServeSpec& serve, const SessionCatalog& catalog);
 
 // CheckSession over every serve session of several processes among `points` (once

@@ -225,20 +225,6 @@ TEST(SessionPlanTest, NativeVllmSessionRendersConnectorRolesAndVllmRouter) {
   EXPECT_TRUE(Has(router, "--vllm-pd-disaggregation") && Has(router, "round_robin"));
 }
 
-TEST(SessionPlanTest, ASessionOfSimRolesRunsInRealTimeOnly) {
-  // Each role process keeps its own simulated clock: compressed, the client's TTFT
-  // would leave the prefill and the KV transfer out, so it is refused before a start.
-  recipe::ServeSpec compressed = SimDisagg();
-  compressed.sim_options["time-scale"] = "0.05";
-  Status s = CheckSession(compressed, Sessions());
-  EXPECT_THAT(s.message(), HasSubstr("sim.time_scale 0.05: a serve session of simulated roles "
-                                     "runs at time_scale 1"));
-  EXPECT_FALSE(PlanSession(compressed, DryRun(), *DefaultEngineCatalog().value(), Sessions()).ok());
-  recipe::ServeSpec real_time = SimDisagg();
-  real_time.sim_options["time-scale"] = "1";
-  EXPECT_TRUE(CheckSession(real_time, Sessions()).ok());
-}
-
 TEST(SessionPlanTest, ChecksNameTheRoleConnectorOrRouterThatCannotWork) {
   recipe::ServeSpec llama = SimDisagg();
   llama.engine = llama.framework = "llamacpp";

@@ -108,7 +108,7 @@ class DisaggE2eTest : public ::testing::Test {
 };
 
 TEST_F(DisaggE2eTest, OnePrefillTwoDecodesAndARouterRunEveryPointOk) {
-  auto r = servebench::testing::RunShell(RunArgs(Recipe("[2, 8]", 1.0, 32)));
+  auto r = servebench::testing::RunShell(RunArgs(Recipe("[2, 8]", 0.05, 32)));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("2 point(s): 2 ok"), std::string::npos) << r.output;
   auto records = Records();

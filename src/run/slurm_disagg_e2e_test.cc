@@ -68,7 +68,7 @@ class SlurmDisaggE2eTest : public ::testing::Test {
   std::string RunArgs(const std::string& recipe) {
     return std::string(SERVEBENCH_BIN) + " run " + recipe + " --executor slurm --out " +
            (dir_ / "out").string() + " --db " + (dir_ / "sb.db").string() +
-           " --issue-delay-limit-ms 100000 --server-lag-limit-ms 100000";
+           " --issue-delay-limit-ms 100000";
   }
   pid_t Spawn(const std::string& args) {
     pid_t pid = fork();
@@ -140,7 +140,7 @@ class SlurmDisaggE2eTest : public ::testing::Test {
 };
 
 TEST_F(SlurmDisaggE2eTest, TheSessionGetsItsNodesAndEachProcessIsAStepOnItsNode) {
-  pid_t submitter = Spawn(RunArgs(Recipe(1.0, 64, "[2, 8]")));
+  pid_t submitter = Spawn(RunArgs(Recipe(0.2, 64, "[2, 8]")));
   // While it runs: the steps are named after the processes, each on its plan's node.
   std::set<std::string> seen;
   int status = 0;
