@@ -166,8 +166,8 @@ TEST_F(DisaggE2eTest, OnePrefillTwoDecodesAndARouterRunEveryPointOk) {
 TEST_F(DisaggE2eTest, PowerOfADisaggregatedPointIsSplitIntoPrefillAndDecodeByTheRolesGpus) {
   std::ostringstream y;
   // A 0.4 s averaged reading sampled every 0.4 s: the point lasts about 8.5 s, over the
-  // 4 s valid power needs. A session of sim roles runs in real time (time scale 1:
-  // each role keeps its own clock, engine/session_plan.h).
+  // 4 s valid power needs; in real time (time scale 1) a loaded machine's stalls stay
+  // far inside the gap limit and the clock check.
   y << "servebench: 1\nrecipes:\n  pd:\n    engine: sim\n    model: llama-3.1-8b\n"
     << "    hardware: h200\n    readiness_timeout_s: 60\n"
     << "    sim:\n      time_scale: 1\n      power_average_s: 0.4\n      seed: " << marker_
