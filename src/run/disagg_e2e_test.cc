@@ -14,8 +14,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <sstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "common/testing/files.h"
 #include "common/testing/shell.h"
@@ -28,9 +31,10 @@ using servebench::testing::ReadFileOrEmpty;
 class DisaggE2eTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("sb_disagg_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    // A parameterised test's name holds a '/': one folder per test, not a nested one.
+    std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(test.begin(), test.end(), '/', '_');
+    dir_ = fs::temp_directory_path() / ("sb_disagg_" + std::to_string(::getpid()) + "_" + test);
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     marker_ = std::to_string(2000000 + ::getpid() % 1000000);  // the sims' --seed
@@ -244,60 +248,65 @@ TEST_F(DisaggE2eTest, TtftOfTheLiveSessionGrowsByTheKvTransferTimeOfASlowerLink)
   EXPECT_NEAR(slow - fast, want_ms, 0.25 * want_ms);
 }
 
+// One role's process killed mid-point, and what the failed point's record must say.
 struct KillCase {
-  const char* role;     // the --role of the process killed
-  const char* process;  // the name the failure must carry
-  const char* failure_class;
+  const char* role;           // the --role of the process killed
+  const char* process;        // the process the failure reason starts with
+  const char* failure_class;  // the class its signature (or the situation) gives
 };
 
-TEST_F(DisaggE2eTest, KillingAnyRoleMidPointClassifiesItByRoleAndLeavesNoProcess) {
-  const KillCase cases[] = {
-      // The router sees the decode stream break (SGLang router's words).
-      {"decode", "decode[", "router.decode_stream"},
-      // The router has no prefill worker left to route to.
-      {"prefill", "prefill[0]", "router.no_workers"},
-      // Nobody logs a cause: the router process ended while serving.
-      {"router", "router", "server.died_during_run"},
-  };
-  for (const KillCase& k : cases) {
-    SCOPED_TRACE(k.role);
-    fs::remove_all(dir_ / "out");
-    fs::remove(dir_ / "run.log");
-    // About two seconds per point: time scale 1, 256 output tokens.
-    const std::string args = RunArgs(Recipe("[1, 2, 4]", 1.0, 256));
-    pid_t run = fork();
-    if (run == 0) {
-      const std::string cmd = "exec " + args + " > " + (dir_ / "run.log").string() + " 2>&1";
-      execl("/bin/sh", "sh", "-c", cmd.c_str(), nullptr);
-      _exit(127);
-    }
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
-    while (ReadFileOrEmpty(dir_ / "run.log").find("concurrency 2 ...") == std::string::npos &&
-           std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(400));
-    auto victims = Processes(k.role);
-    ASSERT_FALSE(victims.empty()) << ReadFileOrEmpty(dir_ / "run.log");
-    ::kill(victims.front(), SIGKILL);
-    int status = 0;
-    ::waitpid(run, &status, 0);
-    const std::string log = ReadFileOrEmpty(dir_ / "run.log");
-    EXPECT_EQ(WEXITSTATUS(status), 3) << log;
-    auto records = Records();
-    ASSERT_EQ(records.size(), 3u) << log;
-    EXPECT_EQ(records[0].at("status").as_string(), "ok") << log;
-    EXPECT_EQ(records[1].at("status").as_string(), "failed") << log;
-    EXPECT_EQ(records[1].at("failure_class").as_string(), k.failure_class) << records[1];
-    const std::string reason(records[1].at("failure_reason").as_string());
-    EXPECT_EQ(reason.rfind(k.process, 0), 0u) << reason;
-    EXPECT_NE(reason.find(std::string("(") + k.role + " on node"), std::string::npos) << reason;
-    // The session was restarted, whole, for the last point.
-    EXPECT_EQ(records[2].at("status").as_string(), "ok") << log;
-    EXPECT_NE(log.find("2 server start(s)"), std::string::npos) << log;
-    std::printf("%s: %s\n", k.role, reason.c_str());
-    EXPECT_TRUE(NoneLeft(10)) << "a process of the session outlived it";
+std::ostream& operator<<(std::ostream& os, const KillCase& k) { return os << k.role; }
+
+class DisaggKillTest : public DisaggE2eTest, public ::testing::WithParamInterface<KillCase> {};
+
+TEST_P(DisaggKillTest, KillingARoleMidPointClassifiesItByRoleAndLeavesNoProcess) {
+  const KillCase& k = GetParam();
+  // About two seconds per point: time scale 1, 256 output tokens.
+  const std::string args = RunArgs(Recipe("[1, 2, 4]", 1.0, 256));
+  pid_t run = fork();
+  if (run == 0) {
+    const std::string cmd = "exec " + args + " > " + (dir_ / "run.log").string() + " 2>&1";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), nullptr);
+    _exit(127);
   }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  while (ReadFileOrEmpty(dir_ / "run.log").find("concurrency 2 ...") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  auto victims = Processes(k.role);
+  ASSERT_FALSE(victims.empty()) << ReadFileOrEmpty(dir_ / "run.log");
+  ::kill(victims.front(), SIGKILL);
+  int status = 0;
+  ::waitpid(run, &status, 0);
+  const std::string log = ReadFileOrEmpty(dir_ / "run.log");
+  EXPECT_EQ(WEXITSTATUS(status), 3) << log;
+  auto records = Records();
+  ASSERT_EQ(records.size(), 3u) << log;
+  EXPECT_EQ(records[0].at("status").as_string(), "ok") << log;
+  EXPECT_EQ(records[1].at("status").as_string(), "failed") << log;
+  EXPECT_EQ(records[1].at("failure_class").as_string(), k.failure_class) << records[1];
+  const std::string reason(records[1].at("failure_reason").as_string());
+  EXPECT_EQ(reason.rfind(k.process, 0), 0u) << reason;
+  EXPECT_NE(reason.find(std::string("(") + k.role + " on node"), std::string::npos) << reason;
+  // The session was restarted, whole, for the last point.
+  EXPECT_EQ(records[2].at("status").as_string(), "ok") << log;
+  EXPECT_NE(log.find("2 server start(s)"), std::string::npos) << log;
+  std::printf("%s: %s\n", k.role, reason.c_str());
+  EXPECT_TRUE(NoneLeft(10)) << "a process of the session outlived it";
 }
+
+INSTANTIATE_TEST_SUITE_P(EachRole, DisaggKillTest,
+                         ::testing::Values(
+                             // The router sees the decode stream break (SGLang router's words).
+                             KillCase{"decode", "decode[", "router.decode_stream"},
+                             // The router has no prefill worker left to route to.
+                             KillCase{"prefill", "prefill[0]", "router.no_workers"},
+                             // Nobody logs a cause: the router process ended while serving.
+                             KillCase{"router", "router", "server.died_during_run"}),
+                         [](const ::testing::TestParamInfo<KillCase>& info) {
+                           return std::string(info.param.role);
+                         });
 
 }  // namespace

@@ -3,22 +3,27 @@
 // cluster the `slurm` CTest fixture starts (three node names, each its own slurmd, on
 // this machine). The session gets an allocation of its two nodes in an array of its
 // own; every process is an srun step on the node its plan places it on; every point
-// is ok. Killing one role mid-point fails that point by role; no process or step of
-// the session is left on any node.
+// is ok. Killing any one role (prefill, decode or router) mid-point fails that point
+// by role; no process or step of the session is left on any node.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <ostream>
 #include <regex>
 #include <set>
 #include <sstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "common/testing/files.h"
 #include "common/testing/shell.h"
@@ -32,9 +37,10 @@ using servebench::testing::RunShell;
 class SlurmDisaggE2eTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("sb_slurm_pd_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    // A parameterised test's name holds a '/': one folder per test, not a nested one.
+    std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(test.begin(), test.end(), '/', '_');
+    dir_ = fs::temp_directory_path() / ("sb_slurm_pd_" + std::to_string(::getpid()) + "_" + test);
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     marker_ = std::to_string(3000000 + ::getpid() % 1000000);
@@ -65,10 +71,12 @@ class SlurmDisaggE2eTest : public ::testing::Test {
     std::ofstream(path) << y.str();
     return path;
   }
+  // The timing validity rules are off, as in slurm_e2e_test: these tests check
+  // placement, supervision and classification on a shared machine, not timing.
   std::string RunArgs(const std::string& recipe) {
     return std::string(SERVEBENCH_BIN) + " run " + recipe + " --executor slurm --out " +
            (dir_ / "out").string() + " --db " + (dir_ / "sb.db").string() +
-           " --issue-delay-limit-ms 100000";
+           " --issue-delay-limit-ms 100000 --server-lag-limit-ms 100000";
   }
   pid_t Spawn(const std::string& args) {
     pid_t pid = fork();
@@ -174,26 +182,55 @@ TEST_F(SlurmDisaggE2eTest, TheSessionGetsItsNodesAndEachProcessIsAStepOnItsNode)
   EXPECT_TRUE(Sims("").empty());
 }
 
-TEST_F(SlurmDisaggE2eTest, KillingADecodeStepMidPointFailsThatPointByRoleAndLeavesNothing) {
+// One role's process killed mid-point, and what the failed point's record must say.
+struct KillCase {
+  const char* role;           // the --role of the sim process killed (inside its srun step)
+  const char* process;        // the process the failure reason starts with
+  const char* failure_class;  // the class its signature (or the situation) gives
+};
+
+std::ostream& operator<<(std::ostream& os, const KillCase& k) { return os << k.role; }
+
+class SlurmDisaggKillTest : public SlurmDisaggE2eTest,
+                            public ::testing::WithParamInterface<KillCase> {};
+
+TEST_P(SlurmDisaggKillTest, KillingARoleStepMidPointFailsThatPointByRoleAndLeavesNothing) {
+  const KillCase& k = GetParam();
   pid_t submitter = Spawn(RunArgs(Recipe(1.0, 256, "[1, 2, 4]")));
   auto task_log = [&] { return ReadFileOrEmpty(dir_ / "out" / "slurm" / "nodes2-task-0.log"); };
   for (int i = 0; i < 1800 && task_log().find("concurrency 2 ...") == std::string::npos; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
-  auto decodes = Sims("decode");
-  ASSERT_FALSE(decodes.empty()) << task_log();
-  ::kill(decodes.front(), SIGKILL);
+  auto victims = Sims(k.role);
+  ASSERT_FALSE(victims.empty()) << task_log();
+  ::kill(victims.front(), SIGKILL);
   int status = 0;
   ::waitpid(submitter, &status, 0);
   const std::string log = ReadFileOrEmpty(dir_ / "submitter.log");
   EXPECT_EQ(WEXITSTATUS(status), 3) << log << task_log();
+  // The point killed fails; the session is restarted, whole, for the next one; the
+  // single-server array runs its point.
   std::vector<std::string> reasons;
   EXPECT_EQ(Stored(&reasons), (std::map<std::string, int>{{"failed", 1}, {"ok", 3}})) << task_log();
-  ASSERT_EQ(reasons.size(), 1u);
-  EXPECT_EQ(reasons[0].rfind("router.decode_stream | decode[", 0), 0u) << reasons[0];
-  EXPECT_NE(reasons[0].find("(decode on node"), std::string::npos) << reasons[0];
+  ASSERT_EQ(reasons.size(), 1u) << ::testing::PrintToString(reasons);
+  EXPECT_EQ(reasons[0].rfind(std::string(k.failure_class) + " | " + k.process, 0), 0u)
+      << reasons[0];
+  EXPECT_NE(reasons[0].find(std::string("(") + k.role + " on node"), std::string::npos)
+      << reasons[0];
+  std::printf("%s: %s\n", k.role, reasons[0].c_str());
   EXPECT_TRUE(Steps().empty()) << ::testing::PrintToString(Steps());
   EXPECT_TRUE(Sims("").empty()) << "a process of the session outlived the job";
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    EachRole, SlurmDisaggKillTest,
+    ::testing::Values(
+        // The router sees the decode stream break (SGLang router's words), through srun.
+        KillCase{"decode", "decode[", "router.decode_stream"},
+        // The router has no prefill worker left to route to.
+        KillCase{"prefill", "prefill[0]", "router.no_workers"},
+        // Nobody logs a cause: the router's step ended while serving.
+        KillCase{"router", "router", "server.died_during_run"}),
+    [](const ::testing::TestParamInfo<KillCase>& info) { return std::string(info.param.role); });
 
 }  // namespace
