@@ -20,6 +20,7 @@
 #include "record/labels.h"
 #include "record/record_export.h"
 #include "record/record_json.h"
+#include "record/role_metrics_view.h"
 #include "store/store.h"
 
 namespace servebench::cli {
@@ -29,6 +30,7 @@ struct Options {
   std::string db = "servebench.db";
   store::RecordFilter filter;
   std::string record_id;       // show
+  bool role_metrics = false;   // show: each role's metrics as a table, not the JSON
   std::string format = "csv";  // export
   std::string output;          // export: file, or "" for stdout
   int64_t limit = 0;           // --limit, checked before it becomes filter.limit
@@ -143,7 +145,24 @@ int Show(store::Store& db, const Options& o) {
                             o.record_id, records->size()),
                 kExitInvalidInput);
   }
-  std::fputs(record::IndentedJson(record::ToJson(records->front())).c_str(), stdout);
+  const record::Record& r = records->front();
+  if (o.role_metrics) {
+    if (r.role_metrics.empty()) {
+      return Fail(fmt::format("record {} has no role metrics: only the points of a serve session "
+                              "of several processes (a topology: prefill, decode, router) "
+                              "scrape each role's /metrics",
+                              r.record_id),
+                  kExitInvalidInput);
+    }
+    std::printf(
+        "record %s — %s, concurrency %s: each role's /metrics over the point (counters "
+        "as the change, gauges at its end, summed over the role's processes)\n\n",
+        r.record_id.c_str(), record::ConfigLabel(r.deployment).c_str(),
+        r.concurrency ? std::to_string(*r.concurrency).c_str() : "-");
+    std::fputs(record::RoleMetricsTable({{"value", &r.role_metrics}}).c_str(), stdout);
+    return kExitOk;
+  }
+  std::fputs(record::IndentedJson(record::ToJson(r)).c_str(), stdout);
   return kExitOk;
 }
 
@@ -175,6 +194,9 @@ int RunResults(int argc, char** argv) {
   AddFilters(list, &o);
   AddFilters(exp, &o);
   show->add_option("RECORD_ID", o.record_id, "a record id, or the start of one")->required();
+  show->add_flag("--role-metrics", o.role_metrics,
+                 "instead of the JSON, a table of each role's scraped /metrics (prefill, decode, "
+                 "router: a point of a serve session of several processes)");
   exp->add_option("--format", o.format,
                   "csv (one row per record: identity, status, every headline metric under "
                   "its name) or json (the whole records)")

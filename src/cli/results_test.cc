@@ -143,6 +143,37 @@ TEST_F(ResultsCliTest, ShowPrintsTheWholeRecordByIdOrPrefix) {
   EXPECT_NE(missing.output.find("no record with id (or id prefix) \"zzz\""), std::string::npos);
 }
 
+TEST_F(ResultsCliTest, ShowRoleMetricsTabulatesEachRoleOfASessionPoint) {
+  // A point of a serve session of several processes (schema 2: role_metrics).
+  Write("pd/records/fff666.json",
+        R"({"schema_version": 2, "record_id": "fff666", "run_id": "run-2", "point_id": "p-fff",
+        "series_id": "s-fff", "recipe": "pd", "engine": "sim", "model": "sim/llama-8b",
+        "hardware": "sim-h100", "concurrency": 2, "status": "ok", "build": {"date": "2026-11-30"},
+        "provenance": {"started_at": "2026-11-30T12:00:00Z"}, "num_gpus": 6,
+        "role_metrics": {"router": {"sgl_router_pd_requests_total": 8},
+                         "prefill": {"servebench:kv_handoffs_total": 8},
+                         "decode": {"vllm:generation_tokens_total": 256,
+                                    "vllm:nixl_bytes_transferred_sum": 268435456}},
+        "summary": {"output_throughput": 1000.0, "total_token_throughput": 3001.0}})");
+  ASSERT_EQ(RunServebench("ingest -q" + Db() + dir_ + "/pd").exit_code, 0);
+  Result show = RunServebench("results show fff --role-metrics" + Db());
+  EXPECT_EQ(show.exit_code, 0) << show.output;
+  EXPECT_THAT(show.output, ::testing::HasSubstr("record fff666"));
+  // Workers in start order, then the router; one row per metric.
+  EXPECT_THAT(show.output,
+              ::testing::HasSubstr("| role    | metric                          | value     |\n"
+                                   "| ------- | ------------------------------- | --------- |\n"
+                                   "| prefill | servebench:kv_handoffs_total    | 8         |\n"
+                                   "| decode  | vllm:generation_tokens_total    | 256       |\n"
+                                   "| decode  | vllm:nixl_bytes_transferred_sum | 268435456 |\n"
+                                   "| router  | sgl_router_pd_requests_total    | 8         |\n"));
+  // A single server's record has none: said, exit 1.
+  ASSERT_EQ(RunServebench("ingest -q" + Db() + dir_ + "/out").exit_code, 0);
+  Result single = RunServebench("results show aaa111 --role-metrics" + Db());
+  EXPECT_EQ(single.exit_code, 1) << single.output;
+  EXPECT_THAT(single.output, ::testing::HasSubstr("record aaa111 has no role metrics"));
+}
+
 TEST_F(ResultsCliTest, ExportCsvAndJson) {
   ASSERT_EQ(RunServebench("ingest -q" + Db() + dir_ + "/out").exit_code, 0);
   Result csv = RunServebench("results export --format csv --engine sim" + Db());

@@ -7,6 +7,7 @@
 #include "metrics/pareto.h"
 #include "record/labels.h"
 #include "record/record_builder.h"
+#include "record/role_metrics_view.h"
 
 namespace servebench::run {
 namespace {
@@ -53,6 +54,25 @@ std::string Kind(const recipe::Point& first) {
   return kind;
 }
 
+// report.md only (a serve session's roles expose dozens of metrics each): each role's
+// scraped metrics of every ok point of a serve session of several processes, a column
+// per point. Like the numbers above, none for a point that did not measure validly.
+std::string RoleMetricsSection(const std::string& sid, const std::vector<const PointReport*>& pts) {
+  std::vector<record::RoleMetricsColumn> columns;
+  for (const PointReport* p : pts) {
+    if (p->status != RecordStatus::kOk || p->record.role_metrics.empty()) continue;
+    columns.push_back({fmt::format("conc {}", p->point.load.concurrency), &p->record.role_metrics});
+  }
+  const std::string table = record::RoleMetricsTable(columns);
+  if (table.empty()) return "";
+  return fmt::format(
+             "### Role metrics — session {}\n\nEach role's own /metrics over each point: "
+             "counters as the change, gauges at the point's end, summed over the role's "
+             "processes (`servebench results show RECORD_ID --role-metrics` shows one point).\n\n",
+             sid.substr(0, 12)) +
+         table + "\n";
+}
+
 std::string SessionTables(const SweepReport& r, bool md) {
   std::string out;
   std::map<std::string, std::vector<const PointReport*>> by_session;
@@ -91,6 +111,7 @@ std::string SessionTables(const SweepReport& r, bool md) {
       rows.push_back(std::move(row));
     }
     out += Table(header, rows) + "\n";
+    if (md) out += RoleMetricsSection(sid, pts);
   }
   return out;
 }

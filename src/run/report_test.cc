@@ -52,5 +52,43 @@ TEST(ReportTest, AFailedOrInvalidRowShowsNoThroughput) {
   EXPECT_EQ(invalid_line.find("4321.5"), std::string::npos) << invalid_line;
 }
 
+TEST(ReportTest, ReportMdListsEachRolesMetricsOfTheSessionsOkPoints) {
+  SweepReport report;
+  report.sessions = 1;
+  report.points = {WithSummary(2, record::RecordStatus::kOk),
+                   WithSummary(4, record::RecordStatus::kFailed),
+                   WithSummary(8, record::RecordStatus::kOk)};
+  report.points[0].record.role_metrics = {{"decode", {{"vllm:generation_tokens_total", 256}}},
+                                          {"router", {{"sgl_router_pd_requests_total", 8}}}};
+  report.points[1].record.role_metrics = {{"decode", {{"vllm:generation_tokens_total", 77}}}};
+  report.points[2].record.role_metrics = {{"decode", {{"vllm:generation_tokens_total", 1024}}},
+                                          {"router", {{"sgl_router_pd_requests_total", 32}}}};
+  const std::string md = FormatSweepReport(report, ReportStyle::kMarkdown);
+  const size_t section = md.find("### Role metrics — session s1");
+  ASSERT_NE(section, std::string::npos) << md;
+  // A column per ok point; the failed point's numbers are not shown.
+  EXPECT_NE(md.find("| role   | metric                       | conc 2 | conc 8 |", section),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| decode | vllm:generation_tokens_total | 256    | 1024   |", section),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| router | sgl_router_pd_requests_total | 8      | 32     |", section),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("77", section), std::string::npos) << md;
+  // The terminal report leaves them to report.md and `results show --role-metrics`.
+  EXPECT_EQ(FormatSweepReport(report, ReportStyle::kTerminal).find("Role metrics"),
+            std::string::npos);
+}
+
+TEST(ReportTest, NoRoleMetricsSectionForASingleServer) {
+  SweepReport report;
+  report.sessions = 1;
+  report.points = {WithSummary(1, record::RecordStatus::kOk)};
+  EXPECT_EQ(FormatSweepReport(report, ReportStyle::kMarkdown).find("Role metrics"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace servebench::run
