@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 
 #include "sim/resolved_config.h"
 
@@ -193,6 +195,18 @@ Status FinishSimFlags(SimFlags* flags) {
                               : role == "decode" ? sim::SimRole::kDecode
                               : role == "router" ? sim::SimRole::kRouter
                                                  : sim::SimRole::kAggregated;
+  if (const char* origin = std::getenv("SERVEBENCH_SIM_CLOCK_ORIGIN_NS");
+      origin != nullptr && *origin != '\0') {
+    char* end = nullptr;
+    errno = 0;
+    const long long ns = std::strtoll(origin, &end, 10);
+    if (errno != 0 || *end != '\0' || ns <= 0) {
+      return Status::InvalidArgument(fmt::format(
+          "SERVEBENCH_SIM_CLOCK_ORIGIN_NS=\"{}\": must be a positive integer (CLOCK_MONOTONIC ns)",
+          origin));
+    }
+    flags->settings.clock_origin_ns = ns;
+  }
   if (!flags->spec_json.empty()) {
     auto spec = sim::ParseSpecConfig(flags->spec_json);
     if (!spec.ok()) return Status::InvalidArgument(spec.status().message());

@@ -85,6 +85,9 @@ std::unique_ptr<ServeSession> ServeSession::Start(const SessionPlan& plan,
                                                   SessionFailure* failure) {
   std::unique_ptr<ServeSession> s(new ServeSession(plan, options));
   s->signatures_ = options.signatures;
+  // Simulated processes stamp simulated time (docs/simulator.md "Roles"): one origin
+  // for the whole session makes their stamps one clock.
+  s->clock_origin_ns_ = MonotonicNowNs();
   if (s->signatures_ == nullptr) {
     auto catalog = DefaultEngineCatalog();
     if (!catalog.ok()) {
@@ -136,9 +139,13 @@ std::unique_ptr<ServeSession> ServeSession::Start(const SessionPlan& plan,
 
 Status ServeSession::LaunchOne(size_t index) {
   Member& m = *members_[index];
-  ServerCommand command = m.process->command;
+  SessionProcess process = *m.process;
+  if (plan_.stack == "sim") {
+    process.command.env["SERVEBENCH_SIM_CLOCK_ORIGIN_NS"] = std::to_string(clock_origin_ns_);
+  }
+  ServerCommand command = process.command;
   if (options_.place) {
-    SB_ASSIGN_OR_RETURN(command, options_.place(*m.process, plan_));
+    SB_ASSIGN_OR_RETURN(command, options_.place(process, plan_));
   }
   SupervisorOptions o;
   o.log_path = m.log_path;

@@ -115,6 +115,7 @@ class ServeSession {
   std::vector<ProcessInfo> info_;
   std::string models_json_;
   int64_t exit_seq_ = 0;
+  int64_t clock_origin_ns_ = 0;  // CLOCK_MONOTONIC ns of a sim session's simulated time 0
   bool stopped_ = false;
 };
 

@@ -1,8 +1,9 @@
 // End-to-end: a disaggregated serve session — one prefill worker at TP 2, two decode
 // workers at TP 2, a router — played by real `servebench sim --role ...` processes
 // under the real `servebench run`, over loopback HTTP, into a real SQLite store.
-// Every point is ok; killing any one role mid-point fails that point with the
-// failure classified by role, and no process of the session is left behind.
+// Every point is ok, in real and in compressed time; killing any one role mid-point
+// fails that point with the failure classified by role, and no process of the
+// session is left behind.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -18,6 +19,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "common/testing/files.h"
@@ -249,6 +251,34 @@ TEST_F(DisaggE2eTest, TtftOfTheLiveSessionGrowsByTheKvTransferTimeOfASlowerLink)
 }
 
 // One role's process killed mid-point, and what the failed point's record must say.
+// A compressed clock measures the session as real time does: the sim processes share
+// one simulated clock (the session's origin) and the decode worker stamps the
+// request's arrival at the router, so TTFT spans prefill, KV transfer and decode at
+// time scale 0.05 as at 1 (before, each process had its own clock: the issue delays
+// across two decode workers broke client_saturated and TTFT left out the prefill).
+TEST_F(DisaggE2eTest, ACompressedClockMeasuresTheSessionAsRealTimeDoes) {
+  auto measure = [&](double scale) {
+    fs::remove_all(dir_ / "out");
+    fs::remove(dir_ / "sb.db");
+    auto r = servebench::testing::RunShell(RunArgs(Recipe("[2]", scale, 32)));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    auto records = Records();
+    EXPECT_EQ(records.size(), 1u) << r.output;
+    if (records.empty()) return std::pair<double, double>{0, 0};
+    const auto& summary = records[0].at("summary").as_object();
+    return std::pair{summary.at("median_ttft_ms").to_number<double>(),
+                     summary.at("median_tpot_ms").to_number<double>()};
+  };
+  const auto [ttft_real, tpot_real] = measure(1.0);
+  const auto [ttft_fast, tpot_fast] = measure(0.05);
+  std::printf("time scale 1: TTFT %.1f ms, TPOT %.3f ms; 0.05: TTFT %.1f ms, TPOT %.3f ms\n",
+              ttft_real, tpot_real, ttft_fast, tpot_fast);
+  // TPOT comes from one decode worker's own steps; TTFT also carries the router's
+  // hops, which a compressed clock magnifies (20x at 0.05: tens of microseconds each).
+  EXPECT_NEAR(tpot_fast, tpot_real, 0.02 * tpot_real);
+  EXPECT_NEAR(ttft_fast, ttft_real, 0.10 * ttft_real);
+}
+
 struct KillCase {
   const char* role;           // the --role of the process killed
   const char* process;        // the process the failure reason starts with

@@ -36,7 +36,7 @@ Engine::Engine(EventLoop* loop, const Clock* clock, PerfModel perf, const Schedu
       scheduler_(s, &perf_),
       settings_(e),
       pending_bytes_(std::move(pending_bytes)),
-      wall_origin_ns_(clock->NowNs()) {}
+      wall_origin_ns_(e.clock_origin_ns > 0 ? e.clock_origin_ns : clock->NowNs()) {}
 
 Engine::~Engine() {
   if (loop_ != nullptr && wake_timer_ != 0) loop_->Cancel(wake_timer_);
@@ -73,6 +73,12 @@ int64_t Engine::MappedNowNs() const {
   if (loop_ == nullptr) return elapsed;  // manual mode: the clock is simulated time
   if (settings_.time_scale == 0) return virtual_ns_;
   return static_cast<int64_t>(std::llround(static_cast<double>(elapsed) / settings_.time_scale));
+}
+
+std::optional<int64_t> Engine::SimulatedNsOfWall(int64_t wall_ns) const {
+  if (settings_.time_scale <= 0) return std::nullopt;
+  return static_cast<int64_t>(
+      std::llround(static_cast<double>(wall_ns - wall_origin_ns_) / settings_.time_scale));
 }
 
 int64_t Engine::WallOf(int64_t sim_ns) const {

@@ -81,6 +81,10 @@ struct EngineSettings {
   uint64_t seed = 0;
   // time_scale 0: pause stepping while the server holds more unsent bytes than this.
   size_t max_pending_bytes = 64u << 20;
+  // The wall clock (monotonic ns) at simulated time 0; 0 = the engine's creation. The
+  // processes of one serve session share it (SimSettings::clock_origin_ns), so the
+  // simulated times they stamp are one clock.
+  int64_t clock_origin_ns = 0;
 };
 
 class Engine {
@@ -122,6 +126,11 @@ class Engine {
   int64_t SimulatedNowNs() const;
   // When request `id` arrived, in simulated ns; -1 for an unknown id.
   int64_t ArrivalNs(uint64_t id) const;
+  // A wall-clock instant (monotonic ns) in simulated ns: (wall - origin) / time_scale;
+  // nullopt at time_scale 0, where simulated time passes only in steps.
+  std::optional<int64_t> SimulatedNsOfWall(int64_t wall_ns) const;
+  // The wall-clock instant (monotonic ns) of a simulated time (time_scale > 0).
+  int64_t WallNsOfSimulated(int64_t sim_ns) const { return WallOf(sim_ns); }
   double time_scale() const { return settings_.time_scale; }
   // Requests not running: in the serving stack's overheads or queued to be scheduled.
   int waiting() const { return static_cast<int>(seqs_.size()) - scheduler_.running(); }

@@ -138,9 +138,16 @@ void GenerationStream::AppendSimTime(std::string* out) {
                  ctx_.engine->SimulatedNowNs());
   if (!sim_arrival_sent_) {
     sim_arrival_sent_ = true;
+    // A decode worker's request arrived at the session's router (kv_transfer.h): that
+    // is its arrival, in the clock the session's processes share.
+    int64_t arrival = ctx_.engine->ArrivalNs(engine_id_);
+    if (req_.kv_transfer && req_.kv_transfer->session_arrival_mono_ns > 0) {
+      if (auto at = ctx_.engine->SimulatedNsOfWall(req_.kv_transfer->session_arrival_mono_ns))
+        arrival = std::min(arrival, *at);
+    }
     fmt::format_to(std::back_inserter(*out),
-                   ",\"servebench_sim_arrival_ns\":{},\"servebench_sim_time_scale\":{}",
-                   ctx_.engine->ArrivalNs(engine_id_), ctx_.engine->time_scale());
+                   ",\"servebench_sim_arrival_ns\":{},\"servebench_sim_time_scale\":{}", arrival,
+                   ctx_.engine->time_scale());
   }
 }
 

@@ -95,6 +95,9 @@ std::optional<KvTransferParams> ParseKvTransferParams(const json::value& v, std:
          : k == "remote_host"    ? p.remote_host
                                  : p.kv_connector) = std::move(s);
       }
+    } else if (k == "session_arrival_mono_ns") {
+      if (!x.is_int64() || x.as_int64() < 0) return bad("an integer >= 0");
+      p.session_arrival_mono_ns = x.as_int64();
     } else if (k == "remote_port" || k == "prompt_tokens" || k == "prefill_tp") {
       if (!x.is_int64() || x.as_int64() < 0 || x.as_int64() > (1 << 30))
         return bad("an integer >= 0");

@@ -37,6 +37,11 @@ struct KvTransferParams {
   int64_t kv_bytes_per_gpu = 0;  // B_p: what one prefill GPU holds and sends
   int prefill_tp = 1;
   std::string kv_connector;
+  // To a decode worker, from the sim router: when the router received the request
+  // (CLOCK_MONOTONIC ns; 0 = not given). The decode worker stamps it, in the session's
+  // shared simulated clock, as the request's arrival, so the client's TTFT spans the
+  // prefill and the KV transfer as it does at time scale 1.
+  int64_t session_arrival_mono_ns = 0;
 };
 
 // Parses a request's "kv_transfer_params" object. nullopt with `error` set (naming

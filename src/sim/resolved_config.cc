@@ -62,6 +62,7 @@ StatusOr<ResolvedConfig> Resolve(const SimSettings& s, const Catalogue& catalogu
                                                  ? s.long_prefill_token_threshold
                                                  : profile->long_prefill_token_threshold;
   r.engine.time_scale = s.time_scale;
+  r.engine.clock_origin_ns = s.clock_origin_ns;
   r.engine.num_speculative_tokens = s.spec.num_speculative_tokens;
   r.engine.target_acceptance_length = s.spec.synthetic_acceptance_length;
   if (s.spec.num_speculative_tokens > 0 && r.engine.target_acceptance_length == 0) {

@@ -63,6 +63,7 @@ class SimRouterImpl final : public SimServer, public HttpServer::Handler {
     bool relaying = false;  // the client's stream has begun
     std::string decode_url;
     int retries = 0;  // upstreams that refused before answering (each then out of rotation)
+    int64_t arrival_mono_ns = 0;  // when the client's request arrived here
   };
 
   void PollHealth();
@@ -224,6 +225,7 @@ void SimRouterImpl::HandleGeneration(ConnId conn, const HttpRequest& request) {
   auto flow = std::make_unique<Flow>();
   flow->id = next_flow_++;
   flow->conn = conn;
+  flow->arrival_mono_ns = MonotonicNowNs();
   flow->path = std::string(request.target);
   flow->body = std::move(v.as_object());
   if (const auto* s = flow->body.if_contains("stream"); s && s->is_bool())
@@ -314,7 +316,10 @@ void SimRouterImpl::OnPrefillDone(Flow* flow, Worker* worker, bool complete,
     return End(flow);
   }
   ++d->routed;
-  flow->body["kv_transfer_params"] = *kv;
+  // The decode worker stamps the session's arrival (kv_transfer.h).
+  json::object params = kv->as_object();
+  params["session_arrival_mono_ns"] = flow->arrival_mono_ns;
+  flow->body["kv_transfer_params"] = std::move(params);
   Relay(flow, d, json::serialize(flow->body), /*decode=*/true);
 }
 

@@ -414,12 +414,13 @@ int64_t SimServerImpl::KvArrivalNs(const KvTransferParams& params, int prompt_to
   const int64_t prefill_bytes = params.kv_bytes_per_gpu;
   const int64_t now = MonotonicNowNs();
   const double scale = settings_.time_scale;
-  const double sim_now_s = scale > 0 ? (now - start_ns_) / 1e9 / scale : 0;
+  // The link's clock is the engine's simulated clock (the session's shared one).
+  const double sim_now_s = scale > 0 ? *engine_->SimulatedNsOfWall(now) / 1e9 : 0;
   const double done_s = kv_link_->Reserve(sim_now_s, decode_bytes, prefill_bytes);
   pd_metrics_.xfer_time_seconds.Observe(kv_link_->TransferSeconds(decode_bytes, prefill_bytes));
   pd_metrics_.bytes_transferred.Observe(static_cast<double>(decode_bytes));
   if (scale <= 0) return now + 1;  // as fast as possible: the next loop iteration
-  return std::max(now + 1, start_ns_ + static_cast<int64_t>(done_s * scale * 1e9));
+  return std::max(now + 1, engine_->WallNsOfSimulated(static_cast<int64_t>(done_s * 1e9)));
 }
 
 void SimServerImpl::HandlePrefillHandoff(ConnId conn, GenerationRequest req, EngineRequest er,

@@ -82,6 +82,11 @@ struct SimSettings {
   // Wall seconds per simulated second; 0 = no waiting. Whenever it is not 1 every
   // chunk carries its simulated time (docs/simulator.md, "Time").
   double time_scale = 1.0;
+  // The wall clock (CLOCK_MONOTONIC ns) at simulated time 0; 0 = when the engine
+  // starts. A serve session gives its sim processes one (environment variable
+  // SERVEBENCH_SIM_CLOCK_ORIGIN_NS, engine/serve_session.h) so their stamps are one
+  // clock (docs/simulator.md, "Roles").
+  int64_t clock_origin_ns = 0;
   double build_slowdown = 1.0;  // multiplies every step time (a "slower build")
   // The simulated board's power sensor: DCGM_FI_DEV_POWER_USAGE is the mean over this
   // many simulated seconds (1 = NVIDIA's power.draw on Hopper; power_model.h).
