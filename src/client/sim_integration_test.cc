@@ -395,6 +395,8 @@ TEST(SimIntegrationTest, ChatBackendAloneGoesToTheChatEndpoint) {
                                 "8",
                                 "--issue-delay-limit-ms",
                                 "1000",
+                                "--server-lag-limit-ms",
+                                "100000",
                                 "--no-progress",
                                 "--result-filename",
                                 out},
