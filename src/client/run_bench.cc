@@ -104,8 +104,13 @@ struct PhaseOutcome {
   std::optional<StopDecision> stopped;  // the stop rule that ended the issue window
 };
 
-std::string ProgressText(const Progress& p, int64_t total, int64_t start_ns) {
+// `clock_scale`: wall seconds per second of the server's clock. Against a compressed
+// sim the token rate is shown per simulated second, as every number of the result is:
+// a wall-clock rate there would be 1 / scale times what the simulated GPUs can do.
+std::string ProgressText(const Progress& p, int64_t total, int64_t start_ns, double clock_scale) {
   double elapsed = static_cast<double>(MonotonicNowNs() - start_ns) / 1e9;
+  const bool simulated = clock_scale > 0 && clock_scale != 1.0;
+  const double rate_elapsed = simulated ? elapsed / clock_scale : elapsed;
   int64_t done = p.done.load(std::memory_order_relaxed);
   int64_t failed = p.failed.load(std::memory_order_relaxed);
   int64_t tokens = p.tokens.load(std::memory_order_relaxed);
@@ -115,8 +120,9 @@ std::string ProgressText(const Progress& p, int64_t total, int64_t start_ns) {
                                                     static_cast<double>(total - finished))
                         : "";
   return fmt::format(
-      "{}/{} requests done, {} failed, {:.0f} tok/s, max client lag {:.3f} ms, {}{}", finished,
-      total, failed, elapsed > 0 ? static_cast<double>(tokens) / elapsed : 0.0,
+      "{}/{} requests done, {} failed, {:.0f} tok/s{}, max client lag {:.3f} ms, {}{}", finished,
+      total, failed, rate_elapsed > 0 ? static_cast<double>(tokens) / rate_elapsed : 0.0,
+      simulated ? " (simulated)" : "",
       static_cast<double>(p.max_issue_delay_ns.load(std::memory_order_relaxed)) / 1e6,
       FormatDuration(elapsed), eta);
 }
@@ -208,14 +214,14 @@ PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::resu
     std::atomic<bool> finished{false};
     std::thread progress_thread([&] {
       while (!finished.load()) {
-        line.Update(ProgressText(progress, n_jobs, out.start_ns));
+        line.Update(ProgressText(progress, n_jobs, out.start_ns, plan.clock_scale));
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
     });
     for (auto& t : threads) t.join();
     finished.store(true);
     progress_thread.join();
-    line.Finish(ProgressText(progress, n_jobs, out.start_ns));
+    line.Finish(ProgressText(progress, n_jobs, out.start_ns, plan.clock_scale));
   } else {
     for (auto& t : threads) t.join();
   }
