@@ -68,7 +68,7 @@ class DisaggE2eTest : public ::testing::Test {
   std::string RunArgs(const std::string& recipe) {
     return std::string(SERVEBENCH_BIN) + " run " + recipe + " --out " + (dir_ / "out").string() +
            " --db " + (dir_ / "sb.db").string() +
-           " --issue-delay-limit-ms 200 --server-lag-limit-ms 100000 --gpu-telemetry none "
+           " --issue-delay-limit-ms 100000 --server-lag-limit-ms 100000 --gpu-telemetry none "
            "--idle-power-s 0";
   }
 

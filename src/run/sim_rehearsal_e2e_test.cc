@@ -34,12 +34,14 @@ class SimRehearsalE2eTest : public ::testing::Test {
   // `servebench run` with its results in this test's folder. The suite shares two
   // cores with other tests and time is compressed 100x, so wall-clock hiccups of the
   // host are magnified 100x in simulated time: the lateness rules are not what these
-  // tests are about (sim_busy_host_e2e_test.cc is).
+  // tests are about (sim_busy_host_e2e_test.cc is), nor is power: no sampler, no idle
+  // measurement per session (nine sessions of it took the ASan build past 600 s).
   Result Run(const std::string& args) {
-    return servebench::testing::RunShell(std::string(SERVEBENCH_BIN) + " run " + args + " --out " +
-                                         (dir_ / "out").string() + " --db " +
-                                         (dir_ / "sb.db").string() +
-                                         " --issue-delay-limit-ms 1e9 --server-lag-limit-ms 1e9");
+    return servebench::testing::RunShell(
+        std::string(SERVEBENCH_BIN) + " run " + args + " --out " + (dir_ / "out").string() +
+        " --db " + (dir_ / "sb.db").string() +
+        " --issue-delay-limit-ms 1e9 --server-lag-limit-ms 1e9 --gpu-telemetry none "
+        "--idle-power-s 0");
   }
 
   std::vector<boost::json::object> Records() {
