@@ -50,6 +50,8 @@ test-fast: build
 # The realengine tests (a real llama-server) run once, in test-fast: they measure an
 # external engine, and ASan's slower client would double their minutes and blur the
 # timing checks; their client code paths run under ASan in the fake-server tests.
+# Label no-sanitizer marks the same for the 53-point sim rehearsals (minutes under
+# ASan; their client paths run under ASan in client_sim_test and run_e2e_test).
 test-asan: build-asan
 	cd $(ASAN) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest -LE 'slow|no-sanitizer|realengine' -j $(JOBS) --output-on-failure --timeout 900

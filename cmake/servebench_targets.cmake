@@ -58,8 +58,21 @@ function(servebench_testing_library name)
     "${L_SOURCES}")
 endfunction()
 
-# A GoogleTest binary run by ctest. Label "slow" keeps it out of `make test` (run by
-# make soak/bench). Tests get SERVEBENCH_BIN (the CLI) and SERVEBENCH_SOURCE_DIR.
+# Labels the tests gtest_discover_tests found in `target`, at ctest time. Its own
+# PROPERTIES flatten a list (LABELS "a;b" arrives as `LABELS a b`, and b is read as a
+# property name), so the labels are set by a file ctest includes after the discovered
+# tests: it sees their names in <target>_TESTS (gtest_discover_tests' TEST_LIST).
+function(servebench_label_discovered_tests target labels)
+  set(file ${CMAKE_CURRENT_BINARY_DIR}/${target}_labels.cmake)
+  file(WRITE ${file} "if(${target}_TESTS)\n"
+                     "  set_tests_properties(\${${target}_TESTS} PROPERTIES LABELS \"${labels}\")\n"
+                     "endif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${file})
+endfunction()
+
+# A GoogleTest binary run by ctest, labelled LABELS (default "unit"; one or more).
+# Label "slow" keeps it out of `make test` (run by make soak/bench); "no-sanitizer"
+# out of `make test-asan`. Tests get SERVEBENCH_BIN (the CLI) and SERVEBENCH_SOURCE_DIR.
 # SERIAL: ctest runs these tests with nothing beside them (RUN_SERIAL), for a test that
 # saturates the machine on purpose and would starve other tests' timing.
 function(servebench_test name)
@@ -76,8 +89,8 @@ function(servebench_test name)
   if(T_SERIAL)
     set(serial TRUE)
   endif()
-  gtest_discover_tests(${name} PROPERTIES LABELS "${T_LABELS}" RUN_SERIAL ${serial}
-                       DISCOVERY_TIMEOUT 60)
+  gtest_discover_tests(${name} PROPERTIES RUN_SERIAL ${serial} DISCOVERY_TIMEOUT 60)
+  servebench_label_discovered_tests(${name} "${T_LABELS}")
   servebench_record_target(test ${name} "${T_DEPS}" "${T_SOURCES}")
 endfunction()
 
