@@ -53,6 +53,14 @@ void AddPlanFlags(CLI::App& app, PlanFlags* p) {
                  "simulated engines: wall seconds per simulated second (0.05 runs 20x faster than "
                  "real time; numbers stay in simulated time); default: each recipe's own")
       ->check(CLI::PositiveNumber);
+  app.add_option("--trace", p->agentic.trace_path,
+                 "agentic-coding points: the trace to replay, a file or folder "
+                 "(mooncake_trace, weka_trace), or a folder holding InferenceX's loader "
+                 "folders (<loader>/, e.g. semianalysis_cc_traces_weka_062126/)");
+  app.add_option("--trace-format", p->agentic.trace_format,
+                 "mooncake_trace or weka_trace (default: detected from the content)");
+  app.add_option("--duration", p->agentic.duration_s,
+                 "agentic-coding points: seconds of replay instead of the row's (3600)");
 }
 
 namespace {
@@ -96,6 +104,15 @@ StatusOr<recipe::Plan> LoadPlan(PlanFlags p, const char* command,
                                    (std::string(command) == "matrix" ? "expanded" : "launched"));
   }
   SB_ASSIGN_OR_RETURN(recipe::Plan plan, recipe::ExpandRecipes(set, f));
+  // Only a run replays: `matrix` lists the rows as InferenceX expands them.
+  if (run_settings != nullptr) {
+    SB_RETURN_IF_ERROR(recipe::BindAgenticTraces(&plan, p.agentic));
+  } else if (!p.agentic.trace_path.empty() || p.agentic.duration_s != 0 ||
+             !p.agentic.trace_format.empty()) {
+    return Status::InvalidArgument(
+        std::string("--trace, --trace-format and --duration apply to run and nightly, not ") +
+        command);
+  }
   if (!p.inferencex_root.empty()) {
     capture::CaptureSettings settings;
     settings.inferencex_root = p.inferencex_root;

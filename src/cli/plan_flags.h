@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "recipe/agentic_trace.h"
 #include "recipe/recipe.h"
 #include "run/run_settings.h"
 
@@ -29,12 +30,16 @@ struct PlanFlags {
   // second (0 = each sim point's own).
   std::string engine;
   double sim_time_scale = 0;
+  // Agentic-coding points: the trace each replays and for how long
+  // (recipe/agentic_trace.h), bound before capture and rehearsal.
+  recipe::AgenticTraceSettings agentic;
 };
 
 // Adds PATH... and every filter flag to `app`, writing into `flags`.
 void AddPlanFlags(CLI::App& app, PlanFlags* flags);
 
-// Loads and expands the recipes, then (with --engine sim) turns the points into their
+// Loads and expands the recipes, binds agentic points to their trace (--trace), then
+// (with --engine sim) turns the points into their
 // simulated twins before --session selects among them. Prints every diagnostic to
 // stderr (prefixed with `command`); InvalidArgument when any recipe is invalid, a
 // filter is malformed or a point cannot be rehearsed.

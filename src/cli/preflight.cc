@@ -10,6 +10,7 @@
 #include "client/client_settings.h"
 #include "engine/engine.h"
 #include "engine/session_plan.h"
+#include "recipe/agentic_trace.h"
 #include "recipe/topology.h"
 #include "run/real_backends.h"
 
@@ -122,10 +123,18 @@ recipe::Diagnostics CheckPlanRunnable(const recipe::RecipeSet& set, const recipe
     recipe::Location origin = i < plan.origins.size() ? plan.origins[i] : recipe::Location{};
     if (origin.file.empty()) origin.file = point.source_file;
 
-    // The load, as the client would refuse it.
+    // The load, as the client would refuse it. An agentic point names its trace only
+    // at run time (`run --trace`, recipe/agentic_trace.h): `validate` has none to check.
+    const bool unbound_trace =
+        point.load.scenario == "agentic-coding" && !recipe::IsTraceReplay(point.load);
     client::BenchSettings bench = run::BenchSettingsFor(point, settings, "http://127.0.0.1:1", "");
     bench.model = bench.model.empty() ? "-" : bench.model;
-    if (Status st = client::Validate(bench); !st.ok()) {
+    if (unbound_trace) {
+      if (!validating) {
+        add(Locate(set, point, origin, {"load", "scenarios"}), point,
+            "agentic-coding: no trace to replay (`servebench run --trace PATH`)");
+      }
+    } else if (Status st = client::Validate(bench); !st.ok()) {
       add(Locate(set, point, origin, {"load", "scenarios"}), point,
           fmt::format("concurrency {}: the load servebench would send is refused: {}",
                       point.load.concurrency, st.message()));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "recipe/agentic_trace.h"
 #include "recipe/expand_internal.h"
 #include "recipe/formats.h"
 #include "recipe/topology.h"
@@ -209,7 +210,7 @@ std::vector<Point> PointsFromInferenceXRow(const boost::json::object& row,
     l.dataset = "agentic-coding";
     l.endpoint = "/v1/chat/completions";
     l.duration_s = IntOf(row, "duration", 3600);
-    l.ignore_eos = false;
+    l.ignore_eos = true;  // AIPerf's inferencex-agentx-mvp scenario locks it (agentic.md §1.4)
   } else {
     l.isl = IntOf(row, "isl", 0);
     l.osl = IntOf(row, "osl", 0);
@@ -229,6 +230,7 @@ std::vector<Point> PointsFromInferenceXRow(const boost::json::object& row,
   for (int c : concs) {
     Point p = base;
     p.load.concurrency = c;
+    if (agentic) AddAgenticLaunchFlags(&p.serve, c, base.model_prefix);
     p.run_eval = run_eval && (all_concs || eval_conc == 0 || eval_conc == c);
     if (p.run_eval) {
       p.eval_tasks = {task};

@@ -93,8 +93,10 @@ std::string PerConcurrency(const recipe::ServeSession& session,
 std::string DescribeClient(const recipe::ServeSession& session) {
   const recipe::LoadSpec& l = session.points.front().load;
   if (l.scenario == "agentic-coding")
-    return fmt::format("# client: agentic-coding trace replay, {} s per point, to {}\n",
-                       l.duration_s, l.endpoint);
+    return fmt::format(
+        "# client: agentic-coding replay of {} {}, concurrency = live trees, {} s per point, "
+        "to {}\n",
+        l.dataset, l.dataset_path, l.duration_s, l.endpoint);
   std::string out = "# client: " + l.dataset + " prompts of " + std::to_string(l.isl) +
                     " tokens, " + std::to_string(l.osl) + " out";
   if (l.random_range_ratio > 0) out += fmt::format(" (range ratio {:g})", l.random_range_ratio);

@@ -4,6 +4,7 @@
 
 #include "client/client.h"
 #include "common/atomic_file.h"
+#include "recipe/agentic_trace.h"
 #include "record/record_builder.h"
 #include "run/aggregate.h"
 #include "run/real_backends.h"
@@ -59,6 +60,17 @@ client::BenchSettings BenchSettingsFor(const recipe::Point& point, const RunSett
   for (const char* var : {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"}) {
     if (auto it = point.serve.env.find(var); it != point.serve.env.end())
       b.telemetry.engine_env[var] = it->second;
+  }
+  if (recipe::IsTraceReplay(load)) {
+    // An agentic point replays its trace (recipe/agentic_trace.h) in closed-loop lanes:
+    // its concurrency is the number of live trees (InferenceX's CONC), its duration
+    // bounds the replay, and the expected hit fraction counts the engine's own blocks.
+    // The trace sets the prompts and their lengths; no warm-up (it would seed the cache).
+    b.random_input_len = client::BenchSettings{}.random_input_len;
+    b.random_output_len = client::BenchSettings{}.random_output_len;
+    b.num_warmups = 0;
+    b.duration_s = load.duration_s;
+    if (auto block = recipe::KvBlockTokens(point.serve)) b.engine_block_tokens = *block;
   }
   // The point's progress line (bench's, inside `run`'s point k of N).
   b.progress = true;

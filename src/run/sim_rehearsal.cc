@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -19,11 +20,23 @@ const std::map<std::string, std::map<std::string, std::string>>& Translations() 
        {{"--max-num-seqs", "max-num-seqs"},
         {"--max-num-batched-tokens", "max-num-batched-tokens"},
         {"--gpu-memory-utilization", "gpu-memory-utilization"},
-        {"--stream-interval", "stream-interval"}}},
+        {"--stream-interval", "stream-interval"},
+        {"--block-size", "block-size"}}},
+      {"atom", {{"--max-num-seqs", "max-num-seqs"}, {"--block-size", "block-size"}}},
       {"sglang",
        {{"--max-running-requests", "max-num-seqs"},
         {"--chunked-prefill-size", "max-num-batched-tokens"},
-        {"--mem-fraction-static", "gpu-memory-utilization"}}},
+        {"--mem-fraction-static", "gpu-memory-utilization"},
+        {"--page-size", "block-size"}}},
+  };
+  return kTable;
+}
+
+// Engine switches (no value) with a simulator equivalent.
+const std::map<std::string, std::map<std::string, std::string>>& SwitchTranslations() {
+  static const std::map<std::string, std::map<std::string, std::string>> kTable = {
+      {"vllm", {{"--enable-prefix-caching", "enable-prefix-caching"}}},
+      {"atom", {{"--enable-prefix-caching", "enable-prefix-caching"}}},
   };
   return kTable;
 }
@@ -32,11 +45,18 @@ const std::map<std::string, std::map<std::string, std::string>>& Translations() 
 std::vector<std::string> TranslateExtras(recipe::ServeSpec* s) {
   std::vector<std::string> dropped;
   auto table = Translations().find(s->stands_in_for);
+  auto switches = SwitchTranslations().find(s->stands_in_for);
   const std::vector<std::string>& args = s->extra_args;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     std::string name = a.substr(0, a.find('='));
     bool has_inline = a.find('=') != std::string::npos;
+    if (switches != SwitchTranslations().end() && !has_inline) {
+      if (auto it = switches->second.find(name); it != switches->second.end()) {
+        s->sim_options[it->second] = "";
+        continue;
+      }
+    }
     bool next_is_value = !has_inline && i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0;
     if (table != Translations().end()) {
       auto it = table->second.find(name);
@@ -112,6 +132,14 @@ Status RehearseOnSim(std::vector<recipe::Point>* points, const RehearsalSettings
         notes->push_back(fmt::format(
             "--engine sim: no engine profile for {} in data/sim/engines.yaml; {}'s costs are used",
             s.stands_in_for, profile));
+      }
+      // SGLang's radix cache is on unless the command turns it off; the sim's prefix
+      // cache stands in for it where prefixes repeat: a trace replay. (Random prompts
+      // share no block, and hashing them costs the sim's step thread time.)
+      if (s.stands_in_for == "sglang" && p.load.scenario == "agentic-coding" &&
+          std::find(s.extra_args.begin(), s.extra_args.end(), "--disable-radix-cache") ==
+              s.extra_args.end()) {
+        s.sim_options["enable-prefix-caching"] = "";
       }
       for (const std::string& flag : TranslateExtras(&s)) {
         if (seen_notes.insert(p.recipe + flag).second) {

@@ -104,5 +104,42 @@ TEST(SimRehearsalTest, EngineExtrasWithASimulatorMeaningAreTranslatedTheRestDrop
   EXPECT_TRUE(dropped_parser);
 }
 
+// An agentic row's prefix-cache flags (recipe/agentic_trace.h) become the sim's: vLLM's
+// switch and block size as given, SGLang's radix cache (on by default) as the sim's
+// prefix cache, and each batch cap as max-num-seqs.
+TEST(SimRehearsalTest, AnAgenticRowsPrefixCacheFlagsBecomeTheSimsOwn) {
+  auto points =
+      Expand({"src/recipe/testdata/nvidia-master.yaml"}, {"minimaxm3-fp8-h200-vllm-agentic-mtp"});
+  ASSERT_FALSE(points.empty());
+  // No SGLang agentic key serves a model of the sim's catalogue: the same point as
+  // SGLang's script would launch it.
+  recipe::Point as_sglang = points.front();
+  as_sglang.serve.engine = "sglang";
+  as_sglang.serve.extra_args = {"--max-running-requests",
+                                std::to_string(2 * as_sglang.load.concurrency)};
+  points.push_back(as_sglang);
+  std::vector<std::string> notes;
+  ASSERT_TRUE(RehearseOnSim(&points, {}, &notes).ok());
+  int vllm = 0, sglang = 0;
+  for (const recipe::Point& p : points) {
+    if (p.load.scenario != "agentic-coding") continue;
+    const auto& o = p.serve.sim_options;
+    EXPECT_EQ(o.count("enable-prefix-caching"), 1u) << p.recipe;
+    EXPECT_EQ(o.at("max-num-seqs"),
+              std::to_string(2 * p.load.concurrency / (p.serve.dp_attn ? p.serve.tp : 1)))
+        << p.recipe;
+    EXPECT_TRUE(p.serve.extra_args.empty());
+    if (p.serve.stands_in_for == "vllm") {
+      EXPECT_EQ(o.at("block-size"), "128");
+      ++vllm;
+    } else if (p.serve.stands_in_for == "sglang") {
+      ++sglang;
+    }
+  }
+  EXPECT_GT(vllm, 0);
+  EXPECT_GT(sglang, 0);
+  for (const auto& n : notes) EXPECT_EQ(n.find("--enable-prefix-caching"), std::string::npos) << n;
+}
+
 }  // namespace
 }  // namespace servebench::run

@@ -1,0 +1,159 @@
+#include "recipe/agentic_trace.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <vector>
+
+#include "trace/trace_loader.h"
+
+namespace servebench::recipe {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kLoaderPrefix = "semianalysis_cc_traces_weka_";
+
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+// What a point replays: PATH/<loader>/ when PATH holds the point's loader folder,
+// else PATH itself.
+std::string TraceOf(const Point& p, const std::string& path, std::string* loader) {
+  *loader = InferenceXTraceLoader(p.model_prefix);
+  fs::path own = fs::path(path) / *loader;
+  std::error_code ec;
+  if (fs::is_directory(own, ec)) return own.string();
+  return path;
+}
+
+}  // namespace
+
+std::string InferenceXTraceLoader(std::string_view model_prefix) {
+  for (std::string_view family : {"dsv4", "glm5.2", "minimaxm3", "kimik3"}) {
+    if (StartsWith(model_prefix, family)) return std::string(kLoaderPrefix) + "062126";
+  }
+  return std::string(kLoaderPrefix) + "062126_256k";
+}
+
+std::string InferenceXTraceDataset(std::string_view loader) {
+  if (!StartsWith(loader, kLoaderPrefix)) return "";
+  std::string rest(loader.substr(kLoaderPrefix.size()));
+  // The rolling name is the 061526 corpus; the dated ones spell their date.
+  if (StartsWith(rest, "with_subagents") && !StartsWith(rest, "with_subagents_0"))
+    rest = "061526" + rest.substr(std::string_view("with_subagents").size());
+  for (char& c : rest) c = c == '_' ? '-' : c;
+  return "semianalysisai/cc-traces-weka-" + rest;
+}
+
+void AddAgenticLaunchFlags(ServeSpec* serve, int concurrency, std::string_view model_prefix) {
+  std::vector<std::string>& args = serve->extra_args;
+  const int batch =
+      serve->dp_attn ? std::max(1, 2 * concurrency / std::max(1, serve->tp)) : 2 * concurrency;
+  if (serve->engine == "vllm" || serve->engine == "atom") {
+    const int block = StartsWith(model_prefix, "dsv4") ? 256 : 128;
+    args.insert(args.end(), {"--enable-prefix-caching", "--block-size", std::to_string(block),
+                             "--max-num-seqs", std::to_string(batch)});
+  } else if (serve->engine == "sglang") {
+    args.insert(args.end(), {"--max-running-requests", std::to_string(batch)});
+  }
+}
+
+bool IsTraceReplay(const LoadSpec& load) {
+  return load.dataset == "mooncake_trace" || load.dataset == "weka_trace";
+}
+
+std::optional<int> KvBlockTokens(const ServeSpec& serve) {
+  auto number = [](const std::string& text) -> std::optional<int> {
+    char* end = nullptr;
+    long v = std::strtol(text.c_str(), &end, 10);
+    if (end == text.c_str() || *end != '\0' || v < 1 || v > 65536) return std::nullopt;
+    return static_cast<int>(v);
+  };
+  if (serve.engine == "sim") {
+    for (const char* key : {"block-size", "--block-size"}) {
+      if (auto it = serve.sim_options.find(key); it != serve.sim_options.end())
+        return number(it->second);
+    }
+  }
+  std::optional<int> found;
+  for (const auto* args : {&serve.extra_args, &serve.command.argv}) {
+    for (size_t i = 0; i < args->size(); ++i) {
+      const std::string& a = (*args)[i];
+      for (std::string_view flag : {"--block-size", "--page-size"}) {
+        if (a == flag && i + 1 < args->size()) {
+          if (auto v = number((*args)[i + 1])) found = v;
+        } else if (StartsWith(a, std::string(flag) + "=")) {
+          if (auto v = number(a.substr(flag.size() + 1))) found = v;
+        }
+      }
+    }
+  }
+  return found;
+}
+
+Status BindAgenticTraces(Plan* plan, const AgenticTraceSettings& settings) {
+  std::optional<trace::TraceFormat> format;
+  if (!settings.trace_format.empty()) {
+    auto parsed = trace::ParseTraceFormat(settings.trace_format);
+    if (!parsed.ok()) return parsed.status().WithContext("--trace-format");
+    format = *parsed;
+  }
+  if (settings.duration_s < 0) {
+    return Status::InvalidArgument(
+        fmt::format("--duration {}: must be a positive number of seconds", settings.duration_s));
+  }
+  // path -> the loaded trace's format name (each trace is read and checked once).
+  std::map<std::string, std::string> loaded;
+  bool any = false;
+  for (Point& p : plan->points) {
+    if (p.load.scenario != "agentic-coding") continue;
+    any = true;
+    std::string loader;
+    if (settings.trace_path.empty()) {
+      const std::string dataset = InferenceXTraceDataset(InferenceXTraceLoader(p.model_prefix));
+      return Status::InvalidArgument(fmt::format(
+          "{} (agentic-coding, concurrency {}): needs a trace to replay: --trace PATH, a "
+          "mooncake_trace or weka_trace file or folder, or a folder holding InferenceX's "
+          "loader folder {}/ (the Hugging Face dataset {}, which servebench does not "
+          "download)",
+          p.recipe, p.load.concurrency, InferenceXTraceLoader(p.model_prefix), dataset));
+    }
+    const std::string path = fs::absolute(TraceOf(p, settings.trace_path, &loader)).string();
+    auto known = loaded.find(path);
+    if (known == loaded.end()) {
+      trace::TraceLoadOptions options;
+      options.format = format;
+      auto trace = trace::LoadTrace(path, options);
+      if (!trace.ok()) {
+        return Status::InvalidArgument(fmt::format(
+            "{} (agentic-coding): --trace {}: {} (InferenceX replays {} here: {}/ under "
+            "--trace is used when present)",
+            p.recipe, settings.trace_path, trace.status().message(), loader, loader));
+      }
+      known = loaded.emplace(path, std::string(trace::TraceFormatName(trace->format))).first;
+    }
+    p.load.dataset = known->second;
+    p.load.dataset_path = path;
+    p.load.endpoint = "/v1/completions";
+    if (settings.duration_s > 0) p.load.duration_s = settings.duration_s;
+    AssignIds(&p);
+  }
+  if (!any && settings.duration_s > 0) {
+    return Status::InvalidArgument(
+        "--duration applies to agentic-coding points (trace replay); the selected points "
+        "have none (--scenario-type agentic-coding selects them)");
+  }
+  if (!any && !settings.trace_path.empty()) {
+    return Status::InvalidArgument(
+        "--trace: the selected points have no agentic-coding scenario to replay it "
+        "(--scenario-type agentic-coding selects them)");
+  }
+  return Status::Ok();
+}
+
+}  // namespace servebench::recipe

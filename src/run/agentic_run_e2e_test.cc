@@ -1,0 +1,153 @@
+// An InferenceX agentic-coding row end to end: `servebench run` on the NVIDIA master
+// config's minimaxm3-fp8-h200-vllm-agentic-mtp key, rehearsed on the simulator, replays
+// a generated Weka-format corpus in closed-loop lanes for a --duration shorter than the
+// row's 3600 s, with the prefix cache the row's launch script turns on; and the plan-time
+// errors of a run that has no trace to replay.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "common/testing/files.h"
+#include "common/testing/shell.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using servebench::testing::ShellResult;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr const char* kKey = "minimaxm3-fp8-h200-vllm-agentic-mtp";
+
+class AgenticRunE2eTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = servebench::testing::FreshTestDir("agentic_run"); }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // 8 trajectories under InferenceX's loader folder for minimaxm3: 5 root turns whose
+  // history grows by a few 64-token blocks a turn, and a subagent of 2 turns spawned by
+  // root turn 1 (its own blocks, shared by its 2 turns).
+  void WriteCorpus() {
+    const fs::path folder = dir_ / "corpora" / "semianalysis_cc_traces_weka_062126";
+    fs::create_directories(folder);
+    std::ofstream out(folder / "traces.jsonl");
+    for (int t = 0; t < 8; ++t) {
+      boost::json::array requests, ids;
+      double at = 0;
+      for (int k = 0; k < 5; ++k) {
+        for (int b = 0; b < 4 + (k + t) % 3; ++b) ids.push_back(1000 * t + ids.size());
+        requests.push_back(boost::json::object{{"type", "n"},
+                                               {"t", at},
+                                               {"in", static_cast<int64_t>(ids.size()) * 64 + 10},
+                                               {"out", 16 + 8 * ((k + t) % 4)},
+                                               {"hash_ids", ids},
+                                               {"api_time", 1.0}});
+        if (k == 1) {
+          boost::json::array sub{
+              boost::json::object{{"type", "n"},
+                                  {"t", at + 1.5},
+                                  {"in", 256},
+                                  {"out", 8},
+                                  {"hash_ids", {900 + 10 * t, 901 + 10 * t}},
+                                  {"api_time", 0.5}},
+              boost::json::object{{"type", "n"},
+                                  {"t", at + 2.5},
+                                  {"in", 384},
+                                  {"out", 8},
+                                  {"hash_ids", {900 + 10 * t, 901 + 10 * t, 902 + 10 * t}},
+                                  {"api_time", 0.5}}};
+          requests.push_back(boost::json::object{{"type", "subagent"},
+                                                 {"agent_id", "sub"},
+                                                 {"t", at + 1.5},
+                                                 {"requests", std::move(sub)}});
+        }
+        at += 2.0 + (t % 3);
+      }
+      out << boost::json::serialize(boost::json::object{{"id", "traj" + std::to_string(t)},
+                                                        {"block_size", 64},
+                                                        {"requests", std::move(requests)}})
+          << "\n";
+    }
+  }
+
+  // `servebench run` of the key at --conc 4 on the sim. The suite shares two cores and
+  // the clock is compressed 20x: lateness is not what this test is about.
+  ShellResult Run(const std::string& extra) {
+    return servebench::testing::RunShell(
+        std::string(SERVEBENCH_BIN) + " run " + SERVEBENCH_SOURCE_DIR +
+        "/src/recipe/testdata/nvidia-master.yaml --config-keys " + kKey +
+        " --scenario-type agentic-coding --conc 4 --engine sim --sim-time-scale 0.05 "
+        "--no-evals --gpu-telemetry none --idle-power-s 0 --issue-delay-limit-ms 1e9 "
+        "--server-lag-limit-ms 1e9 --out " +
+        (dir_ / "out").string() + " --db " + (dir_ / "sb.db").string() + " " + extra);
+  }
+
+  std::vector<boost::json::object> Records() {
+    std::vector<boost::json::object> out;
+    const fs::path records = dir_ / "out" / "records";
+    if (!fs::exists(records)) return out;
+    for (const auto& e : fs::directory_iterator(records)) {
+      out.push_back(
+          boost::json::parse(servebench::testing::ReadFileOrEmpty(e.path().string())).as_object());
+    }
+    return out;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(AgenticRunE2eTest, TheRowReplaysItsCorpusInLanesWithThePrefixCacheItsScriptTurnsOn) {
+  WriteCorpus();
+  ShellResult r = Run("--trace " + (dir_ / "corpora").string() + " --duration 120");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto records = Records();
+  ASSERT_EQ(records.size(), 1u) << r.output;
+  const boost::json::object& rec = records[0];
+  EXPECT_EQ(rec.at("status").as_string(), "ok") << rec.at("failure_reason");
+  EXPECT_EQ(rec.at("stands_in_for").as_string(), "vllm");
+  const boost::json::object& sb = rec.at("summary").at("servebench").as_object();
+
+  // The trace the row's model prefix resolves to, in 4 lanes of live trees.
+  const boost::json::object& trace = sb.at("trace").as_object();
+  EXPECT_EQ(trace.at("format").as_string(), "weka_trace");
+  EXPECT_THAT(std::string(trace.at("path").as_string()),
+              HasSubstr("semianalysis_cc_traces_weka_062126"));
+  EXPECT_EQ(trace.at("schedule").as_string(), "lanes");
+  EXPECT_EQ(trace.at("lanes").as_int64(), 4);
+  EXPECT_LE(trace.at("max_live_trees").as_int64(), 4);
+
+  // The sim served with vLLM's prefix cache in 128-token blocks (the launch script's
+  // --enable-prefix-caching --block-size 128), and its hits are the ones the trace
+  // should give in those blocks.
+  const boost::json::object& cache = sb.at("prefix_cache").as_object();
+  EXPECT_EQ(cache.at("engine_block_tokens").as_int64(), 128);
+  const double expected = cache.at("expected").at("token_fraction_infinite").to_number<double>();
+  EXPECT_GT(expected, 0.2) << cache;
+  ASSERT_TRUE(cache.at("server").is_object()) << cache;
+  EXPECT_NEAR(cache.at("server").at("hit_rate").to_number<double>(), expected, 0.01) << cache;
+  EXPECT_EQ(cache.at("agree").as_bool(), true);
+
+  // The point's serve session is the row's batch cap (2 x CONC) on the simulated H200.
+  const std::string point = boost::json::serialize(rec.at("point"));
+  EXPECT_THAT(point, HasSubstr(R"("max-num-seqs":"8")"));
+  EXPECT_THAT(point, HasSubstr(R"("enable-prefix-caching":"")"));
+}
+
+TEST_F(AgenticRunE2eTest, WithoutATraceNothingStartsAndTheErrorNamesTheCorpus) {
+  ShellResult r = Run("");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("needs a trace to replay: --trace PATH"));
+  EXPECT_THAT(r.output, HasSubstr("semianalysis_cc_traces_weka_062126/"));
+  EXPECT_THAT(r.output, Not(HasSubstr("starting sim")));
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "records"));
+
+  ShellResult absent = Run("--trace " + (dir_ / "no-such-corpus").string());
+  EXPECT_EQ(absent.exit_code, 1) << absent.output;
+  EXPECT_THAT(absent.output, HasSubstr("no-such-corpus"));
+  EXPECT_THAT(absent.output, Not(HasSubstr("starting sim")));
+}
+
+}  // namespace
