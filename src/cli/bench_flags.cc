@@ -53,8 +53,9 @@ void AddBenchFlags(CLI::App& app, BenchFlags* f) {
   app.add_option("--served-model-name", s.served_model_name, "name sent in requests");
   app.add_option("--tokenizer", s.tokenizer_id, "recorded as tokenizer_id");
   app.add_option("--label", s.label);
-  app.add_option("--dataset-name", s.dataset_name,
-                 "random | custom | sharegpt | mooncake_trace | weka_trace (docs/agentic.md)");
+  app.add_option(
+      "--dataset-name", s.dataset_name,
+      "random | custom | sharegpt | mooncake_trace | weka_trace | bailian_trace (docs/agentic.md)");
   app.add_option("--dataset-path", s.dataset_path, "dataset file; a trace file or folder");
   app.add_flag("--fixed-schedule", s.fixed_schedule,
                "trace replay: send on the recorded timestamps even with --max-concurrency "
@@ -63,7 +64,7 @@ void AddBenchFlags(CLI::App& app, BenchFlags* f) {
                  "trace replay: recorded gaps divided by this (2 = twice as fast)")
       ->capture_default_str();
   app.add_option("--isl-block-size", s.trace_block_tokens,
-                 "mooncake_trace tokens per hash id; 0 = 512")
+                 "mooncake_trace / bailian_trace tokens per hash id; 0 = the format's (512 / 16)")
       ->capture_default_str();
   app.add_option("--engine-block-size", s.engine_block_tokens,
                  "trace replay: the engine's KV block (tokens), for the expected hit fraction")

@@ -53,12 +53,14 @@ void AddPlanFlags(CLI::App& app, PlanFlags* p) {
                  "simulated engines: wall seconds per simulated second (0.05 runs 20x faster than "
                  "real time; numbers stay in simulated time); default: each recipe's own")
       ->check(CLI::PositiveNumber);
-  app.add_option("--trace", p->agentic.trace_path,
-                 "agentic-coding points: the trace to replay, a file or folder "
-                 "(mooncake_trace, weka_trace), or a folder holding InferenceX's loader "
-                 "folders (<loader>/, e.g. semianalysis_cc_traces_weka_062126/)");
-  app.add_option("--trace-format", p->agentic.trace_format,
-                 "mooncake_trace or weka_trace (default: detected from the content)");
+  app.add_option(
+      "--trace", p->agentic.trace_path,
+      "agentic-coding points: the trace to replay, a file or folder "
+      "(mooncake_trace, weka_trace, bailian_trace), or a folder holding InferenceX's loader "
+      "folders (<loader>/, e.g. semianalysis_cc_traces_weka_062126/)");
+  app.add_option(
+      "--trace-format", p->agentic.trace_format,
+      "mooncake_trace, weka_trace or bailian_trace (default: detected from the content)");
   app.add_option("--duration", p->agentic.duration_s,
                  "agentic-coding points: seconds of replay instead of the row's (3600)");
 }

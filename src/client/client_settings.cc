@@ -8,6 +8,7 @@
 
 #include "client/length_mixture.h"
 #include "common/limits.h"
+#include "trace/trace_loader.h"
 
 namespace servebench::client {
 
@@ -223,11 +224,12 @@ Status Validate(const BenchSettings& s) {
                     "for inferencex semantics",
                     s.random_range_ratio));
   }
-  const bool trace = s.dataset_name == "mooncake_trace" || s.dataset_name == "weka_trace";
+  const bool is_trace = trace::IsTraceFormatName(s.dataset_name);
   if (s.dataset_name != "random" && s.dataset_name != "custom" && s.dataset_name != "sharegpt" &&
-      !trace) {
+      !is_trace) {
     return bad(fmt::format(
-        "--dataset-name '{}': must be random, custom, sharegpt, mooncake_trace or weka_trace",
+        "--dataset-name '{}': must be random, custom, sharegpt, mooncake_trace, weka_trace or "
+        "bailian_trace",
         s.dataset_name));
   }
   if (!(s.trace_speedup > 0) || !std::isfinite(s.trace_speedup)) {
@@ -250,7 +252,7 @@ Status Validate(const BenchSettings& s) {
     return bad(fmt::format("--prefix-hit-tolerance {}: must be in [0, 1] (a fraction)",
                            s.prefix_hit_tolerance));
   }
-  if (trace && s.num_warmups > 0) {
+  if (is_trace && s.num_warmups > 0) {
     return bad(
         fmt::format("--num-warmups {} with --dataset-name {}: a trace replay has no "
                     "warm-up prompts yet (they would seed the prefix cache)",

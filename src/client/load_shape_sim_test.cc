@@ -115,12 +115,14 @@ TEST(LoadShapeSimTest, ConcurrencyStagesHoldTheirConcurrencyEachInItsWindow) {
   const boost::json::array& stages = r->result.at("servebench").at("stages").as_array();
   ASSERT_EQ(stages.size(), 3u);
   auto in_flight = [&](size_t k) { return stages[k].at("mean_in_flight").to_number<double>(); };
-  // Steps up are immediate: the realised concurrency within 2 %.
-  EXPECT_NEAR(in_flight(0), 4, 0.08);
-  EXPECT_NEAR(in_flight(1), 16, 0.32);
+  // Steps up are immediate: the realised concurrency within 5 %. A slot is empty from
+  // its request's end to the next send (the client's turnaround: 2 % of a 32-token
+  // request optimised, 2.1 % seen under ASan on a loaded host).
+  EXPECT_NEAR(in_flight(0), 4, 0.2);
+  EXPECT_NEAR(in_flight(1), 16, 0.8);
   // A step down retires slots as their requests end: between the two levels, near 8.
   EXPECT_LT(in_flight(2), 16);
-  EXPECT_GT(in_flight(2), 8 * 0.98);
+  EXPECT_GT(in_flight(2), 8 * 0.95);
   for (size_t k = 0; k < 3; ++k) {
     EXPECT_EQ(stages[k].at("concurrency").as_int64(), b.stages[k].concurrency);
     EXPECT_GT(stages[k].at("completed").as_int64(), 0) << "stage " << k;

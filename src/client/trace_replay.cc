@@ -14,9 +14,7 @@
 namespace servebench::client {
 namespace json = boost::json;
 
-bool IsTraceDataset(std::string_view name) {
-  return name == "mooncake_trace" || name == "weka_trace";
-}
+bool IsTraceDataset(std::string_view name) { return trace::IsTraceFormatName(name); }
 
 const trace::TraceTurn& TraceWorkload::turn(size_t prompt) const {
   const Ref& r = refs[prompt];

@@ -31,7 +31,7 @@
 
 namespace servebench::client {
 
-// mooncake_trace | weka_trace.
+// mooncake_trace | weka_trace | bailian_trace.
 bool IsTraceDataset(std::string_view dataset_name);
 
 struct TraceWorkload {

@@ -97,6 +97,44 @@ TEST(TraceReplaySimTest, WithAmpleKvTheServerHitRateIsTheExpectedFraction) {
   EXPECT_TRUE(rates.valid) << rates.validity;
 }
 
+// The same 6 conversations of 5 turns as a Bailian file: each turn continues the one
+// before (parent_chat_id), timestamps in seconds, 16-token blocks; turn k holds 2(k+1)
+// full blocks (its history plus two) and 5 fresh tokens.
+std::string WriteBailianTrace() {
+  const std::string path = servebench::testing::FreshTestDir("replay") + "/qwen_traceA.jsonl";
+  std::ofstream out(path);
+  for (int turn = 0; turn < 5; ++turn) {
+    for (int conv = 0; conv < 6; ++conv) {
+      boost::json::array ids;
+      for (int b = 0; b < 2 * (turn + 1); ++b) ids.push_back(conv * 1000 + b);
+      const int chat = conv * 10 + turn;
+      boost::json::object row{{"chat_id", chat},
+                              {"parent_chat_id", turn == 0 ? -1 : chat - 1},
+                              {"timestamp", conv * 0.05 + turn * 0.4},
+                              {"input_length", 32 * (turn + 1) + 5},
+                              {"output_length", 8},
+                              {"type", "text"},
+                              {"turn", turn + 1},
+                              {"hash_ids", std::move(ids)}};
+      out << boost::json::serialize(row) << "\n";
+    }
+  }
+  return path;
+}
+
+TEST(TraceReplaySimTest, ABailianTraceBuildsThePrefixesItsSessionsShare) {
+  SimProcess sim({"--enable-prefix-caching", "--block-size", "16", "--time-scale", "0.01"});
+  ASSERT_TRUE(sim.ready()) << sim.output();
+  BenchSettings s = Replay(sim, WriteBailianTrace());
+  s.dataset_name = "bailian_trace";
+  s.trace_block_tokens = 0;  // the format's 16
+  const Rates rates = RunReplay(s);
+  // Turn k reuses its 32k-token history out of 32(k+1) + 5 tokens.
+  EXPECT_NEAR(rates.infinite, 32.0 * (0 + 1 + 2 + 3 + 4) / (32.0 * 15 + 5 * 5), 1e-6);
+  EXPECT_NEAR(rates.server, rates.infinite, 0.01);
+  EXPECT_TRUE(rates.valid) << rates.validity;
+}
+
 TEST(TraceReplaySimTest, WithKvBelowTheWorkingSetBothDropAndAgreeWithTheLruModel) {
   // 180 blocks of 16 tokens: the 6 live histories (up to 43 blocks each, with their
   // output) do not all fit; about half of the hits survive.

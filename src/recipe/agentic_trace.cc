@@ -63,9 +63,7 @@ void AddAgenticLaunchFlags(ServeSpec* serve, int concurrency, std::string_view m
   }
 }
 
-bool IsTraceReplay(const LoadSpec& load) {
-  return load.dataset == "mooncake_trace" || load.dataset == "weka_trace";
-}
+bool IsTraceReplay(const LoadSpec& load) { return trace::IsTraceFormatName(load.dataset); }
 
 std::optional<int> KvBlockTokens(const ServeSpec& serve) {
   auto number = [](const std::string& text) -> std::optional<int> {
@@ -118,7 +116,8 @@ Status BindAgenticTraces(Plan* plan, const AgenticTraceSettings& settings) {
       const std::string dataset = InferenceXTraceDataset(InferenceXTraceLoader(p.model_prefix));
       return Status::InvalidArgument(fmt::format(
           "{} (agentic-coding, concurrency {}): needs a trace to replay: --trace PATH, a "
-          "mooncake_trace or weka_trace file or folder, or a folder holding InferenceX's "
+          "trace file or folder (mooncake_trace, weka_trace, bailian_trace), or a folder holding "
+          "InferenceX's "
           "loader folder {}/ (the Hugging Face dataset {}, which servebench does not "
           "download)",
           p.recipe, p.load.concurrency, InferenceXTraceLoader(p.model_prefix), dataset));

@@ -6,7 +6,7 @@
 //   --trace PATH   a trace file or folder (any format trace/ loads), or a folder that
 //                  holds InferenceX's loader folders (PATH/<loader>/, e.g.
 //                  PATH/semianalysis_cc_traces_weka_062126/): the point's own is used
-//   --trace-format mooncake_trace | weka_trace (default: detected from the content)
+//   --trace-format mooncake_trace | weka_trace | bailian_trace (default: detected from the content)
 //   --duration S   the replay's length instead of the row's (3600 s in every row)
 //
 // Each distinct trace is loaded (every row checked) once, here, so an absent corpus or

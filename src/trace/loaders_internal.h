@@ -14,6 +14,8 @@ namespace servebench::trace::internal {
 // Appends the trees of one Mooncake JSONL file to `trace`; `scope` keys its ids.
 Status LoadMooncakeFile(const std::string& path, uint64_t scope, int64_t block_tokens,
                         Trace* trace);
+// Appends the sessions of one Bailian JSONL file to `trace`; `scope` keys its ids.
+Status LoadBailianFile(const std::string& path, uint64_t scope, int64_t block_tokens, Trace* trace);
 // Appends the trajectories of one Weka file (JSONL, or one JSON object) to `trace`.
 // `first_scope` keys the first trajectory's ids; each next one gets the next scope.
 Status LoadWekaFile(const std::string& path, uint64_t first_scope, Trace* trace);

@@ -8,6 +8,8 @@ std::string_view TraceFormatName(TraceFormat format) {
       return "mooncake_trace";
     case TraceFormat::kWeka:
       return "weka_trace";
+    case TraceFormat::kBailian:
+      return "bailian_trace";
   }
   return "?";
 }

@@ -26,9 +26,10 @@ namespace servebench::trace {
 enum class TraceFormat {
   kMooncake,  // mooncake_trace: JSONL rows, `timestamp` ms, 512-token blocks
   kWeka,      // weka_trace: one trajectory per JSON object, subagents, 64-token blocks
+  kBailian,   // bailian_trace: JSONL rows, `timestamp` s, chat_id sessions, 16-token blocks
 };
 
-// "mooncake_trace" / "weka_trace".
+// "mooncake_trace" / "weka_trace" / "bailian_trace".
 std::string_view TraceFormatName(TraceFormat format);
 
 // One recorded request.

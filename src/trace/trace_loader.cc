@@ -38,6 +38,7 @@ Status BlockSizes::Check(const TraceTurn& turn, int64_t block_tokens, std::strin
 namespace {
 
 constexpr int64_t kMooncakeBlockTokens = 512;
+constexpr int64_t kBailianBlockTokens = 16;
 
 // The files a path names: itself, or a folder's *.json / *.jsonl in name order.
 StatusOr<std::vector<std::string>> TraceFiles(const std::string& path) {
@@ -76,9 +77,12 @@ StatusOr<std::string> FirstLine(const std::string& path) {
 StatusOr<TraceFormat> ParseTraceFormat(std::string_view name) {
   if (name == "mooncake_trace") return TraceFormat::kMooncake;
   if (name == "weka_trace") return TraceFormat::kWeka;
+  if (name == "bailian_trace") return TraceFormat::kBailian;
   return Status::InvalidArgument(
-      fmt::format("trace format '{}': must be mooncake_trace or weka_trace", name));
+      fmt::format("trace format '{}': must be mooncake_trace, weka_trace or bailian_trace", name));
 }
+
+bool IsTraceFormatName(std::string_view name) { return ParseTraceFormat(name).ok(); }
 
 StatusOr<TraceFormat> DetectTraceFormat(const std::string& path) {
   SB_ASSIGN_OR_RETURN(std::vector<std::string> files, TraceFiles(path));
@@ -90,13 +94,14 @@ StatusOr<TraceFormat> DetectTraceFormat(const std::string& path) {
   if (!ec && value.is_object()) {
     const boost::json::object& row = value.get_object();
     if (row.contains("requests") || row.contains("hash_id_scope")) return TraceFormat::kWeka;
+    if (row.contains("chat_id")) return TraceFormat::kBailian;
     if (row.contains("input_length") || row.contains("output_length"))
       return TraceFormat::kMooncake;
   }
   return Status::InvalidArgument(fmt::format(
       "{}:1: not a trace this version reads: weka_trace rows hold {{id, block_size, requests}}, "
-      "mooncake_trace rows {{timestamp, input_length, output_length, hash_ids}} (or give the "
-      "format)",
+      "mooncake_trace rows {{timestamp, input_length, output_length, hash_ids}}, bailian_trace "
+      "rows {{chat_id, parent_chat_id, timestamp, input_length, ...}} (or give the format)",
       files[0]));
 }
 
@@ -117,6 +122,11 @@ StatusOr<Trace> LoadTrace(const std::string& path, const TraceLoadOptions& optio
       // One scope per file: ids are global to their file (§5).
       SB_RETURN_IF_ERROR(internal::LoadMooncakeFile(file, MixInto(scope++, 0x6d6f6f6eull),
                                                     trace.block_size_tokens, &trace));
+    } else if (trace.format == TraceFormat::kBailian) {
+      trace.block_size_tokens =
+          options.mooncake_block_tokens > 0 ? options.mooncake_block_tokens : kBailianBlockTokens;
+      SB_RETURN_IF_ERROR(internal::LoadBailianFile(file, MixInto(scope++, 0x6261696cull),
+                                                   trace.block_size_tokens, &trace));
     } else {
       const size_t before = trace.trees.size();
       SB_RETURN_IF_ERROR(internal::LoadWekaFile(file, scope, &trace));

@@ -20,13 +20,17 @@ struct TraceLoadOptions {
   // Unset: detected from the first row (Weka rows hold `requests`, Mooncake rows
   // `input_length`).
   std::optional<TraceFormat> format;
-  // Mooncake tokens per hash id (AIPerf --isl-block-size); 0 = 512, Mooncake's.
-  // Weka traces carry their own `block_size`.
+  // Mooncake and Bailian tokens per hash id (AIPerf --isl-block-size); 0 = the
+  // format's (Mooncake 512, Bailian 16). Weka traces carry their own `block_size`.
   int64_t mooncake_block_tokens = 0;
 };
 
-// "mooncake_trace" | "weka_trace" (AIPerf --dataset-name). Fails naming the choices.
+// "mooncake_trace" | "weka_trace" | "bailian_trace" (AIPerf --dataset-name). Fails
+// naming the choices.
 StatusOr<TraceFormat> ParseTraceFormat(std::string_view name);
+
+// A --dataset-name that is a trace format (the one list of them: ParseTraceFormat).
+bool IsTraceFormatName(std::string_view name);
 
 // Fails when the path cannot be read, holds no rows, or its first row is neither
 // format (the message says what each format's rows hold).

@@ -216,10 +216,64 @@ TEST(TraceLoaderTest, UnknownContentAndNamesAreClearErrors) {
       std::string::npos);
   EXPECT_NE(LoadError("/nonexistent/trace.jsonl").find("no such trace file or folder"),
             std::string::npos);
-  auto format = ParseTraceFormat("bailian_trace");
+  auto format = ParseTraceFormat("sharegpt");
   ASSERT_FALSE(format.ok());
   EXPECT_EQ(format.status().message(),
-            "trace format 'bailian_trace': must be mooncake_trace or weka_trace");
+            "trace format 'sharegpt': must be mooncake_trace, weka_trace or bailian_trace");
+  EXPECT_TRUE(IsTraceFormatName("bailian_trace"));
+  EXPECT_FALSE(IsTraceFormatName("random"));
+}
+
+// A Bailian file: sessions by the root of each row's parent chain, in `turn` order, on
+// timestamps in seconds, with 16-token blocks; the root missing from the file (the
+// session began before its window) makes the parent id the session's.
+TEST(BailianLoaderTest, RowsFormSessionsByTheirRootChatInTurnOrder) {
+  const std::string path = Write(
+      "qwen_traceA_blksz_16.jsonl",
+      R"({"chat_id": 10, "parent_chat_id": -1, "timestamp": 0.5, "input_length": 48, "output_length": 8, "type": "text", "turn": 1, "hash_ids": [1, 2, 3]}
+{"chat_id": 11, "parent_chat_id": -1, "timestamp": 0.75, "input_length": 20, "output_length": 4, "type": "search", "hash_ids": [7, 8]}
+{"chat_id": 13, "parent_chat_id": 12, "timestamp": 9.0, "input_length": 80, "output_length": 8, "type": "text", "turn": 3, "hash_ids": [1, 2, 3, 4, 5]}
+{"chat_id": 12, "parent_chat_id": 10, "timestamp": 4.25, "input_length": 64, "output_length": 8, "type": "text", "turn": 2, "hash_ids": [1, 2, 3, 4]}
+{"chat_id": 21, "parent_chat_id": 20, "timestamp": 5, "input_length": 16, "output_length": 2, "turn": 2, "hash_ids": [9]}
+)");
+  auto trace = LoadTrace(path);
+  ASSERT_TRUE(trace.ok()) << trace.status().ToString();
+  EXPECT_EQ(trace->format, TraceFormat::kBailian);
+  EXPECT_EQ(trace->block_size_tokens, 16);
+  ASSERT_EQ(trace->trees.size(), 3u);
+  EXPECT_EQ(trace->trees[0].id, "chat-10");
+  const auto& turns = trace->trees[0].conversations[0].turns;
+  ASSERT_EQ(turns.size(), 3u);
+  EXPECT_EQ(turns[0].timestamp_ms, 500);
+  EXPECT_EQ(turns[1].timestamp_ms, 4250);  // turn 2 (line 4) before turn 3 (line 3)
+  EXPECT_EQ(turns[2].timestamp_ms, 9000);
+  EXPECT_EQ(turns[2].hash_ids.size(), 5u);
+  EXPECT_EQ(trace->trees[1].id, "chat-11");
+  EXPECT_EQ(trace->trees[2].id, "chat-20");  // its root is not in the file
+  EXPECT_TRUE(trace->has_timestamps);
+}
+
+TEST(BailianLoaderTest, BadRowsNameTheirLineAndField) {
+  struct Case {
+    std::string row, want;
+  } cases[] = {
+      {R"({"chat_id": 1, "timestamp": 0, "input_length": 16, "output_length": 1, "type": "video"})",
+       "t.jsonl:2: type"},
+      {R"({"chat_id": 0, "timestamp": 0, "input_length": 16, "output_length": 1})",
+       "chat_id = 0: also the chat_id of line 1"},
+      {R"({"chat_id": 1, "parent_chat_id": 1, "timestamp": 0, "input_length": 16, "output_length": 1})",
+       "parent_chat_id"},
+      {R"({"chat_id": 1, "timestamp": 0, "input_length": 16, "output_length": 1, "tokens": 3})",
+       "unknown field 'tokens'"},
+      {R"({"chat_id": 1, "timestamp": 0, "input_length": 10, "output_length": 1, "hash_ids": [5]})",
+       "hash_ids[0] = 5: this id is a block of 16 tokens on an earlier row and 10 tokens here"},
+  };
+  const std::string ok =
+      R"({"chat_id": 0, "timestamp": 0, "input_length": 16, "output_length": 1, "hash_ids": [5]})";
+  for (const Case& c : cases) {
+    const std::string error = LoadError(Write("t.jsonl", ok + "\n" + c.row + "\n"));
+    EXPECT_NE(error.find(c.want), std::string::npos) << c.row << "\n" << error;
+  }
 }
 
 }  // namespace
