@@ -5,18 +5,6 @@
 namespace servebench::recipe {
 namespace {
 
-// InferenceX spells speculative decoding as its config does: mtp, draft_model, none.
-const char* InferenceXSpec(SpecMethod m) {
-  switch (m) {
-    case SpecMethod::kNone:
-      return "none";
-    case SpecMethod::kDraftModel:
-      return "draft_model";
-    default:
-      return "mtp";
-  }
-}
-
 const char* Bool(bool b) { return b ? "true" : "false"; }
 
 // The row's worker fields as the workflow exports them (PREFILL_TP, ..., *_NUM_WORKERS).
@@ -27,6 +15,17 @@ std::string Role(const char* name, const WorkerSpec& w) {
 
 }  // namespace
 
+const char* InferenceXSpecName(SpecMethod m) {
+  switch (m) {
+    case SpecMethod::kNone:
+      return "none";
+    case SpecMethod::kDraftModel:
+      return "draft_model";
+    default:
+      return "mtp";
+  }
+}
+
 std::string InferenceXResultName(const Point& point, const std::string& runner_node,
                                  const std::vector<int>& session_concurrencies) {
   const ServeSpec& s = point.serve;
@@ -35,14 +34,14 @@ std::string InferenceXResultName(const Point& point, const std::string& runner_n
   if (!s.multinode) {
     return fmt::format("{}_tp{}-pp{}-dcp{}-pcp{}-ep{}-dpa{}_disagg-false_spec-{}_conc{}_{}", head,
                        s.tp, s.pp, s.dcp_size, s.pcp_size, s.ep, Bool(s.dp_attn),
-                       InferenceXSpec(s.spec.method), point.load.concurrency, runner_node);
+                       InferenceXSpecName(s.spec.method), point.load.concurrency, runner_node);
   }
   std::string concs;
   for (int c : session_concurrencies) concs += (concs.empty() ? "" : "x") + std::to_string(c);
   if (concs.empty()) concs = std::to_string(point.load.concurrency);
   return fmt::format("{}_{}_{}_disagg-{}_spec-{}_conc{}_{}", head, Role("prefill", s.prefill),
-                     Role("decode", s.decode), Bool(s.disagg), InferenceXSpec(s.spec.method), concs,
-                     runner_node);
+                     Role("decode", s.decode), Bool(s.disagg), InferenceXSpecName(s.spec.method),
+                     concs, runner_node);
 }
 
 std::string MultinodeResultFile(const std::string& base, int concurrency, int prefill_gpus,

@@ -20,6 +20,10 @@ namespace servebench::recipe {
 std::string InferenceXResultName(const Point& point, const std::string& runner_node,
                                  const std::vector<int>& session_concurrencies);
 
+// InferenceX's spelling of a speculative-decoding method, as its config and the
+// workflow's SPEC_DECODING write it: "mtp", "draft_model" or "none".
+const char* InferenceXSpecName(SpecMethod method);
+
 // The multinode harness's file for one concurrency: "<base>_conc<C>_gpus_<G>
 // _ctx_<P>_gen_<D>.json"; aggregated (D = 0) "<base>_conc<C>_gpus_<G>.json", which
 // the processor reads as P = G, D = 0.

@@ -1,0 +1,419 @@
+#include "run/agentic_result.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "common/testing/files.h"
+#include "common/testing/shell.h"
+#include "recipe/point.h"
+
+namespace servebench::run {
+namespace {
+namespace json = boost::json;
+
+// The hand-made replay: two trees of a Weka-style trace, A (root A with subagent
+// A::sa:1) and B, one warm-up and one failure. Times in ms from a monotonic base of
+// 10 s; every success ends 10 ms after its last token.
+//   name  sent  ttft  e2el  out   in     ITL = (e2el − ttft)/(out − 1)
+//   A0     100    50  1050   11  1000    100 ms
+//   A1    1200   100  1000   21  2000     45 ms
+//   A2    2300    60   860    9  2600    100 ms
+//   S0    1300    30   330    4   500    100 ms      (A::sa:1)
+//   S1    1750    40   440    5   700    100 ms      (A::sa:1)
+//   B0     200   200  2200   41  3000     50 ms
+//   B1    2500     —     —    —  3100    HTTP 500, done at 2600
+//   B2    2700    20    20    1  3200      —
+//   B3    2800    80   480    9  3300     50 ms
+//   B4    3400    70   570   11  3400     50 ms
+// The clock anchor maps monotonic ns m to Unix ns m − 0.5e9 + 1.7e18.
+constexpr int64_t kBaseNs = 10'000'000'000;
+constexpr int64_t kAnchorRealtime = 1'700'000'000'000'000'000;
+constexpr int64_t kAnchorMonotonic = 500'000'000;
+
+int64_t Ns(double ms) { return kBaseNs + static_cast<int64_t>(std::llround(ms * 1e6)); }
+
+json::object Success(int index, const char* tree, const char* conv, int turn, double sent,
+                     double ttft, double e2el, int out, int in) {
+  return json::object{{"index", index},
+                      {"warmup", false},
+                      {"ok", true},
+                      {"t_scheduled_ns", Ns(sent)},
+                      {"t_sent_ns", Ns(sent)},
+                      {"t_first_token_ns", Ns(sent + ttft)},
+                      {"t_last_token_ns", Ns(sent + e2el)},
+                      {"t_done_ns", Ns(sent + e2el + 10)},
+                      {"output_tokens", out},
+                      {"prompt_tokens", in},
+                      {"max_tokens", out},
+                      {"http_status", 200},
+                      {"failure", "none"},
+                      {"error", ""},
+                      {"events", json::array()},
+                      {"tree", tree},
+                      {"conversation", conv},
+                      {"turn_index", turn}};
+}
+
+std::string WriteRequests(const std::string& dir) {
+  std::vector<json::object> lines;
+  json::object warmup = Success(0, "", "", 0, 0, 10, 20, 2, 50);
+  warmup["warmup"] = true;
+  warmup.erase("tree");
+  warmup.erase("conversation");
+  warmup.erase("turn_index");
+  lines.push_back(warmup);
+  lines.push_back(Success(0, "A", "A", 0, 100, 50, 1050, 11, 1000));
+  lines.push_back(Success(1, "A", "A", 1, 1200, 100, 1000, 21, 2000));
+  lines.push_back(Success(2, "A", "A", 2, 2300, 60, 860, 9, 2600));
+  lines.push_back(Success(3, "A", "A::sa:1", 0, 1300, 30, 330, 4, 500));
+  lines.push_back(Success(4, "A", "A::sa:1", 1, 1750, 40, 440, 5, 700));
+  lines.push_back(Success(5, "B", "B", 0, 200, 200, 2200, 41, 3000));
+  json::object failed = Success(6, "B", "B", 1, 2500, 0, 0, 0, 3100);
+  failed["ok"] = false;
+  failed["t_first_token_ns"] = -1;
+  failed["t_last_token_ns"] = -1;
+  failed["t_done_ns"] = Ns(2600);
+  failed["http_status"] = 500;
+  failed["failure"] = "http_status";
+  failed["error"] = "HTTP 500: boom";
+  lines.push_back(failed);
+  lines.push_back(Success(7, "B", "B", 2, 2700, 20, 20, 1, 3200));
+  lines.push_back(Success(8, "B", "B", 3, 2800, 80, 480, 9, 3300));
+  lines.push_back(Success(9, "B", "B", 4, 3400, 70, 570, 11, 3400));
+  const std::string path = dir + "/requests.jsonl";
+  std::ofstream out(path);
+  for (const json::object& l : lines) out << json::serialize(l) << "\n";
+  return path;
+}
+
+recipe::Point AgenticPoint() {
+  recipe::Point p;
+  p.point_id = "p1";
+  p.exp_name = "minimaxm3_agentic";
+  p.runner = "h200";
+  p.model_prefix = "minimaxm3";
+  p.serve.engine = "vllm";
+  p.serve.framework = "vllm";
+  p.serve.model = "MiniMaxAI/MiniMax-M3";
+  p.serve.image = "vllm/vllm-openai:v0.20.0";
+  p.serve.precision = "fp8";
+  p.serve.tp = 2;
+  p.serve.pcp_size = 2;
+  p.serve.ep = 4;
+  p.serve.spec.method = recipe::SpecMethod::kMtp;
+  p.serve.kv_offloading = "dram";
+  p.serve.kv_offload_backend = "vllm-simple";
+  p.serve.total_cpu_dram_gb = 512;
+  p.load.scenario = "agentic-coding";
+  p.load.concurrency = 4;
+  return p;
+}
+
+LoadOutcome Load(const std::string& requests_path) {
+  LoadOutcome load;
+  load.completed = true;
+  load.valid = true;
+  load.requests_path = requests_path;
+  load.summary = json::object{
+      {"servebench",
+       {{"run",
+         {{"anchor_realtime_ns", kAnchorRealtime}, {"anchor_monotonic_ns", kAnchorMonotonic}}},
+        {"prefix_cache", {{"expected", {{"block_fraction", 0.4}}}}},
+        {"trace", {{"format", "weka_trace"}, {"path", "t.jsonl"}, {"trees", 2}, {"turns", 10}}}}}};
+  return load;
+}
+
+json::value ReadJson(const std::string& path) {
+  return json::parse(testing::ReadFileOrEmpty(path));
+}
+
+double Num(const json::value& root, std::initializer_list<const char*> keys) {
+  const json::value* v = &root;
+  for (const char* k : keys) {
+    const json::object* o = v->if_object();
+    if (o == nullptr || !o->contains(k)) {
+      ADD_FAILURE() << "missing key " << k;
+      return NAN;
+    }
+    v = &o->at(k);
+  }
+  if (!v->is_number()) {
+    ADD_FAILURE() << "not a number: " << json::serialize(*v);
+    return NAN;
+  }
+  return v->to_number<double>();
+}
+
+constexpr double kRound = 5.01e-6;  // the aggregate's 5-decimal rounding
+
+TEST(AgenticResultTest, AggregateHoldsInferenceXsNumbersOfTheRecords) {
+  const std::string dir = testing::FreshTestDir("agentic");
+  auto written = WriteAgenticResult(dir, AgenticPoint(), "h200-node-7", Load(WriteRequests(dir)));
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  const std::string name =
+      "minimaxm3_agentic_fp8_vllm_tp2-pp1-dcp1-pcp2-ep4-dpafalse_disagg-false_spec-mtp_conc4_"
+      "h200-node-7";
+  EXPECT_EQ(written->aggregate_path, dir + "/inferencex/" + name + ".json");
+  EXPECT_EQ(written->aiperf_dir, dir + "/inferencex/agentic_" + name + "/aiperf_artifacts");
+  const json::value agg = ReadJson(written->aggregate_path);
+  const json::value m = agg.at("request_metrics");
+
+  // TTFT s, sorted: .02 .03 .04 .05 .06 .07 .08 .1 .2 (n = 9, rank h = 8·P/100).
+  EXPECT_NEAR(Num(m, {"latency", "ttft", "mean"}), 0.65 / 9, kRound);
+  EXPECT_NEAR(Num(m, {"latency", "ttft", "p50"}), 0.06, kRound);                     // h = 4
+  EXPECT_NEAR(Num(m, {"latency", "ttft", "p75"}), 0.08, kRound);                     // h = 6
+  EXPECT_NEAR(Num(m, {"latency", "ttft", "p90"}), 0.1 + 0.2 * (0.2 - 0.1), kRound);  // h = 7.2
+  EXPECT_NEAR(Num(m, {"latency", "ttft", "p95"}), 0.1 + 0.6 * (0.2 - 0.1), kRound);  // h = 7.6
+  {
+    const std::vector<double> t = {.02, .03, .04, .05, .06, .07, .08, .1, .2};
+    double sq = 0;
+    for (double x : t) sq += (x - 0.65 / 9) * (x - 0.65 / 9);
+    EXPECT_NEAR(Num(m, {"latency", "ttft", "std"}), std::sqrt(sq / 9), kRound);  // population
+  }
+  // E2EL s, sorted: .02 .33 .44 .48 .57 .86 1 1.05 2.2.
+  EXPECT_NEAR(Num(m, {"latency", "e2el", "mean"}), 6.95 / 9, kRound);
+  EXPECT_NEAR(Num(m, {"latency", "e2el", "p50"}), 0.57, kRound);
+  EXPECT_TRUE(m.at("latency").at("e2el").at("p75").is_int64()) << "1.0 is written as 1";
+  EXPECT_NEAR(Num(m, {"latency", "e2el", "p90"}), 1.05 + 0.2 * (2.2 - 1.05), kRound);
+  EXPECT_NEAR(Num(m, {"latency", "e2el", "p95"}), 1.05 + 0.6 * (2.2 - 1.05), kRound);
+  // ITL s (B2 has one token, no ITL), sorted: .045 .05 .05 .05 .1 .1 .1 .1 (n = 8, h = 7·P).
+  EXPECT_NEAR(Num(m, {"latency", "itl", "mean"}), 0.595 / 8, kRound);
+  EXPECT_NEAR(Num(m, {"latency", "itl", "p50"}), 0.05 + 0.5 * 0.05, kRound);  // h = 3.5
+  EXPECT_NEAR(Num(m, {"latency", "itl", "p90"}), 0.1, kRound);
+  EXPECT_NEAR(Num(m, {"latency", "tpot", "p50"}), 0.075, kRound) << "tpot is itl";
+  // Interactivity: 1 / each ITL statistic; std over per-request 1/ITL
+  // (10, 10, 10, 10, 20, 20, 20, 22.2…): mean m = 122.2…/8.
+  EXPECT_NEAR(Num(m, {"latency", "intvty", "p50"}), 1 / 0.075, kRound);
+  EXPECT_NEAR(Num(m, {"latency", "intvty", "p90"}), 10, kRound);
+  {
+    const std::vector<double> inv = {10, 10, 10, 10, 20, 20, 20, 1 / 0.045};
+    double mean = 0, sq = 0;
+    for (double x : inv) mean += x / 8;
+    for (double x : inv) sq += (x - mean) * (x - mean);
+    EXPECT_NEAR(Num(m, {"latency", "intvty", "std"}), std::sqrt(sq / 8), kRound);
+  }
+  // E2E-normalised interactivity: r = E2EL/out, sorted .02 .04762 .05182 .05333 .05366
+  // .0825 .088 .09545 .09556; its median is B0's 2.2/41, and the block holds 1 / it.
+  EXPECT_NEAR(Num(m, {"latency", "e2e_norm_intvty", "p50"}), 41 / 2.2, kRound);
+  EXPECT_TRUE(m.at("latency").at("full_response_itl").as_object().empty());
+
+  // Completions (s after the first): 0 .48 1.04 1.05 1.25 1.57 2.01 2.13 2.82 → windows
+  // [0, 1) holds 2, [1, 2) holds 4; the next would end past the last completion.
+  EXPECT_EQ(Num(m, {"qps", "samples"}), 2);
+  EXPECT_EQ(Num(m, {"qps", "mean"}), 3);
+  EXPECT_NEAR(Num(m, {"qps", "p75"}), 3.5, kRound);
+  EXPECT_NEAR(Num(m, {"qps", "p90"}), 3.8, kRound);
+  EXPECT_EQ(Num(m, {"qps", "std"}), 1);
+
+  // Tokens: in 19,700 and out 112 over 3.88 s (A0 sent at 100 ms, B4 done at 3,980 ms);
+  // per GPU ÷ tp 2 × pp 1 × pcp 2 = 4 (ep does not count).
+  EXPECT_NEAR(Num(m, {"throughput", "duration_seconds"}), 3.88, kRound);
+  EXPECT_NEAR(Num(m, {"throughput", "input", "tokens_per_second"}), 19700 / 3.88, kRound);
+  EXPECT_NEAR(Num(m, {"throughput", "output", "tokens_per_second"}), 112 / 3.88, kRound);
+  EXPECT_NEAR(Num(m, {"throughput", "total", "tokens_per_second"}), 19812 / 3.88, kRound);
+  EXPECT_NEAR(Num(m, {"throughput", "per_gpu", "total_tput_tps"}), 19812 / 3.88 / 4, kRound);
+  EXPECT_NEAR(Num(m, {"throughput", "per_gpu", "output_tput_tps"}), 112 / 3.88 / 4, kRound);
+  EXPECT_NEAR(Num(m, {"tokens", "input", "p50"}), 2600, kRound);
+  EXPECT_NEAR(Num(m, {"tokens", "output_actual", "mean"}), 112.0 / 9, kRound);
+  EXPECT_TRUE(m.at("tokens").at("output_expected").as_object().empty());
+  EXPECT_NEAR(Num(m, {"cache", "theoretical_cache_hit_rate"}), 0.4, kRound);
+
+  // Accounting: 11 records, 9 profiled, the warm-up and the failure dropped.
+  EXPECT_EQ(Num(agg, {"num_requests_total"}), 11);
+  EXPECT_EQ(Num(agg, {"num_requests_successful"}), 9);
+  const json::object& acc = agg.at("request_accounting").as_object();
+  EXPECT_EQ(acc.at("records_dropped_total").as_int64(), 2);
+  EXPECT_EQ(acc.at("records_warmup_dropped").as_int64(), 1);
+  EXPECT_EQ(acc.at("records_error_dropped").as_int64(), 1);
+  EXPECT_EQ(json::serialize(acc.at("error_categories")), R"({"http_status":1})");
+
+  // Identity and what servebench does not have.
+  EXPECT_EQ(agg.at("scenario_type").as_string(), "agentic-coding");
+  EXPECT_EQ(agg.at("spec_decoding").as_string(), "mtp");
+  EXPECT_EQ(agg.at("dp_attention").as_string(), "false");
+  EXPECT_EQ(json::serialize(agg.at("kv_offload_backend")), R"({"name":"vllm-simple"})");
+  EXPECT_EQ(agg.at("allocated_cpu_dram_gb").as_int64(), 512);
+  EXPECT_FALSE(agg.at("server_metrics").at("present").as_bool());
+  EXPECT_EQ(agg.at("server_metrics").at("tokens").at("prompt_total").as_int64(), 19700);
+  EXPECT_TRUE(agg.at("kv_cache_pool_tokens").is_null());
+}
+
+TEST(AgenticResultTest, AiperfFilesCarryTheCountsAndOneLinePerRequest) {
+  const std::string dir = testing::FreshTestDir("agentic");
+  auto written = WriteAgenticResult(dir, AgenticPoint(), "n", Load(WriteRequests(dir)));
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  const json::value aiperf = ReadJson(written->aiperf_dir + "/profile_export_aiperf.json");
+  EXPECT_EQ(Num(aiperf, {"request_count", "avg"}), 9);
+  EXPECT_EQ(Num(aiperf, {"error_request_count", "avg"}), 1);
+  EXPECT_EQ(Num(aiperf, {"completed_request_count", "avg"}), 10) << "warm-ups are not counted";
+  EXPECT_NEAR(Num(aiperf, {"theoretical_prefix_cache_hit", "avg"}), 40, 1e-9);
+  EXPECT_EQ(aiperf.at("metadata").at("dataset").at("format").as_string(), "weka_trace");
+  EXPECT_TRUE(aiperf.at("metadata").at("submission_valid").as_bool());
+
+  std::ifstream in(written->aiperf_dir + "/profile_export.jsonl");
+  std::vector<json::value> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(json::parse(l));
+  ASSERT_EQ(lines.size(), 11u);
+  EXPECT_EQ(lines[0].at("metadata").at("benchmark_phase").as_string(), "warmup");
+  const json::value& s0 = lines[4];  // S0: the subagent's first turn
+  EXPECT_EQ(s0.at("metadata").at("conversation_id").as_string(), "A::sa:1");
+  EXPECT_EQ(s0.at("metadata").at("turn_index").as_int64(), 0);
+  EXPECT_EQ(s0.at("metadata").at("benchmark_phase").as_string(), "profiling");
+  EXPECT_EQ(s0.at("metadata").at("request_start_ns").as_int64(),
+            kBaseNs + 1300'000'000 - kAnchorMonotonic + kAnchorRealtime);
+  EXPECT_NEAR(Num(s0, {"metrics", "time_to_first_token", "value"}), 30, 1e-9);
+  EXPECT_EQ(s0.at("metrics").at("time_to_first_token").at("unit").as_string(), "ms");
+  EXPECT_NEAR(Num(s0, {"metrics", "request_latency", "value"}), 330, 1e-9);
+  EXPECT_NEAR(Num(s0, {"metrics", "inter_token_latency", "value"}), 100, 1e-9);
+  EXPECT_EQ(Num(s0, {"metrics", "input_sequence_length", "value"}), 500);
+  EXPECT_TRUE(s0.at("error").is_null());
+  const json::value& b1 = lines[7];
+  EXPECT_EQ(b1.at("error").at("type").as_string(), "http_status");
+  EXPECT_EQ(b1.at("error").at("code").as_int64(), 500);
+  EXPECT_TRUE(lines[8].at("metrics").as_object().contains("request_latency"));
+  EXPECT_FALSE(lines[8].at("metrics").as_object().contains("inter_token_latency"))
+      << "one output token has no ITL";
+}
+
+TEST(AgenticResultTest, RoundsAsInferenceXDoes) {
+  EXPECT_EQ(json::serialize(RoundFloats(json::value(2.0000001))), "2");
+  EXPECT_DOUBLE_EQ(RoundFloats(json::value(0.123456789)).as_double(), 0.12346);
+  EXPECT_DOUBLE_EQ(RoundFloats(json::value(1.5)).as_double(), 1.5);
+  EXPECT_TRUE(RoundFloats(json::value(0.0)).is_double()) << "below 1 stays a float";
+  EXPECT_TRUE(RoundFloats(json::value(-3.0)).is_int64());
+  EXPECT_EQ(RoundFloats(json::value(int64_t{7})).as_int64(), 7);
+}
+
+TEST(AgenticResultTest, BadRecordNamesItsLineAndField) {
+  const std::string dir = testing::FreshTestDir("agentic");
+  const std::string path = dir + "/requests.jsonl";
+  std::ofstream(path) << R"({"warmup":false,"ok":true,"t_sent_ns":1})"
+                      << "\n";
+  auto written = WriteAgenticResult(dir, AgenticPoint(), "n", Load(path));
+  ASSERT_FALSE(written.ok());
+  EXPECT_NE(written.status().message().find("requests.jsonl:1:"), std::string::npos)
+      << written.status().message();
+  EXPECT_NE(written.status().message().find("t_first_token_ns"), std::string::npos);
+}
+
+TEST(AgenticResultTest, RefusesWhatItCannotWrite) {
+  LoadOutcome no_records = Load("");
+  EXPECT_FALSE(WriteAgenticResult("/tmp", AgenticPoint(), "n", no_records).ok());
+  recipe::Point none_with_backend = AgenticPoint();
+  none_with_backend.serve.kv_offloading = "none";
+  const std::string dir = testing::FreshTestDir("agentic");
+  auto r = WriteAgenticResult(dir, none_with_backend, "n", Load(WriteRequests(dir)));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("kv_offload_backend"), std::string::npos);
+  recipe::Point multinode = AgenticPoint();
+  multinode.serve.multinode = true;
+  EXPECT_FALSE(WriteAgenticResult(dir, multinode, "n", Load(WriteRequests(dir))).ok());
+}
+
+// Every number of `ours` equals `theirs` within the rounding, every other value equals;
+// mismatches are named by their path.
+void ExpectSameJson(const json::value& ours, const json::value& theirs, const std::string& path) {
+  if (ours.is_number() && theirs.is_number()) {
+    EXPECT_NEAR(ours.to_number<double>(), theirs.to_number<double>(), 1.01e-5) << path;
+    return;
+  }
+  if (ours.is_object() && theirs.is_object()) {
+    for (const auto& kv : theirs.as_object()) {
+      const json::value* mine = ours.as_object().if_contains(kv.key());
+      if (mine == nullptr) {
+        ADD_FAILURE() << path << "." << kv.key() << " is missing from servebench's aggregate";
+        continue;
+      }
+      ExpectSameJson(*mine, kv.value(), path + "." + std::string(kv.key()));
+    }
+    for (const auto& kv : ours.as_object()) {
+      EXPECT_TRUE(theirs.as_object().contains(kv.key()))
+          << path << "." << kv.key() << " is not in InferenceX's aggregate";
+    }
+    return;
+  }
+  EXPECT_EQ(json::serialize(ours), json::serialize(theirs)) << path;
+}
+
+// InferenceX's own tools over the artifacts: its validator accepts them, and its
+// aggregator (with the environment benchmark_lib.sh gives it) computes the same
+// aggregate. Needs a work tree of SemiAnalysisAI/InferenceX (never in this repository).
+TEST(AgenticResultInferenceXTest, ValidatorAcceptsAndAggregatorAgrees) {
+  const char* root = std::getenv("SERVEBENCH_INFERENCEX_ROOT");
+  if (root == nullptr || !std::filesystem::exists(std::string(root) + "/utils/agentic")) {
+    GTEST_SKIP() << "SERVEBENCH_INFERENCEX_ROOT does not name an InferenceX checkout with "
+                    "utils/agentic (e.g. git worktree add /tmp/inferencex of "
+                    "SemiAnalysisAI/InferenceX): InferenceX's validator and aggregator not run";
+  }
+  const std::string dir = testing::FreshTestDir("agentic_ix");
+  const recipe::Point point = AgenticPoint();
+  auto written = WriteAgenticResult(dir, point, "h200-node-7", Load(WriteRequests(dir)));
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+
+  const testing::ShellResult validated =
+      testing::RunShell("cd '" + std::string(root) +
+                        "' && python3 utils/agentic/validation/validate_agentic_result.py '" +
+                        written->aiperf_dir + "' --failed-request-threshold 0.10");
+  EXPECT_EQ(validated.exit_code, 0) << validated.output;
+  std::cout << "validate_agentic_result.py: " << validated.output;
+
+  const std::string result_dir = std::filesystem::path(written->aiperf_dir).parent_path().string();
+  const std::string name = AgenticResultName(point, "h200-node-7");
+  // The job environment of the point (reference/agentic.md §1.1), as the workflow
+  // exports it; HF_HUB_CACHE names no folder, so no trace metadata is read.
+  const std::string env =
+      "RESULT_FILENAME='" + name + "' RESULT_DIR='" + result_dir + "' AGENTIC_OUTPUT_DIR='" + dir +
+      "/ix' HF_HUB_CACHE='" + dir +
+      "/no-hf' RUNNER_TYPE=h200 CONC=4 "
+      "IMAGE=vllm/vllm-openai:v0.20.0 MODEL=MiniMaxAI/MiniMax-M3 MODEL_PREFIX=minimaxm3 "
+      "FRAMEWORK=vllm PRECISION=fp8 SPEC_DECODING=mtp DISAGG=false IS_MULTINODE=false TP=2 "
+      "PP_SIZE=1 DCP_SIZE=1 PCP_SIZE=2 EP_SIZE=4 DP_ATTENTION=false KV_OFFLOADING=dram "
+      "KV_OFFLOAD_BACKEND=vllm-simple KV_OFFLOAD_BACKEND_METADATA='{\"name\":\"vllm-simple\"}' "
+      "TOTAL_CPU_DRAM_GB=512";
+  const testing::ShellResult aggregated =
+      testing::RunShell("cd '" + std::string(root) + "' && env " + env +
+                        " python3 -m utils.agentic.aggregation.process_agentic_result");
+  ASSERT_EQ(aggregated.exit_code, 0) << aggregated.output;
+  std::cout << "process_agentic_result.py: " << aggregated.output;
+
+  const json::value theirs = ReadJson(dir + "/ix/" + name + ".json");
+  const json::value ours = ReadJson(written->aggregate_path);
+  ExpectSameJson(ours, theirs, "$");
+  // The headline numbers, side by side in the log.
+  for (const auto& keys : std::vector<std::vector<const char*>>{
+           {"request_metrics", "latency", "ttft", "p50"},
+           {"request_metrics", "latency", "ttft", "p90"},
+           {"request_metrics", "latency", "e2el", "p50"},
+           {"request_metrics", "latency", "e2el", "p90"},
+           {"request_metrics", "latency", "itl", "p50"},
+           {"request_metrics", "latency", "itl", "p90"},
+           {"request_metrics", "latency", "e2e_norm_intvty", "p90"},
+           {"request_metrics", "qps", "mean"},
+           {"request_metrics", "throughput", "total", "tokens_per_second"},
+           {"request_metrics", "throughput", "per_gpu", "total_tput_tps"},
+           {"request_metrics", "cache", "theoretical_cache_hit_rate"},
+           {"num_requests_successful"},
+           {"num_requests_total"}}) {
+    const json::value* a = &ours;
+    const json::value* b = &theirs;
+    std::string label;
+    for (const char* k : keys) {
+      a = &a->at(k);
+      b = &b->at(k);
+      label += std::string(label.empty() ? "" : ".") + k;
+    }
+    std::cout << "  " << label << ": servebench " << json::serialize(*a) << ", InferenceX "
+              << json::serialize(*b) << "\n";
+  }
+}
+
+}  // namespace
+}  // namespace servebench::run
