@@ -408,8 +408,15 @@ StatusOr<AgenticArtifacts> WriteAgenticResult(const std::string& out_dir,
                                       ": the load run wrote no per-request records, which "
                                       "InferenceX's agentic result is computed from");
   }
-  const ClockAnchor anchor{IntAt(load.summary, {"servebench", "run", "anchor_realtime_ns"}),
-                           IntAt(load.summary, {"servebench", "run", "anchor_monotonic_ns"})};
+  // Wall-clock records move to Unix ns by the run's anchor; a simulated engine's records
+  // are in its simulated clock (docs/metrics.md "Simulated time"), which has no Unix
+  // time, so they keep their stamps (every duration is still right).
+  ClockAnchor anchor;
+  const json::value* clock = Path(load.summary, {"servebench", "run", "clock"});
+  if (clock == nullptr || !clock->is_string() || clock->as_string() != "simulated") {
+    anchor = {IntAt(load.summary, {"servebench", "run", "anchor_realtime_ns"}),
+              IntAt(load.summary, {"servebench", "run", "anchor_monotonic_ns"})};
+  }
   SB_ASSIGN_OR_RETURN(std::vector<AgenticRequest> requests,
                       ReadAgenticRequests(load.requests_path, anchor));
   const json::object aiperf = AiperfAggregateJson(requests, load);

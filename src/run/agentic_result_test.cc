@@ -283,6 +283,21 @@ TEST(AgenticResultTest, AiperfFilesCarryTheCountsAndOneLinePerRequest) {
       << "one output token has no ITL";
 }
 
+TEST(AgenticResultTest, SimulatedClockRecordsKeepTheirStamps) {
+  const std::string dir = testing::FreshTestDir("agentic");
+  LoadOutcome load = Load(WriteRequests(dir));
+  load.summary["servebench"].as_object()["run"].as_object()["clock"] = "simulated";
+  auto written = WriteAgenticResult(dir, AgenticPoint(), "n", load);
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  std::ifstream in(written->aiperf_dir + "/profile_export.jsonl");
+  std::string first_turn;
+  std::getline(in, first_turn);  // the warm-up
+  std::getline(in, first_turn);  // A0
+  EXPECT_EQ(json::parse(first_turn).at("metadata").at("request_start_ns").as_int64(),
+            kBaseNs + 100'000'000)
+      << "a simulated clock has no Unix time: the anchor does not apply";
+}
+
 TEST(AgenticResultTest, RoundsAsInferenceXDoes) {
   EXPECT_EQ(json::serialize(RoundFloats(json::value(2.0000001))), "2");
   EXPECT_DOUBLE_EQ(RoundFloats(json::value(0.123456789)).as_double(), 0.12346);
