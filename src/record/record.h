@@ -106,6 +106,10 @@ struct Artifacts {
   std::string engine_log;   // the engine's output
   std::string requests;     // per-request JSONL of the load run
   std::string gpu_metrics;  // the GPU power samples (InferenceX's gpu_metrics.csv shape)
+  // InferenceX's own result file of the point, when it has one: a multinode point's
+  // vllm-bench JSON (run/inferencex_result.h), an agentic point's aggregate
+  // (run/agentic_result.h).
+  std::string inferencex_result;
 
   bool operator==(const Artifacts&) const = default;
 };

@@ -57,6 +57,10 @@ void VisitArtifacts(V& v, A& a) {
   v("gpu_metrics", a.gpu_metrics,
     {"GPU power samples as InferenceX's gpu_metrics.csv (docs/power.md)", Need::kOptional,
      TextRule::kAny, 2});
+  v("inferencex_result", a.inferencex_result,
+    {"InferenceX's result file of the point: a multinode point's vllm-bench JSON, an "
+     "agentic point's aggregate (docs/agentic.md)",
+     Need::kOptional, TextRule::kAny, 2});
 }
 
 template <class V, class R>

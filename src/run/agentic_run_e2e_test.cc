@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -134,6 +136,41 @@ TEST_F(AgenticRunE2eTest, TheRowReplaysItsCorpusInLanesWithThePrefixCacheItsScri
   const std::string point = boost::json::serialize(rec.at("point"));
   EXPECT_THAT(point, HasSubstr(R"("max-num-seqs":"8")"));
   EXPECT_THAT(point, HasSubstr(R"("enable-prefix-caching":"")"));
+
+  // InferenceX's aggregate of the point (run/agentic_result.h), named by the record, with
+  // the record's own counts and medians (in seconds, rounded to 5 decimals).
+  const std::string aggregate_path =
+      std::string(rec.at("artifacts").at("inferencex_result").as_string());
+  ASSERT_THAT(aggregate_path, HasSubstr("/inferencex/"));
+  const boost::json::object aggregate =
+      boost::json::parse(servebench::testing::ReadFileOrEmpty(aggregate_path)).as_object();
+  const boost::json::object& summary = rec.at("summary").as_object();
+  EXPECT_EQ(aggregate.at("scenario_type").as_string(), "agentic-coding");
+  EXPECT_EQ(aggregate.at("conc").to_number<int64_t>(), 4);
+  EXPECT_EQ(aggregate.at("num_requests_successful").to_number<int64_t>(),
+            summary.at("completed").to_number<int64_t>());
+  EXPECT_NEAR(
+      aggregate.at("request_metrics").at("latency").at("ttft").at("p50").to_number<double>(),
+      summary.at("median_ttft_ms").to_number<double>() / 1000, 1e-5);
+  EXPECT_NEAR(aggregate.at("request_metrics")
+                  .at("cache")
+                  .at("theoretical_cache_hit_rate")
+                  .to_number<double>(),
+              cache.at("expected").at("block_fraction").to_number<double>(), 1e-4);
+  const fs::path aiperf = fs::path(aggregate_path).parent_path() /
+                          ("agentic_" + fs::path(aggregate_path).stem().string()) /
+                          "aiperf_artifacts";
+  EXPECT_TRUE(fs::exists(aiperf / "profile_export.jsonl")) << aiperf;
+  EXPECT_TRUE(fs::exists(aiperf / "profile_export_aiperf.json")) << aiperf;
+
+  // InferenceX's own validator on them, when a checkout is at hand (never committed).
+  if (const char* root = std::getenv("SERVEBENCH_INFERENCEX_ROOT")) {
+    ShellResult v = servebench::testing::RunShell(
+        std::string("python3 ") + root + "/utils/agentic/validation/validate_agentic_result.py " +
+        aiperf.string() + " --failed-request-threshold 0.10");
+    EXPECT_EQ(v.exit_code, 0) << v.output;
+    std::printf("InferenceX's validator: %s", v.output.c_str());
+  }
 }
 
 TEST_F(AgenticRunE2eTest, WithoutATraceNothingStartsAndTheErrorNamesTheCorpus) {

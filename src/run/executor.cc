@@ -12,6 +12,7 @@
 #include "common/time_format.h"
 #include "recipe/topology.h"
 #include "record/record_builder.h"
+#include "run/agentic_result.h"
 #include "run/inferencex_result.h"
 
 namespace servebench::run {
@@ -340,15 +341,23 @@ void Executor::RunPoint(const recipe::Point& point, SessionState* state,
   bool clean = load.completed && load.valid && !load.interrupted;
   bool alive = clean ? state->engine->IsAlive() : !state->engine->ExitsWithin(2000);
 
-  // InferenceX's own result file of a multinode point, beside the record.
+  // InferenceX's own result file of a multinode point, or of an agentic one (its
+  // aggregate and AIPerf-shaped artifacts), beside the record.
+  std::string inferencex_result;
   if (recipe::HasTopology(point.serve)) {
     std::vector<int> concurrencies;
     for (const auto& p : state->session->points) concurrencies.push_back(p.load.concurrency);
     auto written = WriteInferenceXResult(settings_.out_dir, point, host_, concurrencies, load);
+    if (written.ok()) inferencex_result = *written;
+    if (!written.ok()) *log_ << "servebench: " << written.status().message() << "\n";
+  } else if (point.load.scenario == "agentic-coding" && load.completed) {
+    auto written = WriteAgenticResult(settings_.out_dir, point, host_, load);
+    if (written.ok()) inferencex_result = written->aggregate_path;
     if (!written.ok()) *log_ << "servebench: " << written.status().message() << "\n";
   }
 
   PointResult result;
+  result.inferencex_result_path = inferencex_result;
   result.load = &load;
   // The engine's own log: a serve session's is a folder of one log per process.
   result.engine_log_path = state->engine->log_path();

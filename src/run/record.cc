@@ -27,6 +27,7 @@ record::Record BuildRecord(const recipe::Point& point, const RunSettings& settin
   if (result.load != nullptr) {
     r.artifacts.requests = result.load->requests_path;
     r.artifacts.gpu_metrics = result.load->power_samples_path;
+    r.artifacts.inferencex_result = result.inferencex_result_path;
   }
   r.role_metrics = result.role_metrics;
   return r;

@@ -19,6 +19,7 @@ struct PointResult {
   const LoadOutcome* load = nullptr;  // null when the load never ran
   const EvalOutcome* eval = nullptr;  // null when no eval ran
   std::string engine_log_path;
+  std::string inferencex_result_path;  // InferenceX's result file of the point, "" = none
   bool interrupted = false;
   // A serve session of several processes: each role's metrics over the load run
   // (role_metrics.h); empty otherwise.
