@@ -133,6 +133,14 @@ Status RehearseOnSim(std::vector<recipe::Point>* points, const RehearsalSettings
             "--engine sim: no engine profile for {} in data/sim/engines.yaml; {}'s costs are used",
             s.stands_in_for, profile));
       }
+      // KV offload to CPU DRAM (agentic rows' kv-offloading: dram) has no simulated
+      // tier yet: say so rather than let such a row look like it measured one.
+      if (s.kv_offloading == "dram" && seen_notes.insert("offload:" + p.recipe).second) {
+        notes->push_back(fmt::format(
+            "--engine sim: {}: kv-offloading dram ({}): the simulator has no CPU offload "
+            "tier; these points are simulated without offload",
+            p.recipe, s.kv_offload_backend.empty() ? "no backend" : s.kv_offload_backend));
+      }
       // SGLang's radix cache is on unless the command turns it off; the sim's prefix
       // cache stands in for it where prefixes repeat: a trace replay. (Random prompts
       // share no block, and hashing them costs the sim's step thread time.)

@@ -139,6 +139,13 @@ TEST(SimRehearsalTest, AnAgenticRowsPrefixCacheFlagsBecomeTheSimsOwn) {
   EXPECT_GT(vllm, 0);
   EXPECT_GT(sglang, 0);
   for (const auto& n : notes) EXPECT_EQ(n.find("--enable-prefix-caching"), std::string::npos) << n;
+  // The key's concurrencies 12 and 14 offload KV to DRAM (mooncake), which the sim lacks.
+  bool offload_noted = false;
+  for (const auto& n : notes)
+    offload_noted = offload_noted || n.find(
+                                         "kv-offloading dram (mooncake): the simulator has no "
+                                         "CPU offload tier") != std::string::npos;
+  EXPECT_TRUE(offload_noted);
 }
 
 }  // namespace
