@@ -5,20 +5,10 @@
 #include <algorithm>
 
 #include "recipe/expand_internal.h"
+#include "recipe/result_name.h"
 
 namespace servebench::recipe {
 namespace {
-
-std::string InferenceXSpecName(SpecMethod m) {
-  switch (m) {
-    case SpecMethod::kNone:
-      return "none";
-    case SpecMethod::kDraftModel:
-      return "draft_model";
-    default:
-      return "mtp";  // InferenceX files EAGLE/EAGLE3/MTP/n-gram drafts all as "mtp"
-  }
-}
 
 boost::json::object WorkerRow(const WorkerSpec& w) {
   boost::json::array settings;

@@ -21,7 +21,8 @@ std::string InferenceXResultName(const Point& point, const std::string& runner_n
                                  const std::vector<int>& session_concurrencies);
 
 // InferenceX's spelling of a speculative-decoding method, as its config and the
-// workflow's SPEC_DECODING write it: "mtp", "draft_model" or "none".
+// workflow's SPEC_DECODING write it: "mtp" (EAGLE, EAGLE3, MTP and n-gram drafts
+// alike), "draft_model" or "none".
 const char* InferenceXSpecName(SpecMethod method);
 
 // The multinode harness's file for one concurrency: "<base>_conc<C>_gpus_<G>
