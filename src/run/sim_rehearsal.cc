@@ -133,6 +133,18 @@ Status RehearseOnSim(std::vector<recipe::Point>* points, const RehearsalSettings
             "--engine sim: no engine profile for {} in data/sim/engines.yaml; {}'s costs are used",
             s.stands_in_for, profile));
       }
+      bool captured_flags = false;
+      // A verbatim command (an InferenceX script's, captured) holds the engine's flags
+      // itself: those with a simulator meaning are taken from it (its batch cap, an
+      // agentic row's prefix cache and block size); the rest go with the command, as
+      // the topology comes from the point's fields.
+      if (!s.command.argv.empty()) {
+        const auto& argv = s.command.argv;
+        auto first_flag = std::find_if(argv.begin(), argv.end(),
+                                       [](const std::string& a) { return a.rfind("--", 0) == 0; });
+        s.extra_args.assign(first_flag, argv.end());
+        captured_flags = true;
+      }
       // KV offload to CPU DRAM (agentic rows' kv-offloading: dram) has no simulated
       // tier yet: say so rather than let such a row look like it measured one.
       if (s.kv_offloading == "dram" && seen_notes.insert("offload:" + p.recipe).second) {
@@ -150,7 +162,7 @@ Status RehearseOnSim(std::vector<recipe::Point>* points, const RehearsalSettings
         s.sim_options["enable-prefix-caching"] = "";
       }
       for (const std::string& flag : TranslateExtras(&s)) {
-        if (seen_notes.insert(p.recipe + flag).second) {
+        if (!captured_flags && seen_notes.insert(p.recipe + flag).second) {
           notes->push_back(
               fmt::format("--engine sim: {}: {} flag {} means nothing to the "
                           "simulator; dropped",

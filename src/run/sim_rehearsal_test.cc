@@ -148,5 +148,32 @@ TEST(SimRehearsalTest, AnAgenticRowsPrefixCacheFlagsBecomeTheSimsOwn) {
   EXPECT_TRUE(offload_noted);
 }
 
+// A captured InferenceX command carries the engine's flags itself: the sim takes those
+// it has a meaning for from it, and says nothing of the rest (they go with the command).
+TEST(SimRehearsalTest, ACapturedCommandsFlagsWithASimulatorMeaningAreTaken) {
+  auto points =
+      Expand({"src/recipe/testdata/nvidia-master.yaml"}, {"minimaxm3-fp8-h200-vllm-agentic-mtp"});
+  ASSERT_FALSE(points.empty());
+  points.resize(1);
+  recipe::ServeSpec& s = points[0].serve;
+  s.extra_args.clear();
+  s.command.argv = {"vllm",
+                    "serve",
+                    "MiniMaxAI/MiniMax-M3-MXFP8",
+                    "--max-num-seqs",
+                    "24",
+                    "--enable-prefix-caching",
+                    "--block-size=128",
+                    "--trust-remote-code"};
+  std::vector<std::string> notes;
+  ASSERT_TRUE(RehearseOnSim(&points, {}, &notes).ok());
+  const auto& o = points[0].serve.sim_options;
+  EXPECT_EQ(o.at("max-num-seqs"), "24");
+  EXPECT_EQ(o.at("block-size"), "128");
+  EXPECT_EQ(o.count("enable-prefix-caching"), 1u);
+  EXPECT_TRUE(points[0].serve.command.argv.empty());
+  for (const auto& n : notes) EXPECT_EQ(n.find("--trust-remote-code"), std::string::npos) << n;
+}
+
 }  // namespace
 }  // namespace servebench::run
