@@ -77,6 +77,23 @@ void AddBenchFlags(CLI::App& app, BenchFlags* f) {
                  "trace replay: server vs expected hit rate gap (fraction) that makes the run "
                  "invalid")
       ->capture_default_str();
+  app.add_option("--trace-idle-gap-cap-seconds", s.trace_idle_gap_cap_s,
+                 "closed-loop lanes: a tree idle this long (s, the run's clock) has its next "
+                 "turn sent now; 0 = no cap")
+      ->capture_default_str();
+  app.add_option("--system-idle-gap-cap-seconds", s.system_idle_gap_cap_s,
+                 "closed-loop lanes: with nothing in flight anywhere, the next turn goes "
+                 "within this (s); 0 = no cap")
+      ->capture_default_str();
+  app.add_option("--trajectory-start-min-ratio", s.trajectory_start_min_ratio,
+                 "closed-loop lanes: each lane's first tree starts at a turn drawn from this "
+                 "fraction of its turns (default: turn 0)");
+  app.add_option("--trajectory-start-max-ratio", s.trajectory_start_max_ratio,
+                 "closed-loop lanes: ... up to this fraction (at most n - 2)");
+  app.add_option("--warmup-requests-per-lane", s.warmup_requests_per_lane,
+                 "closed-loop lanes: one-token warm-up turns per lane after the snapshot "
+                 "primer, not measured")
+      ->capture_default_str();
   app.add_option("--random-input-len", s.random_input_len);
   app.add_option("--random-output-len", s.random_output_len);
   app.add_option("--random-range-ratio", s.random_range_ratio);

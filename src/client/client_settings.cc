@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <string_view>
+#include <utility>
 
 #include "client/length_mixture.h"
 #include "common/limits.h"
@@ -255,8 +257,51 @@ Status Validate(const BenchSettings& s) {
   if (is_trace && s.num_warmups > 0) {
     return bad(
         fmt::format("--num-warmups {} with --dataset-name {}: a trace replay has no "
-                    "warm-up prompts yet (they would seed the prefix cache)",
+                    "separate warm-up prompts (they would seed the prefix cache); closed-loop "
+                    "lanes warm up from the trace with --warmup-requests-per-lane",
                     s.num_warmups, s.dataset_name));
+  }
+  {
+    const bool lanes = is_trace && s.max_concurrency > 0 && !s.fixed_schedule;
+    auto lanes_only = [&](std::string_view flag, std::string value) -> Status {
+      return bad(fmt::format(
+          "{} {}: only for a closed-loop trace replay (--dataset-name mooncake_trace, "
+          "weka_trace or bailian_trace with --max-concurrency N and no --fixed-schedule)",
+          flag, value));
+    };
+    const std::pair<std::string_view, double> caps[] = {
+        {"--trace-idle-gap-cap-seconds", s.trace_idle_gap_cap_s},
+        {"--system-idle-gap-cap-seconds", s.system_idle_gap_cap_s}};
+    for (const auto& [flag, v] : caps) {
+      if (!(v >= 0) || !std::isfinite(v) || v > 1e7) {
+        return bad(fmt::format("{} {}: must be 0..1e7 seconds (0 = no cap)", flag, v));
+      }
+      if (v > 0 && !lanes) return lanes_only(flag, fmt::format("{}", v));
+    }
+    const std::pair<std::string_view, std::optional<double>> ratios[] = {
+        {"--trajectory-start-min-ratio", s.trajectory_start_min_ratio},
+        {"--trajectory-start-max-ratio", s.trajectory_start_max_ratio}};
+    for (const auto& [flag, v] : ratios) {
+      if (!v) continue;
+      if (!(*v >= 0 && *v <= 1)) {
+        return bad(
+            fmt::format("{} {}: must be in [0, 1] (a fraction of a tree's turns)", flag, *v));
+      }
+      if (!lanes) return lanes_only(flag, fmt::format("{}", *v));
+    }
+    if (s.trajectory_start_min_ratio.value_or(0.0) > s.trajectory_start_max_ratio.value_or(1.0)) {
+      return bad(fmt::format(
+          "--trajectory-start-min-ratio {} is above --trajectory-start-max-ratio {}",
+          s.trajectory_start_min_ratio.value_or(0.0), s.trajectory_start_max_ratio.value_or(1.0)));
+    }
+    if (s.warmup_requests_per_lane < 0 || s.warmup_requests_per_lane > 100000) {
+      return bad(fmt::format("--warmup-requests-per-lane {}: must be 0..100000",
+                             s.warmup_requests_per_lane));
+    }
+    if (s.warmup_requests_per_lane > 0 && !lanes) {
+      return lanes_only("--warmup-requests-per-lane",
+                        fmt::format("{}", s.warmup_requests_per_lane));
+    }
   }
   if (s.dataset_name != "random" && s.dataset_path.empty()) {
     return bad(

@@ -131,6 +131,24 @@ struct BenchSettings {
   // |server hit rate − expected| above this (a fraction, 0.03 = 3 points) makes the run
   // invalid with prefix_hits_disagree.
   double prefix_hit_tolerance = 0.03;
+  // Closed-loop lanes only (lane_schedule.h; each is refused without lanes). Idle caps
+  // are in the run's seconds, as --duration (simulated seconds against a compressed
+  // sim), not divided by --trace-speedup: AIPerf's are runtime seconds.
+  // AIPerf --trace-idle-gap-cap-seconds: once a live tree has had nothing in flight
+  // this long, its pending timers move earlier so its next turn goes now. 0 = none.
+  double trace_idle_gap_cap_s = 0;
+  // AIPerf --system-idle-gap-cap-seconds: when nothing is in flight in any lane, every
+  // pending timer moves earlier by one amount so the next turn goes within this. 0 = none.
+  double system_idle_gap_cap_s = 0;
+  // AIPerf --trajectory-start-min-ratio / -max-ratio, in [0, 1]: each lane's first tree
+  // starts at root turn k drawn (by seed) in [⌈min·n⌉, min(⌊max·n⌋, n − 2)] of its n
+  // turns; the turns before are not replayed. Both unset: turn 0 (one unset: 0 / 1).
+  // Later trees start at turn 0.
+  std::optional<double> trajectory_start_min_ratio, trajectory_start_max_ratio;
+  // AIPerf --warmup-requests-per-lane: after the snapshot primer (turn k−1 of a lane
+  // started at k > 0) each lane sends this many more root turns as one-token warm-up
+  // requests, with no delays, before profiling starts. Not measured. 0 = none.
+  int64_t warmup_requests_per_lane = 0;
 
   // ---- Load ----
   int64_t num_prompts = 1000;

@@ -235,9 +235,8 @@ PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::resu
     out.receive_lag.Merge(w->receive_lag());
     for (RequestRecord& r : w->records()) out.records.push_back(std::move(r));
   }
-  // Lanes record only what they released: fewer records than turns means the
-  // duration ended the replay before every turn went.
-  out.prompts_left = plan.lanes != nullptr ? static_cast<int64_t>(out.records.size()) < n_jobs
+  // Lanes not finished: the duration ended the replay before every turn went.
+  out.prompts_left = plan.lanes != nullptr ? !plan.lanes->finished()
                                            : plan.closed_loop && next_job.load() < n_jobs;
   out.events = progress.events.load();
   out.reads = progress.reads.load();
@@ -426,9 +425,29 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
   // A trace is read and checked before anything else: its rows are the prompts and
   // its timestamps the schedule, and a bad row stops the run here.
   std::optional<TraceWorkload> workload;
+  std::optional<LaneSchedule> lanes;
+  // The schedule's seconds are the server's: against a compressed sim they pass
+  // time_scale times faster on the wall clock (time scale 0 has no time base: wall).
+  const double wall_per_s = asked.time_scale > 0 ? asked.time_scale : 1.0;
   if (IsTraceDataset(asked.dataset_name)) {
     SB_ASSIGN_OR_RETURN(workload, LoadTraceWorkload(asked));
     derived.num_prompts = static_cast<int64_t>(workload->refs.size());
+    if (workload->lanes) {
+      LaneScheduleSettings ls;
+      ls.lanes = asked.max_concurrency;
+      // Recorded delays ÷ speed-up are the run's seconds, compressed as its clock is.
+      ls.speedup = asked.trace_speedup / wall_per_s;
+      ls.tree_idle_cap_ns = static_cast<int64_t>(asked.trace_idle_gap_cap_s * 1e9 * wall_per_s);
+      ls.system_idle_cap_ns = static_cast<int64_t>(asked.system_idle_gap_cap_s * 1e9 * wall_per_s);
+      ls.start_min_ratio = asked.trajectory_start_min_ratio;
+      ls.start_max_ratio = asked.trajectory_start_max_ratio;
+      ls.seed = asked.seed;
+      ls.warmup_per_lane = asked.warmup_requests_per_lane;
+      lanes.emplace(workload->trace, ls);
+      // Measured: every turn but the history before the start positions and the
+      // warm-ups.
+      derived.num_prompts -= lanes->skipped_turns() + lanes->num_warmup_jobs();
+    }
   }
   const BenchSettings s = std::move(derived);
   SB_ASSIGN_OR_RETURN(Url url, ParseUrl(s.base_url));
@@ -515,6 +534,30 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
 
   BenchResult result;
   bool show_progress = s.progress;
+  // Lanes' warm-up (start primers and --warmup-requests-per-lane): a phase of its own,
+  // before the server's counters are read, its records flagged warm-up as --num-warmups'
+  // are. Jobs keep the lanes' numbering; only the warm-up ones are built, one token each.
+  if (lanes && lanes->warming_up()) {
+    std::vector<Job> warm(lanes->num_jobs());
+    for (size_t j = 0; j < warm.size(); ++j) {
+      warm[j].index = static_cast<int64_t>(j);
+      warm[j].warmup = true;
+      if (!lanes->is_warmup(j)) continue;
+      Prompt p = prompts.measured[j];
+      p.max_tokens = 1;
+      warm[j].request = BuildRequest(tmpl, p, s.ignore_eos);
+      warm[j].client_prompt_tokens = p.prompt_tokens;
+      warm[j].max_tokens = 1;
+    }
+    PhasePlan plan;
+    plan.jobs = &warm;
+    plan.closed_loop = false;
+    plan.lanes = &*lanes;
+    plan.max_in_flight = s.max_concurrency;
+    PhaseOutcome w = RunPhase(plan, endpoints, tls.get(), url, s, cancel, false);
+    for (RequestRecord& r : w.records) result.records.push_back(std::move(r));
+    lanes->EndWarmup();
+  }
   if (!prompts.warmups.empty()) {
     std::vector<Job> warm = make_jobs(prompts.warmups, true, {});
     PhasePlan plan;
@@ -531,15 +574,8 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
   // A trace's fixed schedule is open loop; --max-concurrency then caps what is in flight.
   plan.closed_loop = !workload && PeakRate(s) <= 0 && s.max_concurrency > 0;
   plan.fixed_schedule = workload.has_value() && !workload->lanes;
-  std::optional<LaneSchedule> lanes;
-  if (workload && workload->lanes) {
-    lanes.emplace(workload->trace, s.max_concurrency, s.trace_speedup);
-    plan.lanes = &*lanes;
-  }
+  if (lanes) plan.lanes = &*lanes;
   bool schedule_cut = false;  // open loop: arrivals at or after the duration's end dropped
-  // The schedule's seconds are the server's: against a compressed sim they pass
-  // time_scale times faster on the wall clock (time scale 0 has no time base: wall).
-  const double wall_per_s = s.time_scale > 0 ? s.time_scale : 1.0;
   plan.concurrency_steps = ConcurrencySteps(s, wall_per_s);
   if (s.duration_s > 0) {
     plan.duration_ns = static_cast<int64_t>(s.duration_s * 1e9 * wall_per_s);
@@ -767,6 +803,29 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
         {"lanes", lanes ? json::value(s.max_concurrency) : json::value(nullptr)},
         {"max_live_trees", lanes ? json::value(lanes->max_live_trees()) : json::value(nullptr)},
         {"trace_speedup", s.trace_speedup}};
+    if (lanes) {
+      json::object& t = h.servebench_extra["trace"].as_object();
+      auto opt = [](const std::optional<double>& v) {
+        return v ? json::value(*v) : json::value(nullptr);
+      };
+      // What the closed-loop semantics used (docs/agentic.md "Closed-loop lanes").
+      t["trace_idle_gap_cap_s"] = s.trace_idle_gap_cap_s;
+      t["system_idle_gap_cap_s"] = s.system_idle_gap_cap_s;
+      t["tree_idle_cap_shifts"] = lanes->tree_cap_shifts();
+      t["system_idle_cap_shifts"] = lanes->system_cap_shifts();
+      t["idle_cap_shifted_s"] = static_cast<double>(lanes->shifted_ns()) / 1e9 / wall_per_s;
+      t["trajectory_start_min_ratio"] = opt(s.trajectory_start_min_ratio);
+      t["trajectory_start_max_ratio"] = opt(s.trajectory_start_max_ratio);
+      json::array starts, profiled;
+      for (int64_t k : lanes->start_turns()) starts.push_back(k);
+      for (int64_t k : lanes->profile_turns()) profiled.push_back(k);
+      t["start_turns"] = std::move(starts);             // per lane: root turn k
+      t["first_profiled_turns"] = std::move(profiled);  // per lane: after the warm-up
+      t["skipped_turns"] = lanes->skipped_turns();
+      t["warmup_requests_per_lane"] = s.warmup_requests_per_lane;
+      t["warmup_primers"] = lanes->num_primers();
+      t["warmup_requests"] = lanes->num_warmup_jobs();
+    }
   }
   result.result = metrics::BuildResultJson(result.summary, h, result.records);
   result.header = std::move(h);
@@ -775,7 +834,10 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
     std::string lines;
     for (const RequestRecord& r : result.records) {
       json::object line = metrics::RequestRecordJson(r);
-      if (workload && !r.warmup) AddTurnFields(*workload, static_cast<size_t>(r.index), &line);
+      // Lanes' warm-ups are turns of the trace too (numbered as the measured ones).
+      if (workload && (!r.warmup || lanes)) {
+        AddTurnFields(*workload, static_cast<size_t>(r.index), &line);
+      }
       lines += json::serialize(line);
       lines += '\n';
     }

@@ -102,23 +102,37 @@ StatusOr<TraceWorkload> LoadTraceWorkload(const BenchSettings& s) {
 
 namespace {
 
+void Subtract(const trace::HitTally& seed, trace::HitTally* t) {
+  t->requests -= seed.requests;
+  t->hit_trace_blocks -= seed.hit_trace_blocks;
+  t->trace_blocks -= seed.trace_blocks;
+  t->hit_tokens -= seed.hit_tokens;
+  t->prompt_tokens -= seed.prompt_tokens;
+  t->not_admitted -= seed.not_admitted;
+}
+
 // The expected tallies of the requests as the server saw them: each one pinned from
 // its send to its completion, in time order (a completion before a send at the same
-// instant).
+// instant). Lanes' warm-ups (records flagged warm-up whose index is a turn) seed the
+// cache and are left out of the tallies, as the server's counters are read after
+// them; `seeding` counts them.
 trace::HitTally Expected(const TraceWorkload& w, const std::vector<metrics::RequestRecord>& records,
-                         int64_t block_tokens, int64_t capacity_blocks) {
+                         int64_t block_tokens, int64_t capacity_blocks,
+                         int64_t* seeding = nullptr) {
   struct Event {
     int64_t t_ns;
     bool start;
     size_t prompt;
+    bool warmup;
   };
   std::vector<Event> events;
   for (const metrics::RequestRecord& r : records) {
-    if (r.warmup || !r.ok() || r.index < 0 || static_cast<size_t>(r.index) >= w.refs.size()) {
+    if ((r.warmup && !w.lanes) || !r.ok() || r.index < 0 ||
+        static_cast<size_t>(r.index) >= w.refs.size()) {
       continue;
     }
-    events.push_back({r.t_sent_ns, true, static_cast<size_t>(r.index)});
-    events.push_back({r.t_done_ns, false, static_cast<size_t>(r.index)});
+    events.push_back({r.t_sent_ns, true, static_cast<size_t>(r.index), r.warmup});
+    events.push_back({r.t_done_ns, false, static_cast<size_t>(r.index), r.warmup});
   }
   std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
     return a.t_ns != b.t_ns ? a.t_ns < b.t_ns : (!a.start && b.start);
@@ -128,16 +142,36 @@ trace::HitTally Expected(const TraceWorkload& w, const std::vector<metrics::Requ
   settings.capacity_blocks = capacity_blocks;
   trace::PrefixHitModel model(settings);
   std::vector<int64_t> handle(w.refs.size(), -1);
+  trace::HitTally seed;  // what the warm-ups added
   for (const Event& e : events) {
     if (e.start) {
       const trace::TraceTree& tree = w.trace.trees[w.refs[e.prompt].tree];
-      handle[e.prompt] =
-          model.Start(tree.scope, w.turn(e.prompt), w.trace.block_size_tokens).handle;
+      if (e.warmup) {
+        // Sent for one token.
+        trace::TraceTurn turn = w.turn(e.prompt);
+        turn.output_tokens = 1;
+        const trace::HitTally before = model.tally();
+        handle[e.prompt] = model.Start(tree.scope, turn, w.trace.block_size_tokens).handle;
+        trace::HitTally added = model.tally();
+        Subtract(before, &added);
+        seed.requests += added.requests;
+        seed.hit_trace_blocks += added.hit_trace_blocks;
+        seed.trace_blocks += added.trace_blocks;
+        seed.hit_tokens += added.hit_tokens;
+        seed.prompt_tokens += added.prompt_tokens;
+        seed.not_admitted += added.not_admitted;
+      } else {
+        handle[e.prompt] =
+            model.Start(tree.scope, w.turn(e.prompt), w.trace.block_size_tokens).handle;
+      }
     } else {
       model.Finish(handle[e.prompt]);
     }
   }
-  return model.tally();
+  trace::HitTally out = model.tally();
+  Subtract(seed, &out);
+  if (seeding != nullptr) *seeding = seed.requests;
+  return out;
 }
 
 json::value Fraction(double f) { return std::round(f * 1e6) / 1e6; }
@@ -152,9 +186,12 @@ json::object PrefixCacheReport(const TraceWorkload& w,
   o["trace_block_tokens"] = w.trace.block_size_tokens;
   o["engine_block_tokens"] = s.engine_block_tokens;
   o["engine_kv_blocks"] = s.engine_kv_blocks;
-  const trace::HitTally infinite = Expected(w, records, s.engine_block_tokens, 0);
+  int64_t seeding = 0;
+  const trace::HitTally infinite = Expected(w, records, s.engine_block_tokens, 0, &seeding);
   json::object expected;
   expected["requests"] = infinite.requests;
+  // Lanes' warm-ups: fed to the model before the measured requests, not counted.
+  expected["seeding_requests"] = seeding;
   expected["prompt_tokens"] = infinite.prompt_tokens;
   // AIPerf's theoretical_prefix_cache_hit: trace blocks, infinite cache.
   expected["block_fraction"] = Fraction(infinite.block_fraction());

@@ -60,7 +60,9 @@ struct PrefixCacheSide {
 };
 
 // The result's "prefix_cache" object; adds `prefix_hits_disagree` to `validity` when
-// the two rates disagree beyond the tolerance. `records` may hold warm-ups (skipped).
+// the two rates disagree beyond the tolerance. `records` may hold warm-ups: with lanes
+// (their index is a turn) they seed the cache model before the measured requests and
+// are left out of the fractions (`expected.seeding_requests`); otherwise skipped.
 boost::json::object PrefixCacheReport(const TraceWorkload& workload,
                                       const std::vector<metrics::RequestRecord>& records,
                                       const BenchSettings& settings,

@@ -266,5 +266,47 @@ TEST(TraceReplaySimTest, ClosedLoopLanesKeepAtMostTheirNumberOfTreesLiveAndTheTu
               pc.at("expected").at("token_fraction_infinite").to_number<double>(), 0.01);
 }
 
+// Start positions and warm-up: 2 lanes start their first trajectory at root turn 1
+// (the window [⌈0.25·3⌉, min(⌊0.75·3⌋, 1)]), so root turn 0 is the primer, root turn 1
+// the one warm-up request per lane, and the subagent (spawned by turn 0) history.
+// Measured: the 2 lanes' root turn 2, then 3 whole trajectories of 5 turns.
+TEST(TraceReplaySimTest, LaneWarmUpsSeedTheCacheButAreNotMeasured) {
+  SimProcess sim({"--enable-prefix-caching", "--block-size", "16", "--time-scale", "0.01"});
+  ASSERT_TRUE(sim.ready()) << sim.output();
+  BenchSettings s = Replay(sim, WriteWekaTrace());
+  s.dataset_name = "weka_trace";
+  s.max_concurrency = 2;
+  s.trace_speedup = 100;
+  s.trajectory_start_min_ratio = 0.25;
+  s.trajectory_start_max_ratio = 0.75;
+  s.warmup_requests_per_lane = 1;
+  s.trace_idle_gap_cap_s = 0.005;  // the 10-20 ms delays go after 5 ms of idle
+  auto r = RunBench(s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->summary.completed, 2 + 15);
+  int64_t warm = 0, warm_one_token = 0;
+  for (const metrics::RequestRecord& rec : r->records) {
+    if (!rec.warmup) continue;
+    ++warm;
+    if (rec.max_tokens == 1) ++warm_one_token;
+  }
+  EXPECT_EQ(warm, 4);
+  EXPECT_EQ(warm_one_token, 4);
+  const boost::json::object& sb = r->result.at("servebench").as_object();
+  const boost::json::object& t = sb.at("trace").as_object();
+  EXPECT_EQ(boost::json::serialize(t.at("start_turns")), "[1,1]");
+  EXPECT_EQ(t.at("warmup_requests").to_number<int64_t>(), 4);
+  EXPECT_EQ(t.at("warmup_primers").to_number<int64_t>(), 2);
+  EXPECT_EQ(t.at("skipped_turns").to_number<int64_t>(), 4);  // 2 subagents of 2 turns
+  EXPECT_GT(t.at("tree_idle_cap_shifts").to_number<int64_t>(), 0);
+  const boost::json::object& pc = sb.at("prefix_cache").as_object();
+  EXPECT_EQ(pc.at("expected").at("requests").to_number<int64_t>(), 17);
+  EXPECT_EQ(pc.at("expected").at("seeding_requests").to_number<int64_t>(), 4);
+  EXPECT_NEAR(pc.at("server").at("hit_rate").to_number<double>(),
+              pc.at("expected").at("token_fraction_infinite").to_number<double>(), 0.01);
+  EXPECT_TRUE(r->summary.validity.valid())
+      << boost::json::serialize(r->result.at("servebench").at("validity"));
+}
+
 }  // namespace
 }  // namespace servebench::client
