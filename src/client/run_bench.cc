@@ -88,7 +88,8 @@ struct PhasePlan {
   // Closed loop with a concurrency schedule: (offset ns, total slots), by offset; empty
   // = max_in_flight throughout. Split over workers as max_in_flight is.
   std::vector<std::pair<int64_t, int64_t>> concurrency_steps;
-  double clock_scale = 1;  // wall s per s of the run's clock
+  double clock_scale = 1;      // wall s per s of the run's clock
+  int64_t progress_total = 0;  // the progress line's request count (0 = every job)
 };
 
 struct PhaseOutcome {
@@ -208,20 +209,21 @@ PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::resu
       }
     });
   }
+  const int64_t shown_total = plan.progress_total > 0 ? plan.progress_total : n_jobs;
   if (show_progress) {
     // Redrawn on a terminal, a plain line every few seconds otherwise (CI logs).
     ProgressLine line("  ", true);
     std::atomic<bool> finished{false};
     std::thread progress_thread([&] {
       while (!finished.load()) {
-        line.Update(ProgressText(progress, n_jobs, out.start_ns, plan.clock_scale));
+        line.Update(ProgressText(progress, shown_total, out.start_ns, plan.clock_scale));
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
     });
     for (auto& t : threads) t.join();
     finished.store(true);
     progress_thread.join();
-    line.Finish(ProgressText(progress, n_jobs, out.start_ns, plan.clock_scale));
+    line.Finish(ProgressText(progress, shown_total, out.start_ns, plan.clock_scale));
   } else {
     for (auto& t : threads) t.join();
   }
@@ -574,7 +576,10 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
   // A trace's fixed schedule is open loop; --max-concurrency then caps what is in flight.
   plan.closed_loop = !workload && PeakRate(s) <= 0 && s.max_concurrency > 0;
   plan.fixed_schedule = workload.has_value() && !workload->lanes;
-  if (lanes) plan.lanes = &*lanes;
+  if (lanes) {
+    plan.lanes = &*lanes;
+    plan.progress_total = s.num_prompts;  // the jobs also hold history and warm-up turns
+  }
   bool schedule_cut = false;  // open loop: arrivals at or after the duration's end dropped
   plan.concurrency_steps = ConcurrencySteps(s, wall_per_s);
   if (s.duration_s > 0) {
