@@ -120,6 +120,17 @@ TEST_F(AgenticRunE2eTest, TheRowReplaysItsCorpusInLanesWithThePrefixCacheItsScri
   EXPECT_EQ(trace.at("schedule").as_string(), "lanes");
   EXPECT_EQ(trace.at("lanes").as_int64(), 4);
   EXPECT_LE(trace.at("max_live_trees").as_int64(), 4);
+  // ... replayed as InferenceX has AIPerf replay them: idle caps, start positions
+  // within 25-75 % of each lane's first trajectory (5 root turns: turn 2 or 3), warm-up.
+  EXPECT_EQ(trace.at("trace_idle_gap_cap_s").to_number<double>(), 300);
+  EXPECT_EQ(trace.at("system_idle_gap_cap_s").to_number<double>(), 10);
+  EXPECT_EQ(trace.at("warmup_requests_per_lane").as_int64(), 10);
+  ASSERT_EQ(trace.at("start_turns").as_array().size(), 4u);
+  for (const auto& k : trace.at("start_turns").as_array()) {
+    EXPECT_GE(k.as_int64(), 2);
+    EXPECT_LE(k.as_int64(), 3);
+  }
+  EXPECT_GT(trace.at("warmup_requests").as_int64(), 0);
 
   // The sim served with vLLM's prefix cache in 128-token blocks (the launch script's
   // --enable-prefix-caching --block-size 128), and its hits are the ones the trace
