@@ -99,8 +99,8 @@ struct BenchSettings {
   bool kernel_rx_timestamps = true;
 
   // ---- Dataset ----
-  // random | custom | sharegpt | mooncake_trace | weka_trace | bailian_trace (AIPerf's names; a trace
-  // replays every turn it holds, so --num-prompts is set from it: docs/agentic.md)
+  // random | custom | sharegpt | mooncake_trace | weka_trace | bailian_trace (AIPerf's names; a
+  // trace replays every turn it holds, so --num-prompts is set from it: docs/agentic.md)
   std::string dataset_name = "random";
   std::string dataset_path;  // custom (JSONL), sharegpt (JSON), a trace file or folder
   int64_t random_input_len = 1024;

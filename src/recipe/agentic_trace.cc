@@ -116,10 +116,9 @@ Status BindAgenticTraces(Plan* plan, const AgenticTraceSettings& settings) {
       const std::string dataset = InferenceXTraceDataset(InferenceXTraceLoader(p.model_prefix));
       return Status::InvalidArgument(fmt::format(
           "{} (agentic-coding, concurrency {}): needs a trace to replay: --trace PATH, a "
-          "trace file or folder (mooncake_trace, weka_trace, bailian_trace), or a folder holding "
-          "InferenceX's "
-          "loader folder {}/ (the Hugging Face dataset {}, which servebench does not "
-          "download)",
+          "trace file or folder (mooncake_trace, weka_trace, bailian_trace), or a folder "
+          "holding InferenceX's loader folder {}/ (the Hugging Face dataset {}, which "
+          "servebench does not download)",
           p.recipe, p.load.concurrency, InferenceXTraceLoader(p.model_prefix), dataset));
     }
     const std::string path = fs::absolute(TraceOf(p, settings.trace_path, &loader)).string();

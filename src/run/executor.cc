@@ -348,12 +348,18 @@ void Executor::RunPoint(const recipe::Point& point, SessionState* state,
     std::vector<int> concurrencies;
     for (const auto& p : state->session->points) concurrencies.push_back(p.load.concurrency);
     auto written = WriteInferenceXResult(settings_.out_dir, point, host_, concurrencies, load);
-    if (written.ok()) inferencex_result = *written;
-    if (!written.ok()) *log_ << "servebench: " << written.status().message() << "\n";
+    if (written.ok()) {
+      inferencex_result = *written;
+    } else {
+      *log_ << "servebench: " << written.status().message() << "\n";
+    }
   } else if (point.load.scenario == "agentic-coding" && load.completed) {
     auto written = WriteAgenticResult(settings_.out_dir, point, host_, load);
-    if (written.ok()) inferencex_result = written->aggregate_path;
-    if (!written.ok()) *log_ << "servebench: " << written.status().message() << "\n";
+    if (written.ok()) {
+      inferencex_result = written->aggregate_path;
+    } else {
+      *log_ << "servebench: " << written.status().message() << "\n";
+    }
   }
 
   PointResult result;

@@ -65,7 +65,8 @@ client::BenchSettings BenchSettingsFor(const recipe::Point& point, const RunSett
     // An agentic point replays its trace (recipe/agentic_trace.h) in closed-loop lanes:
     // its concurrency is the number of live trees (InferenceX's CONC), its duration
     // bounds the replay, and the expected hit fraction counts the engine's own blocks.
-    // The trace sets the prompts and their lengths; no warm-up (it would seed the cache).
+    // The trace sets the prompts and their lengths; no --num-warmups prompts (they would
+    // seed the cache): an agentic point's lanes warm up as AIPerf's do (below).
     b.random_input_len = client::BenchSettings{}.random_input_len;
     b.random_output_len = client::BenchSettings{}.random_output_len;
     b.num_warmups = 0;
