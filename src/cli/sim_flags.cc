@@ -68,6 +68,9 @@ void AddSimFlags(CLI::App& app, SimFlags* flags) {
   app.add_option("--num-gpu-blocks-override", s.num_gpu_blocks_override,
                  "KV blocks in the pool (prefix caching); 0 = what the KV budget holds")
       ->capture_default_str();
+  app.add_option("--profile-dir", s.profile_dir,
+                 "enable POST /start_profile and /stop_profile: write a Chrome trace of the "
+                 "engine's steps here (default: $VLLM_TORCH_PROFILER_DIR; unset = endpoints 404)");
   app.add_option("--speculative-config", spec_json,
                  "JSON: method, model, num_speculative_tokens, "
                  "rejection_sample_method, synthetic_acceptance_length");
@@ -206,6 +209,10 @@ Status FinishSimFlags(SimFlags* flags) {
           origin));
     }
     flags->settings.clock_origin_ns = ns;
+  }
+  if (const char* dir = std::getenv("VLLM_TORCH_PROFILER_DIR");
+      flags->settings.profile_dir.empty() && dir != nullptr && *dir != '\0') {
+    flags->settings.profile_dir = dir;  // vLLM's name: a session's engine env reaches the sim
   }
   if (!flags->spec_json.empty()) {
     auto spec = sim::ParseSpecConfig(flags->spec_json);

@@ -208,6 +208,7 @@ std::optional<int64_t> Engine::PlanStep(int64_t start_ns) {
   simulated_busy_s_ += step_s;
   ++metrics_.engine_steps_total;
   step_end_ns_ = start_ns + std::max<int64_t>(1, ToNs(step_s));
+  if (step_tracer_) step_tracer_(start_ns, step_end_ns_, plan_.shape);
   UpdateGauges();
   return step_end_ns_;
 }

@@ -120,6 +120,12 @@ class Engine {
   // and end (monotonic ns) and the perf model's breakdown. The power model listens.
   using StepObserver = std::function<void(int64_t start_ns, int64_t end_ns, const StepBreakdown&)>;
   void SetStepObserver(StepObserver observer) { step_observer_ = std::move(observer); }
+  // Called when every step is planned, in any mode: its simulated start and end (ns)
+  // and what it computes. The profiler listens (step_profiler.h).
+  using StepTracer = std::function<void(int64_t start_ns, int64_t end_ns, const StepShape&)>;
+  void SetStepTracer(StepTracer tracer) { step_tracer_ = std::move(tracer); }
+  // POST /reset_prefix_cache (Scheduler::ResetPrefixCache).
+  void ResetPrefixCache() { scheduler_.ResetPrefixCache(); }
   // The simulated time now: while a step's tokens are being delivered, that step's
   // end; otherwise the wall clock mapped to simulated time (time_scale 0: the end
   // of the last step).
@@ -194,6 +200,7 @@ class Engine {
   double simulated_busy_s_ = 0;
   StepBreakdown last_step_;  // of the step PlanStep planned
   StepObserver step_observer_;
+  StepTracer step_tracer_;
 };
 
 }  // namespace servebench::sim

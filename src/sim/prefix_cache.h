@@ -51,6 +51,9 @@ class PrefixCache {
   void Commit(Sequence* seq);
   // Releases every block of `seq` (finished, aborted or preempted).
   void Free(Sequence* seq);
+  // Empties the cache (POST /reset_prefix_cache): no block carries a key afterwards.
+  // Running sequences keep their blocks; their prompt blocks are simply not shared.
+  void Reset() { pool_.ForgetKeys(); }
 
  private:
   int64_t BlocksFor(int64_t tokens) const { return (tokens + block_size_ - 1) / block_size_; }

@@ -204,6 +204,10 @@ bool Scheduler::Admit(Sequence* seq, int budget, int* tokens) {
   return true;
 }
 
+void Scheduler::ResetPrefixCache() {
+  if (cache_) cache_->Reset();
+}
+
 void Scheduler::Commit(Sequence* seq, int64_t tokens) {
   seq->context += tokens;
   if (cache_) {

@@ -94,6 +94,9 @@ class Scheduler {
   // After the step: the sequence's context grew by `tokens` (prefill chunk, or the
   // decode tokens actually accepted); releases the unused lookahead.
   void Commit(Sequence* seq, int64_t tokens);
+  // POST /reset_prefix_cache: forgets every cached prompt block (PrefixCache::Reset);
+  // nothing without prefix caching. The hit and query counters keep counting.
+  void ResetPrefixCache();
 
   int running() const { return static_cast<int>(running_.size()); }
   int waiting() const { return static_cast<int>(waiting_.size()); }

@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <unordered_map>
 
 #include "common/clock.h"
@@ -22,6 +23,7 @@
 #include "sim/power_model.h"
 #include "sim/resolved_config.h"
 #include "sim/sim.h"
+#include "sim/step_profiler.h"
 #include "sim/tokenizer.h"
 
 namespace servebench::sim {
@@ -72,6 +74,8 @@ class SimServerImpl final : public SimServer, public HttpServer::Handler {
                static_cast<int64_t>(settings_.faults.ready_after_s * 1e9);
   }
   std::optional<ApiError> CheckModel(const std::string& model) const;
+  // POST /start_profile, /stop_profile (step_profiler.h).
+  void HandleProfile(ConnId conn, bool start);
 
   SimSettings settings_;
   ResolvedConfig config_;
@@ -84,6 +88,7 @@ class SimServerImpl final : public SimServer, public HttpServer::Handler {
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<PowerModel> power_;  // board power of the simulated GPUs (power_model.h)
   std::unique_ptr<AnswerOracle> oracle_;
+  std::unique_ptr<StepProfiler> profiler_;  // null without a profile dir
   // Keyed by request number, not ConnId: a keep-alive connection carries many
   // requests, and a finished stream is deleted after its last call returns, when
   // the next request on the same connection may already have its own stream.
@@ -145,6 +150,21 @@ Status SimServerImpl::Init() {
       [p = power_.get()](int64_t start, int64_t end, const StepBreakdown& step) {
         p->OnStep(start, end, step);
       });
+
+  if (!settings_.profile_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(settings_.profile_dir, ec);
+    if (ec || !std::filesystem::is_directory(settings_.profile_dir)) {
+      return Status::InvalidArgument(
+          fmt::format("--profile-dir (or VLLM_TORCH_PROFILER_DIR) {}: cannot create it: {}",
+                      settings_.profile_dir, ec ? ec.message() : "not a directory"));
+    }
+    profiler_ = std::make_unique<StepProfiler>(settings_.profile_dir);
+    engine_->SetStepTracer(
+        [p = profiler_.get()](int64_t start, int64_t end, const StepShape& shape) {
+          p->OnStep(start, end, shape);
+        });
+  }
 
   stream_ctx_.http = http_.get();
   stream_ctx_.loop = loop_.get();
@@ -269,6 +289,16 @@ void SimServerImpl::OnRequest(ConnId conn, HttpRequest& request) {
                    ",\"parent\":null,\"max_model_len\":{},\"permission\":[]}}]}}", max_model_len_);
     return http_->Respond(conn, 200, "application/json", body);
   }
+  if (path == "/reset_prefix_cache") {
+    // vLLM's: empties the prefix cache; its hit and query counters keep counting.
+    if (!post) return method_not_allowed();
+    engine_->ResetPrefixCache();
+    return http_->Respond(conn, 200, "application/json", "");
+  }
+  if ((path == "/start_profile" || path == "/stop_profile") && profiler_) {
+    if (!post) return method_not_allowed();
+    return HandleProfile(conn, path == "/start_profile");
+  }
   bool generation = path == "/v1/completions" || path == "/v1/chat/completions";
   if (generation || path == "/tokenize" || path == "/detokenize") {
     if (!post) return method_not_allowed();
@@ -289,9 +319,35 @@ void SimServerImpl::OnRequest(ConnId conn, HttpRequest& request) {
   e.type = "NotFoundError";
   e.message = fmt::format(
       "no route for {} {} (serves /v1/completions, /v1/chat/completions, /v1/models, /health, "
-      "/version, /metrics, /tokenize, /detokenize)",
-      request.method, path);
+      "/version, /metrics, /tokenize, /detokenize, /reset_prefix_cache{})",
+      request.method, path, profiler_ ? ", /start_profile, /stop_profile" : "");
   SendError(conn, e);
+}
+
+void SimServerImpl::HandleProfile(ConnId conn, bool start) {
+  Status done = Status::Ok();
+  std::string body;
+  if (start) {
+    done = profiler_->Start();
+  } else {
+    StatusOr<std::string> path = profiler_->Stop();
+    done = path.status();
+    if (path.ok()) {
+      body = "{\"trace\":";
+      AppendJsonString(&body, *path);
+      body += "}";
+      std::printf("servebench sim: profile trace written to %s\n", path->c_str());
+      std::fflush(stdout);
+    }
+  }
+  if (!done.ok()) {
+    ApiError e;
+    e.status = done.code() == StatusCode::kFailedPrecondition ? 400 : 500;
+    e.type = e.status == 400 ? "BadRequestError" : "InternalServerError";
+    e.message = done.message();
+    return SendError(conn, e);
+  }
+  http_->Respond(conn, 200, "application/json", body);
 }
 
 void SimServerImpl::HandleGeneration(ConnId conn, const HttpRequest& request, Endpoint endpoint) {

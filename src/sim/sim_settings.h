@@ -105,6 +105,11 @@ struct SimSettings {
   // As vLLM's --api-key: /v1/* answers 401 without "Authorization: Bearer <key>";
   // /health, /metrics, /version, /tokenize stay open. Empty = no key.
   std::string api_key;
+  // Profiling (vLLM's VLLM_TORCH_PROFILER_DIR; step_profiler.h): with a directory,
+  // POST /start_profile and /stop_profile write a Chrome trace of the engine's steps
+  // there; empty = no profiler, and both endpoints answer 404 as vLLM's do. Created at
+  // startup when missing.
+  std::string profile_dir;
   // ---- Answering mode (evals) ----
   std::string answer_mode = "off";  // off | oracle | file
   double answer_error_rate = 0;

@@ -73,6 +73,11 @@ std::optional<int32_t> BlockPool::Allocate() {
   return block;
 }
 
+void BlockPool::ForgetKeys() {
+  by_key_.clear();
+  for (std::optional<uint64_t>& key : key_) key.reset();
+}
+
 bool BlockPool::Register(int32_t block, uint64_t key) {
   if (key_[block] == key) return true;
   if (by_key_.contains(key)) return false;

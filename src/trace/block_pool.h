@@ -55,6 +55,10 @@ class BlockPool {
   // Drops one reference from each block of a request (`blocks` in request order) and
   // queues those no longer used, in the pool's release order.
   void Release(std::span<const int32_t> blocks);
+  // Forgets every key (vLLM's reset_prefix_cache): afterwards nothing is cached and
+  // no later request reuses a block; blocks in use stay in use and the free queue
+  // keeps its order.
+  void ForgetKeys();
 
  private:
   static constexpr int32_t kNone = -1;
