@@ -145,6 +145,12 @@ void AddBenchFlags(CLI::App& app, BenchFlags* f) {
   app.add_option("--metrics-url", s.metrics_url,
                  "Prometheus endpoint (default base URL + /metrics)");
   app.add_flag("--no-metrics-scrape", f->no_scrape);
+  app.add_flag("--reset-prefix-cache", s.reset_prefix_cache,
+               "POST /reset_prefix_cache after the warm-ups, before the measured phase (a "
+               "server without it: a warning)");
+  app.add_flag("--profile", s.profile,
+               "POST /start_profile before the measured phase and /stop_profile after it (the "
+               "server needs its profiler dir, e.g. VLLM_TORCH_PROFILER_DIR; else a warning)");
   app.add_flag("--spec-decoding", s.spec_decoding,
                "the server runs speculative decoding (validity)");
   app.add_option("--request-timeout", s.request_timeout_s, "per-request deadline, s (0 = none)");

@@ -91,6 +91,17 @@ struct BenchSettings {
   bool scrape_metrics = true;
   net::TlsOptions tls;  // https:// verification (--ssl-ca-cert, --insecure)
 
+  // ---- Hooks around the measured window (client/server_hooks.h, docs/bench.md) ----
+  // POST <base>/reset_prefix_cache after the warm-ups, right before the measured phase
+  // (SGLang bench_serving --flush-cache's order): the measured phase starts with an
+  // empty prefix cache. A server without the endpoint is a warning, not an error.
+  bool reset_prefix_cache = false;
+  // POST <base>/start_profile right before the measured phase and /stop_profile right
+  // after it (`vllm bench serve --profile`). The server writes the trace where its
+  // profiler env says (vLLM and the sim: VLLM_TORCH_PROFILER_DIR; SGLang:
+  // SGLANG_TORCH_PROFILER_DIR); without it vLLM answers 404: a warning.
+  bool profile = false;
+
   // ---- Event times ----
   // true: each SSE event is stamped with the kernel's receive time of the read that
   // delivered it (plain TCP, SO_TIMESTAMPNS), so the client's own scheduling delay

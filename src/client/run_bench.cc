@@ -18,6 +18,7 @@
 #include "client/load_worker.h"
 #include "client/request_builder.h"
 #include "client/schedule.h"
+#include "client/server_hooks.h"
 #include "client/server_tokenizer.h"
 #include "client/stage_summary.h"
 #include "client/stop_rules.h"
@@ -613,8 +614,15 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
       static_cast<int>(std::min<int64_t>(plan.workers, std::max<int64_t>(concurrency, 1)));
   if (plan.lanes != nullptr) plan.workers = 1;  // the lanes' state lives on one thread
 
+  // Hooks (server_hooks.h): the cache reset after every warm-up, before the counters
+  // are read; the profiler wraps the measured phase alone.
+  std::optional<HookOutcome> reset_hook, start_profile_hook, stop_profile_hook;
+  if (s.reset_prefix_cache) {
+    reset_hook = CallHook(url, "/reset_prefix_cache", "--reset-prefix-cache", 60.0, s.tls);
+  }
   std::optional<std::vector<metrics::PromSample>> before, after;
   if (s.scrape_metrics) before = Scrape(metrics_url, s.tls);
+  if (s.profile) start_profile_hook = CallHook(url, "/start_profile", "--profile", 60.0, s.tls);
 
   int64_t anchor_rt = anchor.realtime_ns;
   int64_t anchor_mono = anchor.monotonic_ns;
@@ -623,6 +631,8 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
   double cpu_s = CpuSeconds() - cpu_before;
   int64_t end_mono = MonotonicNowNs();
   int64_t end_rt = RealtimeNowNs();
+  // Stopping may take minutes on a real engine (it writes the trace before it answers).
+  if (s.profile) stop_profile_hook = CallHook(url, "/stop_profile", "--profile", 600.0, s.tls);
   if (s.scrape_metrics && !main.cancelled) after = Scrape(metrics_url, s.tls);
   result.interrupted = main.cancelled;
   int64_t issued = static_cast<int64_t>(main.records.size());
@@ -796,6 +806,13 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
                    {"receive_lag_us", ReceiveLagJson(main.receive_lag)},
                    {"measured_phase_wall_s", static_cast<double>(end_mono - main.start_ns) / 1e9}};
   h.servebench_extra["power"] = telemetry::PowerReportJson(result.power);
+  // Each hook asked for, with its HTTP status (null: not asked).
+  auto hook_json = [](const std::optional<HookOutcome>& o) {
+    return o ? HookJson(*o) : json::value(nullptr);
+  };
+  h.servebench_extra["hooks"] = json::object{{"reset_prefix_cache", hook_json(reset_hook)},
+                                             {"start_profile", hook_json(start_profile_hook)},
+                                             {"stop_profile", hook_json(stop_profile_hook)}};
   if (workload) {
     h.servebench_extra["prefix_cache"] = std::move(prefix_cache);
     h.servebench_extra["trace"] = json::object{

@@ -118,6 +118,14 @@ std::string TokenizeReply(const std::string& shape, const std::string& body) {
   return boost::json::serialize(reply);
 }
 
+// The path of the request line "METHOD /path?query HTTP/1.1" (query dropped).
+std::string_view RequestPath(std::string_view head) {
+  size_t start = head.find(' ');
+  if (start == std::string_view::npos) return {};
+  size_t end = head.find_first_of(" ?\r", start + 1);
+  return head.substr(start + 1, end == std::string_view::npos ? end : end - start - 1);
+}
+
 }  // namespace
 
 FakeOpenAiServer::FakeOpenAiServer(FakeServerOptions options) : options_(std::move(options)) {
@@ -237,6 +245,13 @@ void FakeOpenAiServer::Serve(int fd) {
                                     "Content-Length: {}\r\n\r\n{}",
                                     reply.size(), reply)))
         return;
+      continue;
+    }
+    // Any other POST that is not a completion (an admin endpoint such as
+    // /reset_prefix_cache or /start_profile) is 404: an engine without it.
+    if (std::string_view target = RequestPath(head);
+        head.rfind("POST ", 0) == 0 && !target.ends_with("/completions")) {
+      if (!WriteAll(fd, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")) return;
       continue;
     }
     if (o.garbage) {

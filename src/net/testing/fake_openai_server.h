@@ -6,7 +6,9 @@
 // /v1/chat/completions with one JSON completion whose text comes from `respond`
 // (evals). GET /metrics returns `metrics_text`; /health, /v1/models and /version
 // (or llama.cpp's /props) answer as an engine's readiness probes expect; other GETs
-// answer {}; POST /tokenize answers in the shape `tokenize` names. The fault options inject one
+// answer {}; POST /tokenize answers in the shape `tokenize` names; any other POST
+// that is not a completion (an admin endpoint: /reset_prefix_cache, /start_profile)
+// answers 404, as an engine without it. The fault options inject one
 // misbehaviour each. Not part of the product.
 #pragma once
 

@@ -1,0 +1,56 @@
+// The hooks' warning path: against a server without the admin endpoints (the fake
+// server answers 404) or with nothing listening, --reset-prefix-cache and --profile
+// never fail the run; the result records each hook's HTTP status (or none).
+#include "client/server_hooks.h"
+
+#include <gtest/gtest.h>
+
+#include "client/client.h"
+#include "net/testing/fake_openai_server.h"
+#include "net/url.h"
+
+namespace servebench::client {
+namespace {
+
+using net::testing::FakeOpenAiServer;
+
+TEST(ServerHooksTest, ServerWithoutTheEndpointsGivesWarningsAndACompleteRun) {
+  FakeOpenAiServer server;
+  BenchSettings s;
+  s.base_url = server.base_url();
+  s.model = "fake";
+  s.num_prompts = 4;
+  s.max_concurrency = 2;
+  s.random_input_len = 16;
+  s.random_output_len = 4;
+  s.ignore_eos = true;
+  s.request_timeout_s = 10;
+  s.client_issue_delay_limit_ms = 1e9;  // CI machines are shared; not under test here
+  s.server_lag_limit_ms = 1e9;
+  s.reset_prefix_cache = true;
+  s.profile = true;
+  auto r = RunBench(s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->summary.completed, 4);
+  const auto& hooks = r->result.at("servebench").at("hooks").as_object();
+  for (const char* hook : {"reset_prefix_cache", "start_profile", "stop_profile"}) {
+    const auto& h = hooks.at(hook).as_object();
+    EXPECT_EQ(h.at("http_status").as_int64(), 404) << hook;
+    EXPECT_FALSE(h.at("ok").as_bool()) << hook;
+    EXPECT_NE(std::string(h.at("error").as_string()).find("HTTP 404"), std::string::npos);
+  }
+}
+
+TEST(ServerHooksTest, NothingListeningIsAnOutcomeWithoutAStatus) {
+  auto url = net::ParseUrl("http://127.0.0.1:1");
+  ASSERT_TRUE(url.ok());
+  HookOutcome o = CallHook(*url, "/reset_prefix_cache", "--reset-prefix-cache", 2.0, {});
+  EXPECT_FALSE(o.http_status.has_value());
+  EXPECT_FALSE(o.ok);
+  EXPECT_NE(o.error.find("no reply"), std::string::npos) << o.error;
+  boost::json::value j = HookJson(o);
+  EXPECT_TRUE(j.at("http_status").is_null());
+}
+
+}  // namespace
+}  // namespace servebench::client
