@@ -74,6 +74,12 @@ void AddRunFlags(CLI::App& app, run::RunSettings* s) {
                  "seconds an engine may take to become ready (default: recipe, else engine's)");
   app.add_option("--request-timeout", s->request_timeout_s, "per-request deadline, seconds")
       ->capture_default_str();
+  app.add_flag("--reset-prefix-cache", s->reset_prefix_cache,
+               "POST /reset_prefix_cache before every point's measured phase (bench's flag)");
+  app.add_flag("--profile", s->profile,
+               "start engines with their profiler dir (<out>/profiles/<session>/) and profile "
+               "every point's measured phase (bench's flag); the dir is the record's "
+               "artifacts.profile");
   app.add_option("--issue-delay-limit-ms", s->client_issue_delay_limit_ms,
                  "P99 client issue delay above which a point is invalid (client_saturated)")
       ->capture_default_str();

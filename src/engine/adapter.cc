@@ -129,6 +129,9 @@ StatusOr<ServerCommand> Finish(const recipe::ServeSpec& spec, const RenderOption
     if (value) out.env[name] = *value;
     out.env_from[name] = source;
   }
+  if (!options.profile_dir.empty()) {
+    if (const char* var = ProfilerEnvVar(spec.engine)) out.env[var] = options.profile_dir;
+  }
   out.prepare = spec.prepare;
   if (options.container.kind != ContainerProfile::Kind::kNone && !spec.image.empty()) {
     return WrapInContainer(out, spec.image, options.container);
@@ -152,6 +155,12 @@ bool ParseContainerKind(const std::string& text, ContainerProfile::Kind* kind) {
 bool IsKnownEngine(const std::string& engine) {
   return engine == "vllm" || engine == "sglang" || engine == "trtllm" || engine == "llamacpp" ||
          engine == "sim";
+}
+
+const char* ProfilerEnvVar(const std::string& engine) {
+  if (engine == "vllm" || engine == "sim") return "VLLM_TORCH_PROFILER_DIR";
+  if (engine == "sglang") return "SGLANG_TORCH_PROFILER_DIR";
+  return nullptr;
 }
 
 std::string FormatDecimal(double value) {

@@ -47,6 +47,13 @@ StatusOr<ServerCommand> WrapInContainer(const ServerCommand& command, const std:
 // "vllm", "sglang", ... -> true when an adapter exists.
 bool IsKnownEngine(const std::string& engine);
 
+// The environment variable naming the folder an engine's torch profiler writes to
+// (/start_profile, /stop_profile): vllm and sim VLLM_TORCH_PROFILER_DIR, sglang
+// SGLANG_TORCH_PROFILER_DIR; nullptr for engines without those endpoints (trtllm,
+// llamacpp: `--profile` is then a warning at the client). Every rendering with
+// RenderOptions::profile_dir sets it, over any serve.env value.
+const char* ProfilerEnvVar(const std::string& engine);
+
 // A decimal with at most 4 places and no trailing zeros: 2.78, 1.78, 3 (so
 // AL - 1 = 1.7799999999999998 in binary prints as 1.78).
 std::string FormatDecimal(double value);

@@ -145,6 +145,33 @@ TEST(AdapterTest, VllmPlainTensorParallel) {
   ExpectMatchesGolden("vllm_tp4_pp2", Render(spec));
 }
 
+// `servebench run --profile`: each stack's profiler variable names the folder, over
+// the recipe's own value; stacks without profiler endpoints get nothing.
+TEST(AdapterTest, ProfileDirSetsEachStacksProfilerVariable) {
+  RenderOptions options = Options();
+  options.profile_dir = "/out/profiles/s1-0";
+  for (const auto& [engine, var] :
+       std::vector<std::pair<std::string, std::string>>{{"vllm", "VLLM_TORCH_PROFILER_DIR"},
+                                                        {"sim", "VLLM_TORCH_PROFILER_DIR"},
+                                                        {"sglang", "SGLANG_TORCH_PROFILER_DIR"}}) {
+    ServeSpec spec;
+    spec.engine = engine;
+    spec.model = engine == "sim" ? "llama-3.1-8b" : "meta-llama/Llama-3.1-8B-Instruct";
+    spec.env[var] = "/elsewhere";
+    auto command = RenderServerCommand(spec, options, Catalog());
+    ASSERT_TRUE(command.ok()) << engine << ": " << command.status().ToString();
+    EXPECT_EQ(command->env.at(var), "/out/profiles/s1-0") << engine;
+  }
+  EXPECT_EQ(ProfilerEnvVar("trtllm"), nullptr);
+  EXPECT_EQ(ProfilerEnvVar("llamacpp"), nullptr);
+  ServeSpec plain;
+  plain.engine = "vllm";
+  plain.model = "meta-llama/Llama-3.1-8B-Instruct";
+  auto command = RenderServerCommand(plain, Options(), Catalog());
+  ASSERT_TRUE(command.ok());
+  EXPECT_EQ(command->env.count("VLLM_TORCH_PROFILER_DIR"), 0u) << "off without --profile";
+}
+
 TEST(AdapterTest, SglangEagle3SyntheticUsesSimulateAccEnv) {
   auto command = RenderServerCommand(Eagle3Synthetic("sglang"), Options(30000), Catalog());
   ASSERT_TRUE(command.ok()) << command.status().ToString();

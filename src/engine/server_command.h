@@ -54,6 +54,9 @@ struct RenderOptions {
   // Put the engine's `launcher` from flags.yaml before its command (trtllm: InferenceX's
   // `mpirun -n 1 --oversubscribe --allow-run-as-root`). Ignored for engines without one.
   bool use_launcher = false;
+  // `servebench run --profile`: the folder the engine's profiler writes its traces
+  // into, set as the stack's profiler variable (ProfilerEnvVar, adapter.h); "" = off.
+  std::string profile_dir;
   // Reads servebench's environment for serve.env_from; null = the process's (getenv).
   std::function<std::optional<std::string>(const std::string& name)> lookup_env;
 };

@@ -110,6 +110,9 @@ struct Artifacts {
   // vllm-bench JSON (run/inferencex_result.h), an agentic point's aggregate
   // (run/agentic_result.h).
   std::string inferencex_result;
+  // `servebench run --profile`: the folder the engine's profiler wrote its traces into
+  // for the point's serve session (one trace per profiled point; the sim names each).
+  std::string profile;
 
   bool operator==(const Artifacts&) const = default;
 };

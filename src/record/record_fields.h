@@ -61,6 +61,10 @@ void VisitArtifacts(V& v, A& a) {
     {"InferenceX's result file of the point: a multinode point's vllm-bench JSON, an "
      "agentic point's aggregate (docs/agentic.md)",
      Need::kOptional, TextRule::kAny, 2});
+  v("profile", a.profile,
+    {"servebench run --profile: the folder the engine's profiler wrote the session's traces into "
+     "(docs/run.md)",
+     Need::kOptional, TextRule::kAny, 2});
 }
 
 template <class V, class R>

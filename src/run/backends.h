@@ -40,6 +40,8 @@ class LiveEngine {
   // their hub ids, as vLLM serves a path under the path).
   virtual std::string served_model() const { return ""; }
   virtual std::string log_path() const = 0;
+  // `servebench run --profile`: the folder the engine's profiler writes into; "" = none.
+  virtual std::string profile_dir() const { return ""; }
   // False once the engine process has exited.
   virtual bool IsAlive() = 0;
   // True if the engine exits within `timeout_ms` (or has exited). An engine killed

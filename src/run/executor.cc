@@ -367,6 +367,7 @@ void Executor::RunPoint(const recipe::Point& point, SessionState* state,
   result.load = &load;
   // The engine's own log: a serve session's is a folder of one log per process.
   result.engine_log_path = state->engine->log_path();
+  result.profile_dir = state->engine->profile_dir();
   if (!roles.empty()) result.role_metrics = RoleMetricsOver(roles_before, roles_after);
   bool failed = false, invalid = false;
   if (load.interrupted) {

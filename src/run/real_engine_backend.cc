@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+
 #include <boost/json.hpp>
 #include <filesystem>
 
@@ -23,16 +25,19 @@ std::string FirstModelId(const std::string& models_json) {
 
 class SupervisedEngine final : public LiveEngine {
  public:
-  SupervisedEngine(std::unique_ptr<engine::Supervisor> supervisor, const engine::ReadyInfo& ready)
+  SupervisedEngine(std::unique_ptr<engine::Supervisor> supervisor, const engine::ReadyInfo& ready,
+                   std::string profile_dir)
       : supervisor_(std::move(supervisor)),
         version_(ready.engine_version),
-        served_model_(FirstModelId(ready.models_json)) {}
+        served_model_(FirstModelId(ready.models_json)),
+        profile_dir_(std::move(profile_dir)) {}
   ~SupervisedEngine() override { Stop(); }
 
   std::string base_url() const override { return engine::BaseUrl(supervisor_->command()); }
   std::string engine_version() const override { return version_; }
   std::string served_model() const override { return served_model_; }
   std::string log_path() const override { return supervisor_->log_path(); }
+  std::string profile_dir() const override { return profile_dir_; }
   bool IsAlive() override { return supervisor_->IsAlive(); }
   bool ExitsWithin(int timeout_ms) override {
     return supervisor_->WaitForExit(timeout_ms).has_value();
@@ -52,6 +57,7 @@ class SupervisedEngine final : public LiveEngine {
   std::unique_ptr<engine::Supervisor> supervisor_;
   std::string version_;
   std::string served_model_;
+  std::string profile_dir_;
 };
 
 }  // namespace
@@ -114,7 +120,25 @@ std::unique_ptr<LiveEngine> SupervisedEngineBackend::Start(const recipe::ServeSp
     *failure = {failure_class::kInfraStartFailed, port.status().message()};
     return nullptr;
   }
-  auto command = RenderEngineCommand(settings_, serve, *port, max_concurrency);
+  engine::RenderOptions render = EngineRenderOptions(settings_, *port, max_concurrency);
+  // --profile: one folder per engine start, named as its log (<session>-<start>).
+  std::string profile_dir;
+  if (settings_.profile && engine::ProfilerEnvVar(serve.engine) != nullptr) {
+    profile_dir = (std::filesystem::path(settings_.out_dir) / "profiles" /
+                   std::filesystem::path(log_path).stem())
+                      .string();
+    std::error_code ec;
+    std::filesystem::create_directories(profile_dir, ec);
+    if (ec) {
+      *failure = {failure_class::kInfraStartFailed,
+                  fmt::format("--profile: cannot create {}: {}", profile_dir, ec.message())};
+      return nullptr;
+    }
+    render.profile_dir = profile_dir;
+    // In a container the engine writes to the same path, mounted.
+    render.container.mounts.push_back(profile_dir + ":" + profile_dir);
+  }
+  auto command = engine::RenderServerCommand(serve, render);
   if (!command.ok()) {
     *failure = {failure_class::kInfraStartFailed, command.status().message()};
     return nullptr;
@@ -146,7 +170,7 @@ std::unique_ptr<LiveEngine> SupervisedEngineBackend::Start(const recipe::ServeSp
     (void)(*supervisor)->Stop();
     return nullptr;
   }
-  return std::make_unique<SupervisedEngine>(std::move(*supervisor), *ready);
+  return std::make_unique<SupervisedEngine>(std::move(*supervisor), *ready, profile_dir);
 }
 
 }  // namespace servebench::run

@@ -44,6 +44,8 @@ client::BenchSettings BenchSettingsFor(const recipe::Point& point, const RunSett
                       : load.num_warmups;
   b.ignore_eos = load.ignore_eos;
   b.request_timeout_s = settings.request_timeout_s;
+  b.reset_prefix_cache = settings.reset_prefix_cache;
+  b.profile = settings.profile;
   b.client_issue_delay_limit_ms = settings.client_issue_delay_limit_ms;
   b.server_lag_limit_ms = settings.server_lag_limit_ms;
   // A simulated engine with a compressed clock is offered the recipe's arrival

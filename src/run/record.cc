@@ -28,6 +28,7 @@ record::Record BuildRecord(const recipe::Point& point, const RunSettings& settin
     r.artifacts.requests = result.load->requests_path;
     r.artifacts.gpu_metrics = result.load->power_samples_path;
     r.artifacts.inferencex_result = result.inferencex_result_path;
+    r.artifacts.profile = result.profile_dir;
   }
   r.role_metrics = result.role_metrics;
   return r;

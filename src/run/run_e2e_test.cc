@@ -252,3 +252,25 @@ TEST_F(RunE2eTest, KillingServebenchLeavesNoEngineAndResumeFinishesTheSweep) {
 }
 
 }  // namespace
+
+// --profile: the sim is started with VLLM_TORCH_PROFILER_DIR set to the session's
+// folder under <out>/profiles/; each point's measured phase leaves one trace there,
+// and the record names the folder. --reset-prefix-cache rides along (a warning-free 200).
+TEST_F(RunE2eTest, ProfileLeavesATracePerPointInTheSessionsFolderNamedByTheRecord) {
+  Result r = Run(RunArgs(WriteRecipe("[1, 2]", ""), "--profile --reset-prefix-cache"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("failed: HTTP"), std::string::npos) << r.output;
+  auto records = Records();
+  ASSERT_EQ(records.size(), 2u);
+  const std::string folder(records[0].at("artifacts").at("profile").as_string());
+  EXPECT_EQ(fs::path(folder).parent_path(), dir_ / "out" / "profiles");
+  EXPECT_EQ(records[1].at("artifacts").at("profile").as_string(), folder) << "one session";
+  int traces = 0;
+  for (const auto& e : fs::directory_iterator(folder)) {
+    std::ifstream in(e.path());
+    std::string text(std::istreambuf_iterator<char>(in), {});
+    EXPECT_FALSE(boost::json::parse(text).at("traceEvents").as_array().empty()) << e.path();
+    ++traces;
+  }
+  EXPECT_EQ(traces, 2) << "one per point";
+}

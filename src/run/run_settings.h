@@ -30,6 +30,14 @@ struct RunSettings {
   int default_prompts_per_concurrency = 10;  // num_prompts = max(concurrency × this, 20)
   int min_prompts = 20;
   double request_timeout_s = 600;
+  // Hooks around every point's measured window (client/server_hooks.h, docs/run.md):
+  // POST /reset_prefix_cache after the point's warm-ups, and /start_profile +
+  // /stop_profile around its measured phase. With `profile` each serve session's
+  // engine is started with its stack's profiler directory (vLLM and the sim:
+  // VLLM_TORCH_PROFILER_DIR, SGLang: SGLANG_TORCH_PROFILER_DIR) set to
+  // <out>/profiles/<session log name>/, recorded as each point's artifacts.profile.
+  bool reset_prefix_cache = false;
+  bool profile = false;
   // Validity rule client_saturated (metrics.md §8): P99 issue delay above this marks a
   // point invalid. Raise it only on a machine shared with other work (tests in CI).
   double client_issue_delay_limit_ms = 1.0;
