@@ -618,7 +618,7 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
   // are read; the profiler wraps the measured phase alone.
   std::optional<HookOutcome> reset_hook, start_profile_hook, stop_profile_hook;
   if (s.reset_prefix_cache) {
-    reset_hook = CallHook(url, "/reset_prefix_cache", "--reset-prefix-cache", 60.0, s.tls);
+    reset_hook = ResetPrefixCache(url, s.tls);
   }
   std::optional<std::vector<metrics::PromSample>> before, after;
   if (s.scrape_metrics) before = Scrape(metrics_url, s.tls);

@@ -8,34 +8,64 @@
 namespace servebench::client {
 namespace json = boost::json;
 
-HookOutcome CallHook(const net::Url& base_url, const std::string& endpoint, const std::string& flag,
-                     double timeout_s, const net::TlsOptions& tls) {
+namespace {
+
+std::string Shown(const net::Url& base_url, const std::string& endpoint) {
+  return fmt::format("{}://{}{}{}", base_url.tls ? "https" : "http", base_url.HostHeader(),
+                     base_url.path, endpoint);
+}
+
+// The call itself, without a warning.
+HookOutcome Post(const net::Url& base_url, const std::string& endpoint, double timeout_s,
+                 const net::TlsOptions& tls) {
   HookOutcome out;
   out.endpoint = endpoint;
   net::Url base = base_url;
   const std::string path = base.path + endpoint;
   base.path.clear();
-  const std::string shown =
-      fmt::format("{}://{}{}", base.tls ? "https" : "http", base.HostHeader(), path);
   StatusOr<net::HttpReply> reply = net::HttpFetch(base, path, "{}", timeout_s, {}, tls);
   if (!reply.ok()) {
     out.error = fmt::format("no reply: {}", reply.status().ToString());
-  } else {
-    out.http_status = reply->status;
-    out.body = reply->body.substr(0, 4096);
-    out.ok = reply->status >= 200 && reply->status < 300;
-    if (!out.ok) {
-      out.error = fmt::format("HTTP {}{}", reply->status,
-                              reply->status == 404 || reply->status == 405
-                                  ? " (the server has no such endpoint, or it is disabled)"
-                                  : "");
-    }
+    return out;
   }
+  out.http_status = reply->status;
+  out.body = reply->body.substr(0, 4096);
+  out.ok = reply->status >= 200 && reply->status < 300;
   if (!out.ok) {
-    Log(LogLevel::kWarning, "{}: POST {} failed: {}; the run goes on without it", flag, shown,
-        out.error);
+    out.error = fmt::format("HTTP {}{}", reply->status,
+                            reply->status == 404 || reply->status == 405
+                                ? " (the server has no such endpoint, or it is disabled)"
+                                : "");
   }
   return out;
+}
+
+void Warn(const net::Url& base_url, const HookOutcome& o, const std::string& flag,
+          const std::string& also = "") {
+  Log(LogLevel::kWarning, "{}: POST {} failed: {}{}; the run goes on without it", flag,
+      Shown(base_url, o.endpoint), o.error, also);
+}
+
+}  // namespace
+
+HookOutcome CallHook(const net::Url& base_url, const std::string& endpoint, const std::string& flag,
+                     double timeout_s, const net::TlsOptions& tls) {
+  HookOutcome out = Post(base_url, endpoint, timeout_s, tls);
+  if (!out.ok) Warn(base_url, out, flag);
+  return out;
+}
+
+HookOutcome ResetPrefixCache(const net::Url& base_url, const net::TlsOptions& tls) {
+  HookOutcome vllm = Post(base_url, "/reset_prefix_cache", 60.0, tls);
+  if (vllm.ok || vllm.http_status != 404) {
+    if (!vllm.ok) Warn(base_url, vllm, "--reset-prefix-cache");
+    return vllm;
+  }
+  HookOutcome sglang = Post(base_url, "/flush_cache", 60.0, tls);
+  if (sglang.ok) return sglang;
+  Warn(base_url, vllm, "--reset-prefix-cache",
+       fmt::format(", and POST {} (SGLang's) {}", Shown(base_url, "/flush_cache"), sglang.error));
+  return vllm;
 }
 
 json::value HookJson(const HookOutcome& o) {

@@ -2,7 +2,8 @@
 // admin endpoints `servebench bench --reset-prefix-cache` and `--profile` call, as
 // `vllm bench serve --profile` and SGLang's `bench_serving --flush-cache --profile` do:
 //   POST <base>/reset_prefix_cache  after the warm-ups, before the measured phase
-//                                   (vLLM; the sim; SGLang's is /flush_cache)
+//                                   (vLLM, the sim; answered 404, SGLang's
+//                                   POST <base>/flush_cache is tried next)
 //   POST <base>/start_profile       right before the measured phase
 //   POST <base>/stop_profile        right after it (vLLM and SGLang write the trace
 //                                   into the directory their profiler env names)
@@ -34,6 +35,11 @@ struct HookOutcome {
 // warning ("<flag>: POST <url> ...") unless the reply is 2xx.
 HookOutcome CallHook(const net::Url& base_url, const std::string& endpoint, const std::string& flag,
                      double timeout_s, const net::TlsOptions& tls);
+
+// --reset-prefix-cache: POST /reset_prefix_cache; when that is 404 (no such route),
+// SGLang's POST /flush_cache. The outcome is the call that worked, else the first
+// one's, with one warning.
+HookOutcome ResetPrefixCache(const net::Url& base_url, const net::TlsOptions& tls);
 
 // {"endpoint", "http_status" (null without a reply), "ok", "error" (null when ok)},
 // plus "trace" when the reply is a JSON object naming one (the sim's /stop_profile).

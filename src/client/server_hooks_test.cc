@@ -41,6 +41,26 @@ TEST(ServerHooksTest, ServerWithoutTheEndpointsGivesWarningsAndACompleteRun) {
   }
 }
 
+TEST(ServerHooksTest, ResetFallsBackToSglangsFlushCacheWhenTheVllmRouteIs404) {
+  net::testing::FakeServerOptions options;
+  options.admin_endpoints = {"/flush_cache"};  // SGLang's name
+  FakeOpenAiServer server(options);
+  auto url = net::ParseUrl(server.base_url());
+  ASSERT_TRUE(url.ok());
+  HookOutcome o = ResetPrefixCache(*url, {});
+  EXPECT_TRUE(o.ok) << o.error;
+  EXPECT_EQ(o.endpoint, "/flush_cache");
+  EXPECT_EQ(o.http_status, 200);
+
+  FakeOpenAiServer neither;
+  auto bare = net::ParseUrl(neither.base_url());
+  ASSERT_TRUE(bare.ok());
+  HookOutcome none = ResetPrefixCache(*bare, {});
+  EXPECT_FALSE(none.ok);
+  EXPECT_EQ(none.endpoint, "/reset_prefix_cache") << "the first call's outcome";
+  EXPECT_EQ(none.http_status, 404);
+}
+
 TEST(ServerHooksTest, NothingListeningIsAnOutcomeWithoutAStatus) {
   auto url = net::ParseUrl("http://127.0.0.1:1");
   ASSERT_TRUE(url.ok());

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <chrono>
 #include <cstring>
@@ -251,7 +252,11 @@ void FakeOpenAiServer::Serve(int fd) {
     // /reset_prefix_cache or /start_profile) is 404: an engine without it.
     if (std::string_view target = RequestPath(head);
         head.rfind("POST ", 0) == 0 && !target.ends_with("/completions")) {
-      if (!WriteAll(fd, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")) return;
+      const bool served = std::find(o.admin_endpoints.begin(), o.admin_endpoints.end(), target) !=
+                          o.admin_endpoints.end();
+      if (!WriteAll(fd, served ? "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
+                               : "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"))
+        return;
       continue;
     }
     if (o.garbage) {

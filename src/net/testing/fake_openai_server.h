@@ -8,8 +8,8 @@
 // (or llama.cpp's /props) answer as an engine's readiness probes expect; other GETs
 // answer {}; POST /tokenize answers in the shape `tokenize` names; any other POST
 // that is not a completion (an admin endpoint: /reset_prefix_cache, /start_profile)
-// answers 404, as an engine without it. The fault options inject one
-// misbehaviour each. Not part of the product.
+// answers 404, as an engine without it, unless `admin_endpoints` lists it (then 200). The fault
+// options inject one misbehaviour each. Not part of the product.
 #pragma once
 
 #include <atomic>
@@ -62,6 +62,9 @@ struct FakeServerOptions {
   // Adds vLLM spec-decode counters that grow with the requests served: per request
   // 10 drafts, 30 draft tokens, 18 accepted (8/6/4 by position): AL 2.8.
   bool spec_counters = false;
+  // POST paths answered 200 with an empty body (an engine's admin endpoints, e.g.
+  // SGLang's "/flush_cache"); any other non-completion POST is 404.
+  std::vector<std::string> admin_endpoints;
 };
 
 class FakeOpenAiServer {
