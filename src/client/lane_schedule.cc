@@ -3,19 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "trace/hash_mix.h"
+
 namespace servebench::client {
-namespace {
-
-// splitmix64: the start-turn draw is the same on every platform for one seed.
-uint64_t Mix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-}  // namespace
-
 namespace {
 LaneScheduleSettings Plain(int64_t lanes, double speedup) {
   LaneScheduleSettings s;
@@ -66,7 +56,7 @@ void LaneSchedule::PlanStarts() {
           std::min(static_cast<int64_t>(std::floor(hi_ratio * static_cast<double>(n))), n - 2);
       k = lo > hi ? hi
                   : lo + static_cast<int64_t>(
-                             Mix(settings_.seed ^ Mix(static_cast<uint64_t>(lane) + 1)) %
+                             trace::MixInto(settings_.seed, static_cast<uint64_t>(lane) + 1) %
                              static_cast<uint64_t>(hi - lo + 1));
     }
     // At least one root turn is left to profile.

@@ -37,6 +37,7 @@
 #include "net/url.h"
 #include "telemetry/power_session.h"
 #include "telemetry/role_gpus.h"
+#include "trace/trace_loader.h"
 
 namespace servebench::client {
 namespace {
@@ -432,7 +433,7 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
   // The schedule's seconds are the server's: against a compressed sim they pass
   // time_scale times faster on the wall clock (time scale 0 has no time base: wall).
   const double wall_per_s = asked.time_scale > 0 ? asked.time_scale : 1.0;
-  if (IsTraceDataset(asked.dataset_name)) {
+  if (trace::IsTraceFormatName(asked.dataset_name)) {
     SB_ASSIGN_OR_RETURN(workload, LoadTraceWorkload(asked));
     derived.num_prompts = static_cast<int64_t>(workload->refs.size());
     if (workload->lanes) {

@@ -14,8 +14,6 @@
 namespace servebench::client {
 namespace json = boost::json;
 
-bool IsTraceDataset(std::string_view name) { return trace::IsTraceFormatName(name); }
-
 const trace::TraceTurn& TraceWorkload::turn(size_t prompt) const {
   const Ref& r = refs[prompt];
   return trace.trees[r.tree].conversations[r.conversation].turns[r.turn];

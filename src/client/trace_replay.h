@@ -31,9 +31,6 @@
 
 namespace servebench::client {
 
-// mooncake_trace | weka_trace | bailian_trace.
-bool IsTraceDataset(std::string_view dataset_name);
-
 struct TraceWorkload {
   trace::Trace trace;
   // Closed-loop lanes (--max-concurrency N without --fixed-schedule): prompts in

@@ -17,10 +17,6 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kLoaderPrefix = "semianalysis_cc_traces_weka_";
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
 // What a point replays: PATH/<loader>/ when PATH holds the point's loader folder,
 // else PATH itself.
 std::string TraceOf(const Point& p, const std::string& path, std::string* loader) {
@@ -35,16 +31,16 @@ std::string TraceOf(const Point& p, const std::string& path, std::string* loader
 
 std::string InferenceXTraceLoader(std::string_view model_prefix) {
   for (std::string_view family : {"dsv4", "glm5.2", "minimaxm3", "kimik3"}) {
-    if (StartsWith(model_prefix, family)) return std::string(kLoaderPrefix) + "062126";
+    if (model_prefix.starts_with(family)) return std::string(kLoaderPrefix) + "062126";
   }
   return std::string(kLoaderPrefix) + "062126_256k";
 }
 
 std::string InferenceXTraceDataset(std::string_view loader) {
-  if (!StartsWith(loader, kLoaderPrefix)) return "";
+  if (!loader.starts_with(kLoaderPrefix)) return "";
   std::string rest(loader.substr(kLoaderPrefix.size()));
   // The rolling name is the 061526 corpus; the dated ones spell their date.
-  if (StartsWith(rest, "with_subagents") && !StartsWith(rest, "with_subagents_0"))
+  if (rest.starts_with("with_subagents") && !rest.starts_with("with_subagents_0"))
     rest = "061526" + rest.substr(std::string_view("with_subagents").size());
   for (char& c : rest) c = c == '_' ? '-' : c;
   return "semianalysisai/cc-traces-weka-" + rest;
@@ -55,7 +51,7 @@ void AddAgenticLaunchFlags(ServeSpec* serve, int concurrency, std::string_view m
   const int batch =
       serve->dp_attn ? std::max(1, 2 * concurrency / std::max(1, serve->tp)) : 2 * concurrency;
   if (serve->engine == "vllm" || serve->engine == "atom") {
-    const int block = StartsWith(model_prefix, "dsv4") ? 256 : 128;
+    const int block = model_prefix.starts_with("dsv4") ? 256 : 128;
     args.insert(args.end(), {"--enable-prefix-caching", "--block-size", std::to_string(block),
                              "--max-num-seqs", std::to_string(batch)});
   } else if (serve->engine == "sglang") {
@@ -85,7 +81,7 @@ std::optional<int> KvBlockTokens(const ServeSpec& serve) {
       for (std::string_view flag : {"--block-size", "--page-size"}) {
         if (a == flag && i + 1 < args->size()) {
           if (auto v = number((*args)[i + 1])) found = v;
-        } else if (StartsWith(a, std::string(flag) + "=")) {
+        } else if (a.starts_with(std::string(flag) + "=")) {
           if (auto v = number(a.substr(flag.size() + 1))) found = v;
         }
       }

@@ -24,8 +24,11 @@ client::BenchSettings BenchSettingsFor(const recipe::Point& point, const RunSett
   b.served_model_name = point.serve.served_model_name;
   b.dataset_name = load.dataset == "random-prefix" ? "random" : load.dataset;
   b.dataset_path = load.dataset_path;
-  b.random_input_len = load.isl;
-  b.random_output_len = load.osl;
+  const bool trace_replay = recipe::IsTraceReplay(load);
+  if (!trace_replay) {  // a trace sets each prompt's lengths itself
+    b.random_input_len = load.isl;
+    b.random_output_len = load.osl;
+  }
   b.random_range_ratio = load.random_range_ratio;
   // 0 means exact lengths in both conventions only under vLLM's; InferenceX's
   // [L·r, L] is what its recipes mean by a non-zero ratio.
@@ -63,14 +66,12 @@ client::BenchSettings BenchSettingsFor(const recipe::Point& point, const RunSett
     if (auto it = point.serve.env.find(var); it != point.serve.env.end())
       b.telemetry.engine_env[var] = it->second;
   }
-  if (recipe::IsTraceReplay(load)) {
+  if (trace_replay) {
     // An agentic point replays its trace (recipe/agentic_trace.h) in closed-loop lanes:
     // its concurrency is the number of live trees (InferenceX's CONC), its duration
     // bounds the replay, and the expected hit fraction counts the engine's own blocks.
-    // The trace sets the prompts and their lengths; no --num-warmups prompts (they would
-    // seed the cache): an agentic point's lanes warm up as AIPerf's do (below).
-    b.random_input_len = client::BenchSettings{}.random_input_len;
-    b.random_output_len = client::BenchSettings{}.random_output_len;
+    // No --num-warmups prompts (they would seed the cache): an agentic point's lanes
+    // warm up as AIPerf's do (below).
     b.num_warmups = 0;
     b.duration_s = load.duration_s;
     if (auto block = recipe::KvBlockTokens(point.serve)) b.engine_block_tokens = *block;

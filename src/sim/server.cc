@@ -25,20 +25,15 @@
 #include "sim/sim.h"
 #include "sim/step_profiler.h"
 #include "sim/tokenizer.h"
+#include "trace/hash_mix.h"
 
 namespace servebench::sim {
 namespace json = boost::json;
 namespace {
 
-uint64_t Mix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 // A deterministic uniform [0, 1) draw for (seed, stream, index).
 double Draw(uint64_t seed, uint64_t stream, uint64_t index) {
-  return static_cast<double>(Mix(seed ^ Mix(stream * 0x100000001B3ull + index)) >> 11) /
+  return static_cast<double>(trace::MixInto(seed, stream * 0x100000001B3ull + index) >> 11) /
          9007199254740992.0;
 }
 
@@ -413,7 +408,8 @@ void SimServerImpl::HandleGeneration(ConnId conn, const HttpRequest& request, En
   if (oracle_) {
     if (auto a = oracle_->Answer(req.prompt_text)) answer = *a;
   }
-  uint64_t text_seed = Mix(settings_.seed ^ (req.seed ? Mix(*req.seed) : req.content_hash));
+  uint64_t text_seed =
+      trace::Mix64(settings_.seed ^ (req.seed ? trace::Mix64(*req.seed) : req.content_hash));
   TextSource text(tokenizer_.get(), text_seed, answer);
   EngineRequest er;
   er.prompt_tokens = req.prompt_tokens;
@@ -424,11 +420,11 @@ void SimServerImpl::HandleGeneration(ConnId conn, const HttpRequest& request, En
   if (text.answer_tokens() > 0) {
     er.eos_at = text.answer_tokens();
   } else if (settings_.eos_after_mean_tokens > 0) {
-    er.eos_at = 1 + static_cast<int>(Mix(text_seed) %
+    er.eos_at = 1 + static_cast<int>(trace::Mix64(text_seed) %
                                      (2 * static_cast<uint64_t>(settings_.eos_after_mean_tokens)));
   }
   std::string id = fmt::format("{}-{:016x}", endpoint == Endpoint::kChat ? "chatcmpl" : "cmpl",
-                               Mix(settings_.seed + n));
+                               trace::Mix64(settings_.seed + n));
   const SimRole role = settings_.role.role;
   if (role == SimRole::kPrefill && req.kv_transfer && req.kv_transfer->do_remote_decode) {
     return HandlePrefillHandoff(conn, std::move(req), er, n, endpoint);
@@ -490,7 +486,7 @@ void SimServerImpl::HandlePrefillHandoff(ConnId conn, GenerationRequest req, Eng
   kv.prefill_tp = settings_.tensor_parallel_size;
   kv.kv_connector = settings_.role.kv_connector;
   std::string id = fmt::format("{}-{:016x}", endpoint == Endpoint::kChat ? "chatcmpl" : "cmpl",
-                               Mix(settings_.seed + n));
+                               trace::Mix64(settings_.seed + n));
   auto handoff =
       std::make_unique<PrefillHandoff>(http_.get(), conn, std::move(id), served_name_, endpoint,
                                        req.prompt_tokens, kv, [this, conn, n] {
