@@ -24,6 +24,7 @@
 
 #include "common/testing/files.h"
 #include "common/testing/shell.h"
+#include "testing/disagg_kill_cases.h"
 
 namespace {
 
@@ -285,17 +286,7 @@ TEST_F(DisaggE2eTest, ACompressedClockMeasuresTheSessionAsRealTimeDoes) {
   EXPECT_NEAR(ttft_fast, ttft_real, 0.10 * ttft_real);
 }
 
-struct KillCase {
-  const char* role;           // the --role of the process killed
-  const char* process;        // the process the failure reason starts with
-  const char* failure_class;  // the class its signature (or the situation) gives
-  // Also right: a killed decode is seen either first through the router's broken
-  // stream (router.decode_stream) or first as its own exit (server.died_during_run,
-  // naming it), whichever the supervisor notices first; both name the role.
-  const char* also_class = nullptr;
-};
-
-std::ostream& operator<<(std::ostream& os, const KillCase& k) { return os << k.role; }
+using servebench::run::testing::KillCase;
 
 class DisaggKillTest : public DisaggE2eTest, public ::testing::WithParamInterface<KillCase> {};
 
@@ -339,15 +330,7 @@ TEST_P(DisaggKillTest, KillingARoleMidPointClassifiesItByRoleAndLeavesNoProcess)
   EXPECT_TRUE(NoneLeft(10)) << "a process of the session outlived it";
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    EachRole, DisaggKillTest,
-    ::testing::Values(
-        // The router sees the decode stream break (SGLang router's words).
-        KillCase{"decode", "decode[", "router.decode_stream", "server.died_during_run"},
-        // The router has no prefill worker left to route to.
-        KillCase{"prefill", "prefill[0]", "router.no_workers"},
-        // Nobody logs a cause: the router process ended while serving.
-        KillCase{"router", "router", "server.died_during_run"}),
-    [](const ::testing::TestParamInfo<KillCase>& info) { return std::string(info.param.role); });
+INSTANTIATE_TEST_SUITE_P(EachRole, DisaggKillTest, servebench::run::testing::DisaggKillCases(),
+                         servebench::run::testing::KillCaseName);
 
 }  // namespace

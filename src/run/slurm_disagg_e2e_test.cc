@@ -27,6 +27,7 @@
 
 #include "common/testing/files.h"
 #include "common/testing/shell.h"
+#include "testing/disagg_kill_cases.h"
 
 namespace {
 
@@ -182,18 +183,7 @@ TEST_F(SlurmDisaggE2eTest, TheSessionGetsItsNodesAndEachProcessIsAStepOnItsNode)
   EXPECT_TRUE(Sims("").empty());
 }
 
-// One role's process killed mid-point, and what the failed point's record must say.
-struct KillCase {
-  const char* role;           // the --role of the sim process killed (inside its srun step)
-  const char* process;        // the process the failure reason starts with
-  const char* failure_class;  // the class its signature (or the situation) gives
-  // Also right: a killed decode is seen either first through the router's broken
-  // stream (router.decode_stream) or first as its own exit (server.died_during_run,
-  // naming it), whichever the supervisor notices first; both name the role.
-  const char* also_class = nullptr;
-};
-
-std::ostream& operator<<(std::ostream& os, const KillCase& k) { return os << k.role; }
+using servebench::run::testing::KillCase;
 
 class SlurmDisaggKillTest : public SlurmDisaggE2eTest,
                             public ::testing::WithParamInterface<KillCase> {};
@@ -228,15 +218,7 @@ TEST_P(SlurmDisaggKillTest, KillingARoleStepMidPointFailsThatPointByRoleAndLeave
   EXPECT_TRUE(Sims("").empty()) << "a process of the session outlived the job";
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    EachRole, SlurmDisaggKillTest,
-    ::testing::Values(
-        // The router sees the decode stream break (SGLang router's words), through srun.
-        KillCase{"decode", "decode[", "router.decode_stream", "server.died_during_run"},
-        // The router has no prefill worker left to route to.
-        KillCase{"prefill", "prefill[0]", "router.no_workers"},
-        // Nobody logs a cause: the router's step ended while serving.
-        KillCase{"router", "router", "server.died_during_run"}),
-    [](const ::testing::TestParamInfo<KillCase>& info) { return std::string(info.param.role); });
+INSTANTIATE_TEST_SUITE_P(EachRole, SlurmDisaggKillTest, servebench::run::testing::DisaggKillCases(),
+                         servebench::run::testing::KillCaseName);
 
 }  // namespace
