@@ -68,6 +68,7 @@ std::optional<int> KvBlockTokens(const ServeSpec& serve) {
     if (end == text.c_str() || *end != '\0' || v < 1 || v > 65536) return std::nullopt;
     return static_cast<int>(v);
   };
+  if (serve.engine == "llamacpp") return 1;
   if (serve.engine == "sim") {
     for (const char* key : {"block-size", "--block-size"}) {
       if (auto it = serve.sim_options.find(key); it != serve.sim_options.end())

@@ -55,8 +55,9 @@ bool IsTraceReplay(const LoadSpec& load);
 
 // Tokens per KV block of the engine `serve` starts, as its command says: the sim's
 // block-size option, else the last --block-size (vLLM, ATOM) or --page-size (SGLang)
-// of the extra arguments or the verbatim command. nullopt when none says: the client's
-// expected hit fraction then assumes vLLM's default.
+// of the extra arguments or the verbatim command; 1 for llama.cpp, whose slots reuse
+// the longest common token prefix of their cached prompt, not whole blocks. nullopt
+// when none says: the client's expected hit fraction then assumes vLLM's default.
 std::optional<int> KvBlockTokens(const ServeSpec& serve);
 
 // Binds every agentic-coding point of `plan` (others are left as they are) and

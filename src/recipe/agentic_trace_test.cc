@@ -94,6 +94,12 @@ TEST(KvBlockTokensTest, TheSimOptionThenTheLastFlagOfTheCommand) {
   EXPECT_EQ(KvBlockTokens(captured), 64);
 }
 
+TEST(KvBlockTokensTest, LlamaCppReusesTokenPrefixesNotBlocks) {
+  ServeSpec llama;
+  llama.engine = "llamacpp";
+  EXPECT_EQ(KvBlockTokens(llama), 1);
+}
+
 TEST_F(BindAgenticTracesTest, WithoutATraceThePlanFailsNamingTheLoaderAndItsDataset) {
   Plan plan;
   plan.points.push_back(AgenticPoint("minimaxm3", 4));
