@@ -55,8 +55,11 @@ void AddBenchFlags(CLI::App& app, BenchFlags* f) {
   app.add_option("--label", s.label);
   app.add_option(
       "--dataset-name", s.dataset_name,
-      "random | custom | sharegpt | mooncake_trace | weka_trace | bailian_trace (docs/agentic.md)");
-  app.add_option("--dataset-path", s.dataset_path, "dataset file; a trace file or folder");
+      "random | custom | sharegpt | speed_bench | spec_bench | mooncake_trace | weka_trace | "
+      "bailian_trace (docs/bench.md, docs/agentic.md)");
+  app.add_option("--dataset-path", s.dataset_path,
+                 "dataset file; a trace file or folder; speed_bench: the prepared folder "
+                 "(<subset>.jsonl in it) or the file");
   app.add_flag("--fixed-schedule", s.fixed_schedule,
                "trace replay: send on the recorded timestamps even with --max-concurrency "
                "(which then caps requests in flight)");
@@ -99,6 +102,20 @@ void AddBenchFlags(CLI::App& app, BenchFlags* f) {
   app.add_option("--random-range-ratio", s.random_range_ratio);
   app.add_option("--random-prefix-len", s.random_prefix_len);
   app.add_option("--custom-output-len", s.custom_output_len);
+  app.add_option("--speed-bench-dataset-subset", s.speed_bench_subset,
+                 "speed_bench: qualitative (acceptance, 11 categories) or throughput_1k, _2k, "
+                 "_8k, _16k, _32k")
+      ->capture_default_str();
+  app.add_option("--speed-bench-category", s.speed_bench_category,
+                 "speed_bench: only this category (default: all)");
+  app.add_option("--speed-bench-output-len", s.speed_bench_output_len,
+                 "speed_bench: max_tokens of each request")
+      ->capture_default_str();
+  app.add_option("--spec-bench-category", s.spec_bench_category,
+                 "spec_bench: only this category (default: all)");
+  app.add_option("--spec-bench-output-len", s.spec_bench_output_len,
+                 "spec_bench: max_tokens of each request")
+      ->capture_default_str();
   f->num_prompts_flag = app.add_option(
       "--num-prompts", s.num_prompts,
       "measured prompts; with --duration the most requests the run may send (each once)");

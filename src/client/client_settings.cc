@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "client/conversation_dataset.h"
 #include "client/length_mixture.h"
 #include "common/limits.h"
 #include "trace/trace_loader.h"
@@ -205,6 +206,18 @@ Status Validate(const BenchSettings& s) {
   SB_RETURN_IF_ERROR(tokens("--random-output-len", s.random_output_len, 1));
   SB_RETURN_IF_ERROR(tokens("--random-prefix-len", s.random_prefix_len, 0));
   SB_RETURN_IF_ERROR(tokens("--custom-output-len", s.custom_output_len, 1));
+  SB_RETURN_IF_ERROR(tokens("--speed-bench-output-len", s.speed_bench_output_len, 1));
+  SB_RETURN_IF_ERROR(tokens("--spec-bench-output-len", s.spec_bench_output_len, 1));
+  if (s.dataset_name == "speed_bench") {
+    SB_RETURN_IF_ERROR(ValidateSpeedBenchSelection(s.speed_bench_subset, s.speed_bench_category));
+  } else if (!s.speed_bench_category.empty() || s.speed_bench_subset != "qualitative") {
+    return bad(
+        "--speed-bench-dataset-subset and --speed-bench-category apply to --dataset-name "
+        "speed_bench");
+  }
+  if (s.dataset_name != "spec_bench" && !s.spec_bench_category.empty()) {
+    return bad("--spec-bench-category applies to --dataset-name spec_bench");
+  }
   if (!s.sequence_distribution.empty()) {
     if (s.dataset_name != "random") {
       return bad(fmt::format(
@@ -228,10 +241,10 @@ Status Validate(const BenchSettings& s) {
   }
   const bool is_trace = trace::IsTraceFormatName(s.dataset_name);
   if (s.dataset_name != "random" && s.dataset_name != "custom" && s.dataset_name != "sharegpt" &&
-      !is_trace) {
+      s.dataset_name != "speed_bench" && s.dataset_name != "spec_bench" && !is_trace) {
     return bad(fmt::format(
-        "--dataset-name '{}': must be random, custom, sharegpt, mooncake_trace, weka_trace or "
-        "bailian_trace",
+        "--dataset-name '{}': must be random, custom, sharegpt, speed_bench, spec_bench, "
+        "mooncake_trace, weka_trace or bailian_trace",
         s.dataset_name));
   }
   if (!(s.trace_speedup > 0) || !std::isfinite(s.trace_speedup)) {
@@ -331,7 +344,10 @@ Status Validate(const BenchSettings& s) {
           limits::kMaxPromptTokensPerRun));
     }
   }
-  int64_t out_len = s.dataset_name == "random" ? s.random_output_len : s.custom_output_len;
+  int64_t out_len = s.dataset_name == "random"        ? s.random_output_len
+                    : s.dataset_name == "speed_bench" ? s.speed_bench_output_len
+                    : s.dataset_name == "spec_bench"  ? s.spec_bench_output_len
+                                                      : s.custom_output_len;
   double output_tokens = requests * (mix ? mix_out : MaxDrawn(out_len, s.random_range_ratio));
   if (output_tokens > static_cast<double>(limits::kMaxOutputTokensPerRun)) {
     return bad(fmt::format(

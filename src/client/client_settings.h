@@ -110,7 +110,8 @@ struct BenchSettings {
   bool kernel_rx_timestamps = true;
 
   // ---- Dataset ----
-  // random | custom | sharegpt | mooncake_trace | weka_trace | bailian_trace (AIPerf's names; a
+  // random | custom | sharegpt | speed_bench | spec_bench (vLLM's names) | mooncake_trace |
+  // weka_trace | bailian_trace (AIPerf's names; a
   // trace replays every turn it holds, so --num-prompts is set from it: docs/agentic.md)
   std::string dataset_name = "random";
   std::string dataset_path;  // custom (JSONL), sharegpt (JSON), a trace file or folder
@@ -128,6 +129,14 @@ struct BenchSettings {
   std::vector<SequenceComponent> sequence_distribution;
   int64_t random_vocab_size = 32000;  // token ids are drawn from [100, vocab)
   int64_t custom_output_len = 256;    // custom/sharegpt rows without a length
+  // speed_bench / spec_bench (conversation_dataset.h, docs/bench.md "SPEED-Bench and
+  // Spec-Bench"): dataset_path is SPEED-Bench's prepared folder (<subset>.jsonl in it)
+  // or a file; each request is a row's first user turn, max_tokens the output length.
+  std::string speed_bench_subset = "qualitative";  // --speed-bench-dataset-subset
+  std::string speed_bench_category;                // --speed-bench-category; "" = all
+  int64_t speed_bench_output_len = 4096;           // --speed-bench-output-len (vLLM's default)
+  std::string spec_bench_category;                 // --spec-bench-category; "" = all
+  int64_t spec_bench_output_len = 256;             // --spec-bench-output-len (vLLM's default)
   bool tokenize_chat_prompts = true;  // chat: use the server's /tokenize for exact lengths
 
   // ---- Trace replay (docs/agentic.md) ----

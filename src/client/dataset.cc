@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 
+#include "client/conversation_dataset.h"
 #include "client/length_mixture.h"
 #include "common/atomic_file.h"
 #include "common/jsonl.h"
@@ -199,6 +200,33 @@ StatusOr<std::vector<Prompt>> ShareGptPrompts(const BenchSettings& s, const Toke
   return out;
 }
 
+// speed_bench / spec_bench: one prompt per row, its first user turn as text. The chat
+// endpoint wraps it in a user message, so the server applies the model's own chat
+// template; /v1/completions sends it as it is (docs/bench.md "SPEED-Bench and Spec-Bench").
+StatusOr<std::vector<Prompt>> ConversationPrompts(const BenchSettings& s, const TokenCounter& count,
+                                                  PromptSet* set) {
+  const bool speed = s.dataset_name == "speed_bench";
+  SB_ASSIGN_OR_RETURN(
+      std::vector<ConversationRow> rows,
+      speed ? LoadSpeedBench(s.dataset_path, s.speed_bench_subset, s.speed_bench_category)
+            : LoadSpecBench(s.dataset_path, s.spec_bench_category));
+  std::vector<Prompt> out;
+  out.reserve(rows.size());
+  for (ConversationRow& row : rows) {
+    Prompt p;
+    p.text = std::move(row.turns.front());
+    p.category = std::move(row.category);
+    p.max_tokens = speed ? s.speed_bench_output_len : s.spec_bench_output_len;
+    std::optional<int64_t> n = count ? count(p.text) : std::nullopt;
+    p.prompt_tokens = n.value_or(EstimateTokens(p.text));
+    p.prompt_tokens_exact = n.has_value();
+    if (row.turns.size() > 1) ++set->multi_turn_rows;
+    out.push_back(std::move(p));
+  }
+  set->conversation_rows = static_cast<int64_t>(out.size());
+  return out;
+}
+
 }  // namespace
 
 int64_t SampleLength(int64_t base, double ratio, RangeRatioSemantics semantics,
@@ -224,19 +252,30 @@ StatusOr<PromptSet> MakePrompts(const BenchSettings& s, bool chat, const TokenCo
   PromptSet set;
   if (s.dataset_name == "random") {
     SB_ASSIGN_OR_RETURN(all, RandomPrompts(s, chat, total, count, &set.note));
-  } else if (s.dataset_name == "custom" || s.dataset_name == "sharegpt") {
+  } else if (s.dataset_name == "custom" || s.dataset_name == "sharegpt" ||
+             s.dataset_name == "speed_bench" || s.dataset_name == "spec_bench") {
     if (s.dataset_path.empty()) {
       return Status::InvalidArgument("--dataset-name " + s.dataset_name +
                                      " needs --dataset-path (a JSONL/JSON file)");
     }
+    std::string file = s.dataset_path;
     if (s.dataset_name == "custom") {
       SB_ASSIGN_OR_RETURN(all, CustomPrompts(s, count));
-    } else {
+    } else if (s.dataset_name == "sharegpt") {
       SB_ASSIGN_OR_RETURN(all, ShareGptPrompts(s, count));
+    } else {
+      SB_ASSIGN_OR_RETURN(all, ConversationPrompts(s, count, &set));
+      if (s.dataset_name == "speed_bench")
+        file = SpeedBenchFile(s.dataset_path, s.speed_bench_subset);
     }
     set.note =
-        s.dataset_name + " file " + s.dataset_path +
+        s.dataset_name + " file " + file +
         (count ? " (lengths from the server's /tokenize)" : " (lengths estimated as bytes/4)");
+    if (set.multi_turn_rows > 0) {
+      set.note +=
+          fmt::format("; first user turn of each row sent, {} of {} rows had follow-up turns",
+                      set.multi_turn_rows, set.conversation_rows);
+    }
     // Shuffle once for the seed, as vLLM samples, then cycle when the file is short.
     std::mt19937_64 rng(s.seed);
     std::shuffle(all.begin(), all.end(), rng);
@@ -247,8 +286,9 @@ StatusOr<PromptSet> MakePrompts(const BenchSettings& s, bool chat, const TokenCo
     }
     all.resize(static_cast<size_t>(total));
   } else {
-    return Status::InvalidArgument("--dataset-name '" + s.dataset_name +
-                                   "': must be random, custom or sharegpt");
+    return Status::InvalidArgument(
+        "--dataset-name '" + s.dataset_name +
+        "': must be random, custom, sharegpt, speed_bench or spec_bench");
   }
   set.measured.assign(std::make_move_iterator(all.begin()),
                       std::make_move_iterator(all.begin() + s.num_prompts));

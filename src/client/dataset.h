@@ -1,6 +1,7 @@
 // Prompt datasets (vLLM names): "random" (token ids for /v1/completions, text for
-// chat), random with a shared prefix (--random-prefix-len), "custom" JSONL and
-// "sharegpt" JSON. Deterministic for a seed. Warm-up prompts are drawn after the
+// chat), random with a shared prefix (--random-prefix-len), "custom" JSONL,
+// "sharegpt" JSON, and the conversation files "speed_bench" and "spec_bench"
+// (conversation_dataset.h). Deterministic for a seed. Warm-up prompts are drawn after the
 // measured ones so they never repeat a measured prompt (prefix caching would
 // otherwise flatter the first measured requests).
 #pragma once
@@ -23,7 +24,8 @@ struct Prompt {
   int64_t prompt_tokens = 0;         // the client's count (exact for token ids)
   bool prompt_tokens_exact = false;  // from ids or the server's /tokenize
   int64_t max_tokens = 0;
-  int component = -1;  // its ISL/OSL mixture component (length_mixture.h); -1 = none
+  int component = -1;    // its ISL/OSL mixture component (length_mixture.h); -1 = none
+  std::string category;  // speed_bench / spec_bench: its row's category; "" otherwise
 };
 
 // Counts tokens of `text` with the server's tokenizer, or nullopt when the server
@@ -34,6 +36,10 @@ struct PromptSet {
   std::vector<Prompt> measured;
   std::vector<Prompt> warmups;
   std::string note;  // how lengths were made (recorded in the result)
+  // speed_bench / spec_bench: the rows the file held for the subset and category, and
+  // how many of them had follow-up turns, which are not sent (conversation_dataset.h).
+  int64_t conversation_rows = 0;
+  int64_t multi_turn_rows = 0;
 };
 
 // Builds num_prompts + num_warmups prompts. `count_tokens` may be empty.

@@ -12,6 +12,7 @@
 #include <ctime>
 #include <thread>
 
+#include "client/category_mix.h"
 #include "client/client.h"
 #include "client/dataset.h"
 #include "client/length_mixture.h"
@@ -601,6 +602,11 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
   if (!s.sequence_distribution.empty()) {
     for (const Prompt& p : prompts.measured) component_of.push_back(p.component);
   }
+  std::vector<std::string> category_of;  // measured index → its conversation's category
+  const bool conversations = s.dataset_name == "speed_bench" || s.dataset_name == "spec_bench";
+  if (conversations) {
+    for (const Prompt& p : prompts.measured) category_of.push_back(p.category);
+  }
   std::vector<Job> jobs = make_jobs(prompts.measured, false, offsets);
   prompts.measured.clear();
   prompts.measured.shrink_to_fit();
@@ -784,6 +790,9 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
   if (!s.sequence_distribution.empty()) {
     h.servebench_extra["sequence_distribution"] =
         RealisedMixtureJson(s.sequence_distribution, component_of, result.records);
+  }
+  if (conversations) {
+    h.servebench_extra["category_mix"] = CategoryMixJson(s, prompts, category_of, result.records);
   }
   h.servebench_extra["client"] =
       json::object{{"cpu_s", cpu_s},
