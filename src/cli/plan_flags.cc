@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "capture/capture.h"
+#include "cli/conversation_datasets.h"
 #include "cli/preflight.h"
 #include "run/sim_rehearsal.h"
 
@@ -61,6 +62,9 @@ void AddPlanFlags(CLI::App& app, PlanFlags* p) {
   app.add_option(
       "--trace-format", p->agentic.trace_format,
       "mooncake_trace, weka_trace or bailian_trace (default: detected from the content)");
+  app.add_option("--speed-bench-dir", p->speed_bench_dir,
+                 "speed_bench points: the folder holding <subset>.jsonl as NVIDIA's prepare.py "
+                 "writes it (default: $VLLM_SPEED_BENCH_DIR, as perf-eval)");
   app.add_option("--duration", p->agentic.duration_s,
                  "agentic-coding points: seconds of replay instead of the row's (3600)");
 }
@@ -109,10 +113,12 @@ StatusOr<recipe::Plan> LoadPlan(PlanFlags p, const char* command,
   // Only a run replays: `matrix` lists the rows as InferenceX expands them.
   if (run_settings != nullptr) {
     SB_RETURN_IF_ERROR(recipe::BindAgenticTraces(&plan, p.agentic));
+    SB_RETURN_IF_ERROR(BindConversationDatasets(&plan, p.speed_bench_dir));
   } else if (!p.agentic.trace_path.empty() || p.agentic.duration_s != 0 ||
-             !p.agentic.trace_format.empty()) {
+             !p.agentic.trace_format.empty() || !p.speed_bench_dir.empty()) {
     return Status::InvalidArgument(
-        std::string("--trace, --trace-format and --duration apply to run and nightly, not ") +
+        std::string("--trace, --trace-format, --duration and --speed-bench-dir apply to run and "
+                    "nightly, not ") +
         command);
   }
   if (!p.inferencex_root.empty()) {

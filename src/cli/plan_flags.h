@@ -33,12 +33,15 @@ struct PlanFlags {
   // Agentic-coding points: the trace each replays and for how long
   // (recipe/agentic_trace.h), bound before capture and rehearsal.
   recipe::AgenticTraceSettings agentic;
+  // speed_bench points: the prepared SPEED-Bench folder (cli/conversation_datasets.h).
+  std::string speed_bench_dir;
 };
 
 // Adds PATH... and every filter flag to `app`, writing into `flags`.
 void AddPlanFlags(CLI::App& app, PlanFlags* flags);
 
-// Loads and expands the recipes, binds agentic points to their trace (--trace), then
+// Loads and expands the recipes, binds agentic points to their trace (--trace) and
+// speed_bench / spec_bench points to their file (--speed-bench-dir), then
 // (with --engine sim) turns the points into their
 // simulated twins before --session selects among them. Prints every diagnostic to
 // stderr (prefixed with `command`); InvalidArgument when any recipe is invalid, a

@@ -129,6 +129,12 @@ recipe::Diagnostics CheckPlanRunnable(const recipe::RecipeSet& set, const recipe
         point.load.scenario == "agentic-coding" && !recipe::IsTraceReplay(point.load);
     client::BenchSettings bench = run::BenchSettingsFor(point, settings, "http://127.0.0.1:1", "");
     bench.model = bench.model.empty() ? "-" : bench.model;
+    // A speed_bench point of a nightly workload gets its folder at run time too (`run
+    // --speed-bench-dir`, cli/conversation_datasets.h, which reads and checks it before
+    // this): the rest of its load is checked here as it stands.
+    if (point.load.dataset == "speed_bench" && bench.dataset_path.empty()) {
+      bench.dataset_path = "(--speed-bench-dir)";
+    }
     if (unbound_trace) {
       if (!validating) {
         add(Locate(set, point, origin, {"load", "scenarios"}), point,

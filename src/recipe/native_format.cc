@@ -263,7 +263,8 @@ void ReadLoad(const LoadContext& ctx, FieldReader& r, LoadSpec* load, int* per_c
     if (!r.Has("endpoint"))
       load->endpoint = *v == "openai-chat" ? "/v1/chat/completions" : "/v1/completions";
   }
-  if (auto v = r.Enum("dataset", {"random", "random-prefix", "sharegpt", "custom", "speed_bench"}))
+  if (auto v = r.Enum("dataset", {"random", "random-prefix", "sharegpt", "custom", "speed_bench",
+                                  "spec_bench"}))
     load->dataset = *v;
   if (auto v = r.String("dataset_path", false, true)) load->dataset_path = *v;
   if (auto v = r.Double("random_range_ratio")) {

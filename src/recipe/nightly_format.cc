@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "common/limits.h"
+#include "common/speed_bench_names.h"
 #include "recipe/formats.h"
 
 namespace servebench::recipe {
@@ -352,20 +353,37 @@ std::optional<Scenario> ReadBenchConfig(const LoadContext& ctx, const YNode& n,
     }
   }
   if (const YNode* args = r.Get("args")) ReadBenchArgs(ctx, *args, r.PathOf("args"), &s.load, &ok);
+  // The subset and category become the client's flags in the load's extra arguments
+  // (common/speed_bench_names.h), checked here against SPEED-Bench's names so a typo is
+  // an error at its line; the file comes at plan time (--speed-bench-dir).
+  std::string subset = "qualitative";  // perf-eval's default
+  std::string category;
+  if (auto v = r.String("speed_bench_dataset_subset", false, true)) subset = *v;
+  if (auto v = r.String("speed_bench_category", false, true)) category = *v;
   for (const char* k : {"speed_bench_dataset_subset", "speed_bench_category"}) {
-    if (auto v = r.String(k, false, true)) {
-      if (dataset != "speed_bench") {
-        r.ErrorAt(k, "is only for dataset: speed_bench");
-        ok = false;
-      } else {
-        s.load.extra_args.push_back("--" + FlagName(k));
-        s.load.extra_args.push_back(*v);
-      }
+    if (r.Has(k) && dataset != "speed_bench") {
+      r.ErrorAt(k, "is only for dataset: speed_bench");
+      ok = false;
     }
   }
-  if (dataset == "speed_bench" && !r.Has("speed_bench_dataset_subset")) {
-    s.load.extra_args.push_back("--speed-bench-dataset-subset");
-    s.load.extra_args.push_back("qualitative");
+  if (dataset == "speed_bench") {
+    const std::vector<std::string>& categories = SpeedBenchCategories(subset);
+    if (categories.empty()) {
+      r.ErrorAt("speed_bench_dataset_subset", fmt::format("'{}' is not a SPEED-Bench subset ({})",
+                                                          subset, JoinNames(SpeedBenchSubsets())));
+      ok = false;
+    } else if (!category.empty() &&
+               std::find(categories.begin(), categories.end(), category) == categories.end()) {
+      r.ErrorAt("speed_bench_category", fmt::format("'{}' is not a category of the {} subset ({})",
+                                                    category, subset, JoinNames(categories)));
+      ok = false;
+    }
+    s.load.extra_args.emplace_back(kSpeedBenchSubsetFlag);
+    s.load.extra_args.push_back(subset);
+    if (!category.empty()) {
+      s.load.extra_args.emplace_back(kSpeedBenchCategoryFlag);
+      s.load.extra_args.push_back(category);
+    }
   }
   s.load.ignore_eos = dataset == "random";
   if (!ok) return std::nullopt;

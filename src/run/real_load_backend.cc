@@ -4,6 +4,7 @@
 
 #include "client/client.h"
 #include "common/atomic_file.h"
+#include "common/speed_bench_names.h"
 #include "recipe/agentic_trace.h"
 #include "record/record_builder.h"
 #include "run/aggregate.h"
@@ -28,6 +29,21 @@ client::BenchSettings BenchSettingsFor(const recipe::Point& point, const RunSett
   if (!trace_replay) {  // a trace sets each prompt's lengths itself
     b.random_input_len = load.isl;
     b.random_output_len = load.osl;
+  }
+  // A conversation dataset's output length is the scenario's osl (perf-eval passes
+  // output_len as --speed-bench-output-len); its input is the rows' own.
+  // The rows it selects are the client flags in the load's extra arguments
+  // (common/speed_bench_names.h; the nightly format writes them).
+  if (load.dataset == "speed_bench" || load.dataset == "spec_bench") {
+    const ConversationSelection selection = ConversationSelectionOf(load.extra_args);
+    if (load.dataset == "speed_bench") {
+      b.speed_bench_subset = selection.speed_bench_subset;
+      b.speed_bench_category = selection.speed_bench_category;
+      if (load.osl > 0) b.speed_bench_output_len = load.osl;
+    } else {
+      b.spec_bench_category = selection.spec_bench_category;
+      if (load.osl > 0) b.spec_bench_output_len = load.osl;
+    }
   }
   b.random_range_ratio = load.random_range_ratio;
   // 0 means exact lengths in both conventions only under vLLM's; InferenceX's
