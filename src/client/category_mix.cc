@@ -12,6 +12,8 @@ boost::json::object CategoryMixJson(const BenchSettings& s, const PromptSet& pro
   struct Acc {
     int64_t requests = 0, completed = 0;
     double prompt_tokens = 0, output_tokens = 0;
+    double al_sum = 0;  // per-request acceptance lengths the server reported
+    int64_t al_count = 0;
   };
   std::map<std::string, Acc> acc;
   for (const std::string& c : category_of) ++acc[c].requests;
@@ -24,6 +26,10 @@ boost::json::object CategoryMixJson(const BenchSettings& s, const PromptSet& pro
     ++a.completed;
     a.prompt_tokens += static_cast<double>(metrics::ResolvePromptTokens(r).n);
     a.output_tokens += static_cast<double>(metrics::ResolveOutputTokens(r).n);
+    if (r.spec) {
+      a.al_sum += r.spec->mean_acceptance_length;
+      ++a.al_count;
+    }
     ++completed;
   }
   const bool speed = s.dataset_name == "speed_bench";
@@ -41,7 +47,12 @@ boost::json::object CategoryMixJson(const BenchSettings& s, const PromptSet& pro
         {"completed", a.completed},
         {"completed_share_pct", share(a.completed, completed)},
         {"mean_prompt_tokens", mean(a.prompt_tokens, a.completed)},
-        {"mean_output_tokens", mean(a.output_tokens, a.completed)}});
+        {"mean_output_tokens", mean(a.output_tokens, a.completed)},
+        // The run's spec_request_mean_acceptance_length (metrics.md §7) over this
+        // category's requests; null when none carried per-request stats.
+        {"spec_request_mean_acceptance_length",
+         a.al_count > 0 ? boost::json::value(a.al_sum / static_cast<double>(a.al_count))
+                        : boost::json::value(nullptr)}});
   }
   return boost::json::object{
       {"dataset", s.dataset_name},

@@ -2,8 +2,10 @@
 // in the result, docs/bench.md "SPEED-Bench and Spec-Bench"): which file, subset and
 // category filter the prompts came from, and per category how many measured requests
 // were sent and completed, with the mean prompt and output tokens of the completed
-// ones. Acceptance is the run's (metrics.md §7): the server's counters do not split
-// by request, so there is no per-category acceptance here. Pure.
+// ones. The run's acceptance comes from the server's counters (metrics.md §7), which
+// do not split by request; per category there is the request-weighted mean of the
+// acceptance lengths the server reported per request (vLLM's
+// --per-request-spec-decode-metrics), null when it reported none. Pure.
 #pragma once
 
 #include <boost/json.hpp>
