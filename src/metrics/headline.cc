@@ -120,6 +120,10 @@ const std::vector<HeadlineMetric>& HeadlineMetrics() {
        "total_gpu_energy_j / output tokens", 4},
       {"output_tokens_per_joule", &Headline::output_tokens_per_joule, "tokens/J",
        "output tokens / total_gpu_energy_j", 2},
+      {"max_concurrency_at_slo", &Headline::max_concurrency_at_slo, "requests",
+       "servebench search: the highest concurrency that met every SLO limit (docs/search.md)", 0},
+      {"max_request_rate_at_slo", &Headline::max_request_rate_at_slo, "req/s",
+       "servebench search: the highest request rate that met every SLO limit (docs/search.md)", 2},
   };
   return kMetrics;
 }
@@ -173,6 +177,9 @@ Headline HeadlineFromResult(const json::object& result, const GpuTopology& gpus)
       h.*(FindHeadlineMetric(key)->field) = Number(*power, key);
     }
   }
+  // A search's answer (search/slo_search.h's JSON): null when nothing met the SLO.
+  h.max_concurrency_at_slo = Number(result, "max_concurrency_at_slo");
+  h.max_request_rate_at_slo = Number(result, "max_request_rate_at_slo");
   return h;
 }
 

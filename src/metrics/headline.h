@@ -90,6 +90,11 @@ struct Headline {
   std::optional<double> total_gpu_energy_j;       // J, all GPUs of the point, the window
   std::optional<double> joules_per_output_token;  // J / output token
   std::optional<double> output_tokens_per_joule;  // output tokens / J (tok/s per W)
+  // ---- SLO search (docs/search.md): the answer of a `servebench search` ----
+  // The highest concurrency / request rate whose probe met every limit; only the
+  // record of a search's answer has one (nullopt when even the minimum failed).
+  std::optional<double> max_concurrency_at_slo;
+  std::optional<double> max_request_rate_at_slo;  // req/s
 
   bool operator==(const Headline&) const = default;
 };
@@ -119,7 +124,9 @@ const HeadlineMetric* FindHeadlineMetric(std::string_view name);
 // of repetitions, run/aggregate.h): the vLLM-compatible keys at its top level, the
 // acceptance length from `spec_decode_acceptance_length` (else
 // servebench.spec_decode.acceptance_length), the power keys from servebench.power
-// (null there when the power was invalid). Per-GPU throughput follows from `gpus`.
+// (null there when the power was invalid), a search answer's max_concurrency_at_slo /
+// max_request_rate_at_slo from the top level (search/slo_search.h's JSON). Per-GPU
+// throughput follows from `gpus`.
 // Latencies of a run with no completed request are nullopt (the writer's 0.0 stands
 // for an empty set there). Keys that are absent or not numbers give nullopt.
 Headline HeadlineFromResult(const boost::json::object& result, const GpuTopology& gpus);

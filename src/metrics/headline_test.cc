@@ -128,6 +128,22 @@ TEST(HeadlineTest, RunWithNothingCompletedHasNoLatencies) {
   EXPECT_DOUBLE_EQ(*h.tput_per_gpu, 0);
 }
 
+// A `servebench search` answer (docs/search.md): its boundary is read from the top level
+// of the search JSON, null (nothing met the SLO) as missing; a load run has neither.
+TEST(HeadlineTest, SearchAnswersAreReadFromTheTopLevelOfTheSearchJson) {
+  Headline c = HeadlineFromResult(
+      boost::json::object{{"max_concurrency_at_slo", 30}, {"first_failing", 32}}, GpuTopology{});
+  EXPECT_EQ(c.max_concurrency_at_slo, 30);
+  EXPECT_FALSE(c.max_request_rate_at_slo.has_value());
+  EXPECT_FALSE(c.tput_per_gpu.has_value());
+  Headline r = HeadlineFromResult(boost::json::object{{"max_request_rate_at_slo", 12.5}}, {});
+  EXPECT_EQ(r.max_request_rate_at_slo, 12.5);
+  Headline none = HeadlineFromResult(boost::json::object{{"max_concurrency_at_slo", nullptr}}, {});
+  EXPECT_FALSE(none.max_concurrency_at_slo.has_value());
+  Headline load = HeadlineFromResult(boost::json::object{{"completed", 4}}, {});
+  EXPECT_FALSE(load.max_concurrency_at_slo.has_value());
+}
+
 TEST(HeadlineTest, EveryMetricHasAUniqueNameAndField) {
   const auto& all = HeadlineMetrics();
   for (size_t i = 0; i < all.size(); ++i) {

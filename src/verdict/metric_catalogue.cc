@@ -28,6 +28,12 @@ const std::vector<MetricSpec>& AllMetrics() {
       // counted, so one change is not two regressions.
       {"joules_per_output_token", Better::kLower, 0.05, 3, true},
       {"output_tokens_per_joule", Better::kHigher, 0.05, 3, false},
+      // A search's answer (docs/search.md): higher is better. 5 %, the rate search's
+      // default resolution (--search-resolution 0.05): a smaller move is inside what
+      // the bisection can tell apart. A concurrency answer moves in whole steps, so at
+      // small boundaries any confirmed step down counts.
+      {"max_concurrency_at_slo", Better::kHigher, 0.05, 3, true},
+      {"max_request_rate_at_slo", Better::kHigher, 0.05, 3, true},
   };
   return kMetrics;
 }
