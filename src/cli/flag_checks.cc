@@ -33,6 +33,12 @@ CLI::Option* AddDbFlag(CLI::App* app, std::string* db, const std::string& help) 
       ->envname(store::kStoreUrlEnv);
 }
 
+void AddBuildFlags(CLI::App* app, record::Build* build) {
+  app->add_option("--build-image", build->image, "the engine image under test (recorded)");
+  app->add_option("--build-commit", build->commit, "the engine commit under test (recorded)");
+  app->add_option("--build-date", build->date, "the night, YYYY-MM-DD (default: today, UTC)");
+}
+
 Status CheckStoreToRead(const std::string& db) {
   SB_RETURN_IF_ERROR(store::CheckStoreUrl(db));
   std::string file = store::SqlitePathOf(db);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "record/record.h"
 
 namespace servebench::cli {
 
@@ -16,6 +17,10 @@ namespace servebench::cli {
 // value `*db` already holds ("servebench.db" for commands that write, "" for those
 // that can read --records instead).
 CLI::Option* AddDbFlag(CLI::App* app, std::string* db, const std::string& help);
+
+// Adds --build-image, --build-commit and --build-date: the build under test, carried
+// on every record (`regress` compares builds). `run`, `nightly` and `search`.
+void AddBuildFlags(CLI::App* app, record::Build* build);
 
 // A store that is only read: the form of the URL, and for SQLite that the file
 // exists (reading never creates a database where there was none, as a typo would).

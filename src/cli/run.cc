@@ -47,12 +47,6 @@ void OnSignal(int sig) {
   (void)sig;
 }
 
-std::string DefaultRunId() {
-  char host[128] = {};
-  ::gethostname(host, sizeof host - 1);
-  return FormatNow("%Y%m%dT%H%M%SZ") + "-" + host + "-" + std::to_string(::getpid());
-}
-
 std::string SelfPath() {
   char buf[4096];
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
@@ -60,6 +54,12 @@ std::string SelfPath() {
 }
 
 }  // namespace
+
+std::string DefaultRunId() {
+  char host[128] = {};
+  ::gethostname(host, sizeof host - 1);
+  return FormatNow("%Y%m%dT%H%M%SZ") + "-" + host + "-" + std::to_string(::getpid());
+}
 
 // Shared with `servebench nightly`: the run flags beyond the plan's.
 void AddRunFlags(CLI::App& app, run::RunSettings* s) {
@@ -96,9 +96,7 @@ void AddRunFlags(CLI::App& app, run::RunSettings* s) {
       "--container-arg", s->container_args,
       "extra container argument, repeatable (e.g. --container-arg=--gpus --container-arg=all)");
   app.add_option("--container-mount", s->container_mounts, "host:container bind mount, repeatable");
-  app.add_option("--build-image", s->build.image, "the engine image under test (recorded)");
-  app.add_option("--build-commit", s->build.commit, "the engine commit under test (recorded)");
-  app.add_option("--build-date", s->build.date, "the night, YYYY-MM-DD (default: today, UTC)");
+  AddBuildFlags(&app, &s->build);
   app.add_option("--run-id", s->run_id, "identifier of this run (default: time-host-pid)");
   app.add_option("--eval-data", s->eval_data_path, "gsm8k test JSONL for points with evals");
   app.add_option("--eval-fewshot", s->eval_fewshot_path, "gsm8k train JSONL (n-shot examples)");

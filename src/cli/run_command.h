@@ -9,6 +9,10 @@
 
 namespace servebench::cli {
 
+// The run id of an invocation that was given none: <UTC time>-<host>-<pid>, a safe id.
+// `run`, `nightly` and `search`.
+std::string DefaultRunId();
+
 // Adds --out, --db, --resume, the build identity and the eval data flags.
 void AddRunFlags(CLI::App& app, run::RunSettings* settings);
 

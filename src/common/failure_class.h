@@ -66,6 +66,9 @@ inline const FailureClass kRunInterrupted = FailureClass::Builtin("run.interrupt
 // The load run.
 inline const FailureClass kClientError = FailureClass::Builtin("client.error");
 inline const FailureClass kClientInvalidRun = FailureClass::Builtin("client.invalid_run");
+// `servebench search`: not even the lowest value probed met the SLO limits
+// (docs/search.md); the answer's record fails, so a series that passed before regresses.
+inline const FailureClass kRunSloNotMet = FailureClass::Builtin("run.slo_not_met");
 // Evals and their gates.
 inline const FailureClass kEvalError = FailureClass::Builtin("eval.error");
 inline const FailureClass kEvalBelowThreshold = FailureClass::Builtin("eval.below_threshold");

@@ -3,12 +3,15 @@
 // sim's own prediction (sim::PredictClosedLoop, what `servebench sim --predict`
 // prints) puts at that limit, within one concurrency step.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 #include "common/testing/files.h"
 #include "common/testing/shell.h"
+#include "record/record_files.h"
 #include "search/slo_search.h"
 #include "sim/predict.h"
 #include "sim/resolved_config.h"
@@ -100,8 +103,11 @@ TEST(SearchSimTest, ConcurrencyBoundaryMatchesTheSimsPredictionWithinOneStep) {
 TEST(SearchSimTest, CommandPrintsTheBoundaryAndWritesItsJson) {
   SimProcess sim({"--time-scale", "0.1", "--seed", "1"});
   ASSERT_TRUE(sim.ready()) << sim.output();
-  std::string out = ::testing::TempDir() + "/search.json";
-  std::remove(out.c_str());
+  // A folder of its own: the records go beside the result.
+  std::string dir = ::testing::TempDir() + "/search-command-" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::string out = dir + "/search.json";
   std::vector<std::string> argv = {SERVEBENCH_BIN,
                                    "search",
                                    "--base-url",
@@ -135,6 +141,29 @@ TEST(SearchSimTest, CommandPrintsTheBoundaryAndWritesItsJson) {
   EXPECT_TRUE(o.at("capped_at_max").as_bool());
   EXPECT_EQ(o.at("probes").as_array().size(), 3u);  // 1, 2, 4
   EXPECT_EQ(o.at("probes").at(0).at("result").at("completed").as_int64(), 8);
+
+  // Every probe is a record beside the result, and so is the answer; `ingest` stores
+  // them as it stores `run`'s.
+  auto records = record::ReadRecordFolder(dir + "/records");
+  ASSERT_TRUE(records.ok()) << records.status().ToString();
+  ASSERT_EQ(records->size(), 4u);
+  int answers = 0;
+  for (const record::Record& r : *records) {
+    EXPECT_EQ(r.status, record::RecordStatus::kOk) << r.record_id << " " << r.failure_reason;
+    ASSERT_TRUE(r.headline.has_value());
+    if (r.headline->max_concurrency_at_slo) {
+      ++answers;
+      EXPECT_EQ(*r.headline->max_concurrency_at_slo, 4);
+      EXPECT_FALSE(r.concurrency.has_value());
+    } else {
+      EXPECT_EQ(r.headline->completed, 8) << r.record_id;
+    }
+  }
+  EXPECT_EQ(answers, 1);
+  servebench::testing::ProcessResult ingest =
+      servebench::testing::RunProcess({SERVEBENCH_BIN, "ingest", dir, "--db", dir + "/sb.db"}, 60);
+  EXPECT_EQ(ingest.exit_code, 0) << ingest.out << ingest.err;
+  EXPECT_NE(ingest.out.find("4 inserted"), std::string::npos) << ingest.out;
 
   argv[argv.size() - 5] = "ttft_p99<=5";  // the --slo value
   servebench::testing::ProcessResult bad = servebench::testing::RunProcess(argv, 60);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "common/time_format.h"
+
 namespace servebench::search {
 
 namespace {
@@ -108,6 +110,7 @@ class Searcher {
       result_.probe_limit_reached = true;
       return false;
     }
+    std::string started_at = Rfc3339Now();
     StatusOr<ProbeRun> run = run_(x);
     if (!run.ok()) {
       result_.stopped = run.status();
@@ -115,6 +118,8 @@ class Searcher {
     }
     Probe p;
     p.value = x;
+    p.started_at = std::move(started_at);
+    p.ended_at = Rfc3339Now();
     p.valid = run->summary.validity.valid();
     p.reasons = run->summary.validity.reason_codes();
     p.checks = CheckSlos(run->summary, s_.slos);

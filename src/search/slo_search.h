@@ -37,6 +37,7 @@ struct Probe {
   bool meets = false;                // valid and every limit met
   bool interrupted = false;          // cut short by Ctrl-C: kept, but decides nothing
   boost::json::object result;
+  std::string started_at, ended_at;  // RFC 3339 UTC, wall clock (the probe's record)
 };
 
 struct SearchResult {
