@@ -56,7 +56,7 @@ void AddBenchFlags(CLI::App& app, BenchFlags* f) {
   app.add_option(
       "--dataset-name", s.dataset_name,
       "random | custom | sharegpt | speed_bench | spec_bench | mooncake_trace | weka_trace | "
-      "bailian_trace (docs/bench.md, docs/agentic.md)");
+      "bailian_trace | dag_jsonl | multi_turn (docs/bench.md, docs/agentic.md)");
   app.add_option("--dataset-path", s.dataset_path,
                  "dataset file; a trace file or folder; speed_bench: the prepared folder "
                  "(<subset>.jsonl in it) or the file");

@@ -244,7 +244,7 @@ Status Validate(const BenchSettings& s) {
       s.dataset_name != "speed_bench" && s.dataset_name != "spec_bench" && !is_trace) {
     return bad(fmt::format(
         "--dataset-name '{}': must be random, custom, sharegpt, speed_bench, spec_bench, "
-        "mooncake_trace, weka_trace or bailian_trace",
+        "mooncake_trace, weka_trace, bailian_trace, dag_jsonl or multi_turn",
         s.dataset_name));
   }
   if (!(s.trace_speedup > 0) || !std::isfinite(s.trace_speedup)) {
@@ -278,8 +278,8 @@ Status Validate(const BenchSettings& s) {
     const bool lanes = is_trace && s.max_concurrency > 0 && !s.fixed_schedule;
     auto lanes_only = [&](std::string_view flag, std::string value) -> Status {
       return bad(fmt::format(
-          "{} {}: only for a closed-loop trace replay (--dataset-name mooncake_trace, "
-          "weka_trace or bailian_trace with --max-concurrency N and no --fixed-schedule)",
+          "{} {}: only for a closed-loop trace replay (--dataset-name a trace format, e.g. "
+          "weka_trace, with --max-concurrency N and no --fixed-schedule)",
           flag, value));
     };
     const std::pair<std::string_view, double> caps[] = {

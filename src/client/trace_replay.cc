@@ -31,6 +31,12 @@ StatusOr<TraceWorkload> LoadTraceWorkload(const BenchSettings& s) {
   SB_ASSIGN_OR_RETURN(options.format, trace::ParseTraceFormat(s.dataset_name));
   options.mooncake_block_tokens = s.trace_block_tokens;
   SB_ASSIGN_OR_RETURN(w.trace, trace::LoadTrace(s.dataset_path, options));
+  if (w.trace.text_messages) {
+    return Status::InvalidArgument(fmt::format(
+        "--dataset-name {}: its turns are chat messages, which need a chat replay through the "
+        "server's tokenizer (not built yet, TODO(#14))",
+        s.dataset_name));
+  }
 
   struct Item {
     int64_t timestamp_ms;

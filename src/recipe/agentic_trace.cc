@@ -130,6 +130,13 @@ Status BindAgenticTraces(Plan* plan, const AgenticTraceSettings& settings) {
             "--trace is used when present)",
             p.recipe, settings.trace_path, trace.status().message(), loader, loader));
       }
+      if (trace->text_messages) {
+        return Status::InvalidArgument(fmt::format(
+            "{} (agentic-coding): --trace {}: a {} trace is chat messages; agentic rows "
+            "replay hash-id traces (mooncake_trace, weka_trace, bailian_trace) as token ids on "
+            "/v1/completions",
+            p.recipe, settings.trace_path, trace::TraceFormatName(trace->format)));
+      }
       known = loaded.emplace(path, std::string(trace::TraceFormatName(trace->format))).first;
     }
     p.load.dataset = known->second;

@@ -19,6 +19,11 @@ Status LoadBailianFile(const std::string& path, uint64_t scope, int64_t block_to
 // Appends the trajectories of one Weka file (JSONL, or one JSON object) to `trace`.
 // `first_scope` keys the first trajectory's ids; each next one gets the next scope.
 Status LoadWekaFile(const std::string& path, uint64_t first_scope, Trace* trace);
+// Appends the trees of one AIPerf dag_jsonl file (roots and their spawned / forked
+// children, messages accumulated as sent) to `trace`.
+Status LoadDagFile(const std::string& path, uint64_t scope, Trace* trace);
+// Appends the conversations of one vLLM multi_turn file (a JSON list) to `trace`.
+Status LoadMultiTurnFile(const std::string& path, uint64_t scope, Trace* trace);
 
 // One id, one size: within a scope a hash id names one block, so it may not be a
 // full block in one row and a cut last block in another (§2.6).

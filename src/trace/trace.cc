@@ -10,6 +10,10 @@ std::string_view TraceFormatName(TraceFormat format) {
       return "weka_trace";
     case TraceFormat::kBailian:
       return "bailian_trace";
+    case TraceFormat::kDagJsonl:
+      return "dag_jsonl";
+    case TraceFormat::kMultiTurn:
+      return "multi_turn";
   }
   return "?";
 }

@@ -24,12 +24,14 @@ namespace servebench::trace {
 
 // The file formats (AIPerf `--dataset-name` spellings, docs/agentic.md).
 enum class TraceFormat {
-  kMooncake,  // mooncake_trace: JSONL rows, `timestamp` ms, 512-token blocks
-  kWeka,      // weka_trace: one trajectory per JSON object, subagents, 64-token blocks
-  kBailian,   // bailian_trace: JSONL rows, `timestamp` s, chat_id sessions, 16-token blocks
+  kMooncake,   // mooncake_trace: JSONL rows, `timestamp` ms, 512-token blocks
+  kWeka,       // weka_trace: one trajectory per JSON object, subagents, 64-token blocks
+  kBailian,    // bailian_trace: JSONL rows, `timestamp` s, chat_id sessions, 16-token blocks
+  kDagJsonl,   // dag_jsonl (AIPerf): one conversation of chat messages per line, spawns/forks
+  kMultiTurn,  // multi_turn (vLLM benchmarks/multi_turn): a JSON list of {id, messages}
 };
 
-// "mooncake_trace" / "weka_trace" / "bailian_trace".
+// "mooncake_trace" / "weka_trace" / "bailian_trace" / "dag_jsonl" / "multi_turn".
 std::string_view TraceFormatName(TraceFormat format);
 
 // One recorded request.
@@ -42,6 +44,17 @@ struct TraceTurn {
   int64_t input_tokens = 0;        // whole prompt, history included
   int64_t output_tokens = 0;       // sent as max_tokens
   std::vector<uint64_t> hash_ids;  // leading blocks of the prompt, in order
+
+  // ---- Text formats only (dag_jsonl, multi_turn; Trace::text_messages) ----
+  // The turn's whole message array as sent (a JSON array, history included, the
+  // recorded assistant turns in it: pre-canned). input_tokens and hash_ids are 0 and
+  // empty until the replay counts the array with the server's tokenizer.
+  std::string messages_json;
+  // More fields of the request body, as `,"k":v...` (dag_jsonl `tools` and `extra`).
+  std::string body_fields_json;
+  // multi_turn: the recorded assistant reply whose token count is max_tokens (vLLM's
+  // default); output_tokens is 0 until the replay counts it. Empty otherwise.
+  std::string answer_text;
 };
 
 // One conversation: a Mooncake session, a Weka root or one subagent.
@@ -68,6 +81,9 @@ struct Trace {
   std::string path;
   int64_t block_size_tokens = 0;  // tokens per hash id
   bool has_timestamps = false;    // every root turn carries a timestamp: fixed schedule possible
+  // Turns are chat messages (TraceTurn::messages_json), not hash ids: they replay on a
+  // chat endpoint and are counted by the server's tokenizer (docs/agentic.md).
+  bool text_messages = false;
   std::vector<TraceTree> trees;
   int64_t dropped_subagents =
       0;  // Weka subagents with no preceding parent turn (AIPerf drops them)

@@ -78,8 +78,12 @@ StatusOr<TraceFormat> ParseTraceFormat(std::string_view name) {
   if (name == "mooncake_trace") return TraceFormat::kMooncake;
   if (name == "weka_trace") return TraceFormat::kWeka;
   if (name == "bailian_trace") return TraceFormat::kBailian;
-  return Status::InvalidArgument(
-      fmt::format("trace format '{}': must be mooncake_trace, weka_trace or bailian_trace", name));
+  if (name == "dag_jsonl") return TraceFormat::kDagJsonl;
+  if (name == "multi_turn") return TraceFormat::kMultiTurn;
+  return Status::InvalidArgument(fmt::format(
+      "trace format '{}': must be mooncake_trace, weka_trace, bailian_trace, dag_jsonl or "
+      "multi_turn",
+      name));
 }
 
 bool IsTraceFormatName(std::string_view name) { return ParseTraceFormat(name).ok(); }
@@ -89,10 +93,15 @@ StatusOr<TraceFormat> DetectTraceFormat(const std::string& path) {
   SB_ASSIGN_OR_RETURN(std::string line, FirstLine(files[0]));
   boost::system::error_code ec;
   boost::json::value value = boost::json::parse(line, ec);
-  // A pretty-printed Weka trace starts with "{" alone on its line.
+  // A pretty-printed Weka trace starts with "{" alone on its line; a vLLM multi_turn
+  // file is one JSON list.
   if (ec && line.find_first_not_of(" \t\r{") == std::string::npos) return TraceFormat::kWeka;
+  if (const size_t first = line.find_first_not_of(" \t\r"); line[first] == '[') {
+    return TraceFormat::kMultiTurn;
+  }
   if (!ec && value.is_object()) {
     const boost::json::object& row = value.get_object();
+    if (row.contains("turns") && row.contains("session_id")) return TraceFormat::kDagJsonl;
     if (row.contains("requests") || row.contains("hash_id_scope")) return TraceFormat::kWeka;
     if (row.contains("chat_id")) return TraceFormat::kBailian;
     if (row.contains("input_length") || row.contains("output_length"))
@@ -101,7 +110,8 @@ StatusOr<TraceFormat> DetectTraceFormat(const std::string& path) {
   return Status::InvalidArgument(fmt::format(
       "{}:1: not a trace this version reads: weka_trace rows hold {{id, block_size, requests}}, "
       "mooncake_trace rows {{timestamp, input_length, output_length, hash_ids}}, bailian_trace "
-      "rows {{chat_id, parent_chat_id, timestamp, input_length, ...}} (or give the format)",
+      "rows {{chat_id, parent_chat_id, timestamp, input_length, ...}}, dag_jsonl rows "
+      "{{session_id, turns}}, a multi_turn file [{{id, messages}}, ...] (or give the format)",
       files[0]));
 }
 
@@ -127,6 +137,13 @@ StatusOr<Trace> LoadTrace(const std::string& path, const TraceLoadOptions& optio
           options.mooncake_block_tokens > 0 ? options.mooncake_block_tokens : kBailianBlockTokens;
       SB_RETURN_IF_ERROR(internal::LoadBailianFile(file, MixInto(scope++, 0x6261696cull),
                                                    trace.block_size_tokens, &trace));
+    } else if (trace.format == TraceFormat::kDagJsonl) {
+      trace.text_messages = true;
+      SB_RETURN_IF_ERROR(internal::LoadDagFile(file, MixInto(scope++, 0x6461676aull), &trace));
+    } else if (trace.format == TraceFormat::kMultiTurn) {
+      trace.text_messages = true;
+      SB_RETURN_IF_ERROR(
+          internal::LoadMultiTurnFile(file, MixInto(scope++, 0x6d756c74ull), &trace));
     } else {
       const size_t before = trace.trees.size();
       SB_RETURN_IF_ERROR(internal::LoadWekaFile(file, scope, &trace));

@@ -18,15 +18,16 @@ namespace servebench::trace {
 
 struct TraceLoadOptions {
   // Unset: detected from the first row (Weka rows hold `requests`, Mooncake rows
-  // `input_length`).
+  // `input_length`, Bailian rows `chat_id`, dag_jsonl rows `session_id` and `turns`; a
+  // multi_turn file starts with `[`).
   std::optional<TraceFormat> format;
   // Mooncake and Bailian tokens per hash id (AIPerf --isl-block-size); 0 = the
   // format's (Mooncake 512, Bailian 16). Weka traces carry their own `block_size`.
   int64_t mooncake_block_tokens = 0;
 };
 
-// "mooncake_trace" | "weka_trace" | "bailian_trace" (AIPerf --dataset-name). Fails
-// naming the choices.
+// "mooncake_trace" | "weka_trace" | "bailian_trace" | "dag_jsonl" (AIPerf
+// --dataset-name) | "multi_turn" (vLLM benchmarks/multi_turn). Fails naming the choices.
 StatusOr<TraceFormat> ParseTraceFormat(std::string_view name);
 
 // A --dataset-name that is a trace format (the one list of them: ParseTraceFormat).

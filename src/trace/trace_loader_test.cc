@@ -219,7 +219,8 @@ TEST(TraceLoaderTest, UnknownContentAndNamesAreClearErrors) {
   auto format = ParseTraceFormat("sharegpt");
   ASSERT_FALSE(format.ok());
   EXPECT_EQ(format.status().message(),
-            "trace format 'sharegpt': must be mooncake_trace, weka_trace or bailian_trace");
+            "trace format 'sharegpt': must be mooncake_trace, weka_trace, bailian_trace, dag_jsonl "
+            "or multi_turn");
   EXPECT_TRUE(IsTraceFormatName("bailian_trace"));
   EXPECT_FALSE(IsTraceFormatName("random"));
 }
