@@ -66,6 +66,10 @@ void AddBenchFlags(CLI::App& app, BenchFlags* f) {
   app.add_option("--trace-speedup", s.trace_speedup,
                  "trace replay: recorded gaps divided by this (2 = twice as fast)")
       ->capture_default_str();
+  app.add_option("--cache-bust", s.cache_bust,
+                 "chat trace replay: none | first_turn_prefix ([rid:<12 hex>] and a blank line "
+                 "before each tree's user messages, fresh per run)")
+      ->capture_default_str();
   app.add_option("--isl-block-size", s.trace_block_tokens,
                  "mooncake_trace / bailian_trace tokens per hash id; 0 = the format's (512 / 16)")
       ->capture_default_str();

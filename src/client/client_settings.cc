@@ -251,6 +251,20 @@ Status Validate(const BenchSettings& s) {
     return bad(fmt::format("--trace-speedup {}: must be a number > 0 (2 replays twice as fast)",
                            s.trace_speedup));
   }
+  if (s.cache_bust != "none" && s.cache_bust != "first_turn_prefix") {
+    return bad(
+        fmt::format("--cache-bust {}: must be none or first_turn_prefix (AIPerf's system_prefix, "
+                    "system_suffix and first_turn_suffix are not supported)",
+                    s.cache_bust));
+  }
+  if (s.cache_bust != "none" &&
+      !(is_trace && EffectiveEndpoint(s).find("chat") != std::string::npos)) {
+    return bad(fmt::format(
+        "--cache-bust {}: marks the first user message of a chat trace replay (--dataset-name "
+        "a trace format with --endpoint /v1/chat/completions); token-id prompts change with "
+        "--seed instead",
+        s.cache_bust));
+  }
   if (s.trace_block_tokens < 0 || s.trace_block_tokens > 65536) {
     return bad(fmt::format("--isl-block-size {}: must be 0..65536 (0 = 512, Mooncake's)",
                            s.trace_block_tokens));

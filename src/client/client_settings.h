@@ -145,6 +145,10 @@ struct BenchSettings {
   bool fixed_schedule = false;     // AIPerf --fixed-schedule: timestamps even with a cap
   double trace_speedup = 1.0;      // recorded gaps (timestamps, delays) are divided by this
   int64_t trace_block_tokens = 0;  // mooncake_trace tokens per hash id (--isl-block-size); 0 = 512
+  // AIPerf --cache-bust: "none" or "first_turn_prefix" (InferenceX's scenario locks it):
+  // a chat replay's user messages start with "[rid:<12 hex>]" and a blank line, one
+  // marker per tree and run, so no two runs or trees share a block.
+  std::string cache_bust = "none";
   int64_t engine_block_tokens = 16;  // the engine's KV block, for the expected hit fraction
   // The engine's KV pool in blocks, for the LRU expected fraction; 0 = infinite cache only.
   int64_t engine_kv_blocks = 0;

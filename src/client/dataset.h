@@ -18,9 +18,13 @@
 namespace servebench::client {
 
 struct Prompt {
-  std::vector<int32_t> token_ids;    // set for token-id prompts (random, completions)
-  std::string text;                  // set for text prompts
-  std::string prefix_text;           // shared prefix as text (chat), empty when none
+  std::vector<int32_t> token_ids;  // set for token-id prompts (random, completions)
+  std::string text;                // set for text prompts
+  std::string prefix_text;         // shared prefix as text (chat), empty when none
+  // Chat: the whole message array as JSON (a text trace's turn); empty = one user
+  // message holding prefix_text and text.
+  std::string messages_json;
+  std::string body_fields_json;      // more body fields, `,"k":v...` (a dag_jsonl turn's)
   int64_t prompt_tokens = 0;         // the client's count (exact for token ids)
   bool prompt_tokens_exact = false;  // from ids or the server's /tokenize
   int64_t max_tokens = 0;

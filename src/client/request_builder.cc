@@ -63,9 +63,12 @@ StatusOr<RequestTemplate> MakeRequestTemplate(const BenchSettings& s, const net:
 std::string BuildRequest(const RequestTemplate& t, const Prompt& p, bool ignore_eos) {
   std::string body;
   body.reserve(t.body_prefix.size() + p.token_ids.size() * 7 + p.text.size() +
-               p.prefix_text.size() + 128);
+               p.prefix_text.size() + p.messages_json.size() + p.body_fields_json.size() + 128);
   body += t.body_prefix;
-  if (t.chat) {
+  if (t.chat && !p.messages_json.empty()) {
+    body += ",\"messages\":";
+    body += p.messages_json;
+  } else if (t.chat) {
     std::string content = p.prefix_text.empty() ? p.text : p.prefix_text + " " + p.text;
     body += ",\"messages\":[{\"role\":\"user\",\"content\":";
     body += json::serialize(json::string(content));
@@ -85,6 +88,7 @@ std::string BuildRequest(const RequestTemplate& t, const Prompt& p, bool ignore_
   body += ",\"max_tokens\":";
   AppendInt(body, p.max_tokens);
   if (ignore_eos) body += ",\"ignore_eos\":true";
+  body += p.body_fields_json;
   body += t.extra_body;
   body += "}";
   std::string req = t.head_prefix;

@@ -10,9 +10,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
+#include <random>
 #include <thread>
 
 #include "client/category_mix.h"
+#include "client/chat_trace_prompts.h"
 #include "client/client.h"
 #include "client/dataset.h"
 #include "client/length_mixture.h"
@@ -487,6 +489,19 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
         url, s.served_model_name.empty() ? s.model : s.served_model_name, s.tls);
   }
   PromptSet prompts;
+  std::string chat_tokenizer_note;
+  uint64_t cache_bust_run_id = 0;
+  if (workload && workload->chat) {
+    // Chat messages of exact length need the server's template and tokenizer.
+    const ChatTokenizer chat_tokenizer =
+        ProbeChatTokenizer(url, s.served_model_name.empty() ? s.model : s.served_model_name, s.tls,
+                           &chat_tokenizer_note);
+    // Fresh per run, as AIPerf derives its markers from the run's UUID: two runs of
+    // one trace share no block.
+    cache_bust_run_id = (static_cast<uint64_t>(std::random_device{}()) << 32) ^
+                        static_cast<uint64_t>(std::random_device{}());
+    SB_RETURN_IF_ERROR(MakeChatTracePrompts(s, chat_tokenizer, cache_bust_run_id, &*workload));
+  }
   if (workload) {
     prompts = std::move(workload->prompts);
   } else {
@@ -834,7 +849,16 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
         {"schedule", lanes ? "lanes" : "fixed"},
         {"lanes", lanes ? json::value(s.max_concurrency) : json::value(nullptr)},
         {"max_live_trees", lanes ? json::value(lanes->max_live_trees()) : json::value(nullptr)},
-        {"trace_speedup", s.trace_speedup}};
+        {"trace_speedup", s.trace_speedup},
+        // How the prompts were made (docs/agentic.md, "Chat prompts").
+        {"prompts", workload->chat ? "chat_messages" : "token_ids"},
+        {"assistant_turns", workload->chat ? json::value("pre-canned") : json::value(nullptr)},
+        {"chat_tokenizer",
+         workload->chat ? json::value(chat_tokenizer_note) : json::value(nullptr)},
+        {"cache_bust", s.cache_bust},
+        {"cache_bust_run_id", s.cache_bust == "none"
+                                  ? json::value(nullptr)
+                                  : json::value(fmt::format("{:016x}", cache_bust_run_id))}};
     if (lanes) {
       json::object& t = h.servebench_extra["trace"].as_object();
       auto opt = [](const std::optional<double>& v) {

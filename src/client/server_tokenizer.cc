@@ -44,6 +44,47 @@ std::optional<int64_t> ParseTokenizeCount(std::string_view body, std::string_vie
   return n;
 }
 
+std::optional<ChatTokenization> ParseTokenization(std::string_view body, bool nonempty) {
+  json::error_code ec;
+  json::value v = json::parse(body, ec);
+  if (ec || !v.is_object()) return std::nullopt;
+  std::optional<int64_t> n = ParseTokenizeCount(body, nonempty ? "x" : "");
+  if (!n) return std::nullopt;
+  ChatTokenization out;
+  out.count = *n;
+  if (const json::value* t = v.get_object().if_contains("tokens"); t && t->is_array()) {
+    for (const json::value& id : t->get_array()) {
+      if (!id.is_int64()) return std::nullopt;
+      out.tokens.push_back(id.get_int64());
+    }
+    if (static_cast<int64_t>(out.tokens.size()) != out.count) out.tokens.clear();
+  }
+  return out;
+}
+
+ChatTokenizer ProbeChatTokenizer(const Url& url, const std::string& model, const TlsOptions& tls,
+                                 std::string* note) {
+  ChatTokenizer tokenize =
+      [url, model, tls](const std::string& messages_json) -> std::optional<ChatTokenization> {
+    json::error_code ec;
+    json::value messages = json::parse(messages_json, ec);
+    if (ec) return std::nullopt;
+    json::object req{{"model", model}, {"messages", std::move(messages)}};
+    StatusOr<net::HttpReply> reply =
+        net::HttpFetch(url, "/tokenize", json::serialize(req), kTokenizeTimeoutS, {}, tls);
+    if (!reply.ok() || reply->status != 200) return std::nullopt;
+    return ParseTokenization(reply->body, /*nonempty=*/true);
+  };
+  if (!tokenize(R"([{"role":"user","content":"hello world"}])")) {
+    *note =
+        "no /tokenize that takes chat messages ({\"model\", \"messages\"}: vLLM, SGLang, "
+        "servebench sim)";
+    return {};
+  }
+  *note = "the server's /tokenize of chat messages ({\"model\", \"messages\"})";
+  return tokenize;
+}
+
 ServerTokenizer ProbeServerTokenizer(const Url& url, const std::string& model,
                                      const TlsOptions& tls) {
   ServerTokenizer out;

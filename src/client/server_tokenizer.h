@@ -7,9 +7,12 @@
 // Thread-safe after construction (each call is one blocking HttpFetch).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "client/dataset.h"
 #include "net/tls_options.h"
@@ -43,6 +46,26 @@ struct ServerTokenizer {
 // Probes the server with each shape in turn ("hello world" must count > 0).
 ServerTokenizer ProbeServerTokenizer(const net::Url& url, const std::string& model,
                                      const net::TlsOptions& tls);
+
+// A chat prompt as the server's tokenizer sees it: POST /tokenize {"model", "messages"}
+// (vLLM, SGLang, the sim) applies the chat template with the assistant header, so
+// `count` is the prompt_tokens a chat request with these messages gets. `tokens` may
+// be empty when the answer lists none.
+struct ChatTokenization {
+  int64_t count = 0;
+  std::vector<int64_t> tokens;
+};
+// Tokenizes one message array (a JSON array); nullopt when the server cannot.
+using ChatTokenizer =
+    std::function<std::optional<ChatTokenization>(const std::string& messages_json)>;
+
+// The server's chat tokenizer, or an empty function when it has none that counts a
+// probe message (llama-server's /tokenize takes no messages); `note` says which.
+ChatTokenizer ProbeChatTokenizer(const net::Url& url, const std::string& model,
+                                 const net::TlsOptions& tls, std::string* note);
+
+// The count and token ids of a /tokenize answer body (ParseTokenizeCount's rule).
+std::optional<ChatTokenization> ParseTokenization(std::string_view body, bool nonempty);
 
 // The token count in a /tokenize answer body: "count" when present, else the length
 // of "tokens"; nullopt for anything else, and for 0 when `text` is not empty.

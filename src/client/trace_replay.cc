@@ -20,23 +20,19 @@ const trace::TraceTurn& TraceWorkload::turn(size_t prompt) const {
 }
 
 StatusOr<TraceWorkload> LoadTraceWorkload(const BenchSettings& s) {
-  if (IsChatEndpoint(s)) {
-    return Status::InvalidArgument(fmt::format(
-        "--dataset-name {} on {}: trace replay sends token-id prompts to /v1/completions "
-        "(chat messages from hash ids are not implemented yet, TODO(#14))",
-        s.dataset_name, EffectiveEndpoint(s)));
-  }
+  const bool chat = IsChatEndpoint(s);
   TraceWorkload w;
   trace::TraceLoadOptions options;
   SB_ASSIGN_OR_RETURN(options.format, trace::ParseTraceFormat(s.dataset_name));
   options.mooncake_block_tokens = s.trace_block_tokens;
   SB_ASSIGN_OR_RETURN(w.trace, trace::LoadTrace(s.dataset_path, options));
-  if (w.trace.text_messages) {
-    return Status::InvalidArgument(fmt::format(
-        "--dataset-name {}: its turns are chat messages, which need a chat replay through the "
-        "server's tokenizer (not built yet, TODO(#14))",
-        s.dataset_name));
+  if (w.trace.text_messages && !chat) {
+    return Status::InvalidArgument(
+        fmt::format("--dataset-name {} on {}: its turns are chat messages; replay them on "
+                    "--endpoint /v1/chat/completions (--backend openai-chat)",
+                    s.dataset_name, EffectiveEndpoint(s)));
   }
+  w.chat = chat;
 
   struct Item {
     int64_t timestamp_ms;
@@ -80,10 +76,12 @@ StatusOr<TraceWorkload> LoadTraceWorkload(const BenchSettings& s) {
     const trace::TraceTurn& turn = w.turn(i);
     const trace::TraceTree& tree = w.trace.trees[items[i].ref.tree];
     Prompt p;
-    std::vector<int32_t> ids =
-        trace::SynthesizePrompt(synthesis, tree.scope, turn.hash_ids, turn.input_tokens,
-                                w.trace.block_size_tokens, /*fresh_key=*/i);
-    p.token_ids = std::move(ids);
+    // A chat replay's messages need the server's tokenizer: MakeChatTracePrompts.
+    if (!chat) {
+      p.token_ids = trace::SynthesizePrompt(synthesis, tree.scope, turn.hash_ids, turn.input_tokens,
+                                            w.trace.block_size_tokens,
+                                            /*fresh_key=*/i);
+    }
     p.prompt_tokens = turn.input_tokens;
     p.prompt_tokens_exact = true;
     p.max_tokens = turn.output_tokens;
@@ -96,11 +94,15 @@ StatusOr<TraceWorkload> LoadTraceWorkload(const BenchSettings& s) {
                                          1e6 / s.trace_speedup)));
   }
   w.prompts.note = fmt::format(
-      "{} {}: {} turns in {} trees, {} at --trace-speedup {}; token ids from hash ids "
-      "({}-token blocks)",
-      s.dataset_name, s.dataset_path, items.size(), w.trace.trees.size(),
+      "{} {}: {} turns in {} trees, {} at --trace-speedup {}; {}", s.dataset_name, s.dataset_path,
+      items.size(), w.trace.trees.size(),
       w.lanes ? fmt::format("{} closed-loop lanes", s.max_concurrency) : "fixed schedule",
-      s.trace_speedup, w.trace.block_size_tokens);
+      s.trace_speedup,
+      w.trace.text_messages ? "the recorded chat messages (pre-canned assistant turns)"
+      : chat ? fmt::format("chat messages from hash ids ({}-token blocks, pre-canned assistant "
+                           "turns, cache bust {})",
+                           w.trace.block_size_tokens, s.cache_bust)
+             : fmt::format("token ids from hash ids ({}-token blocks)", w.trace.block_size_tokens));
   return w;
 }
 

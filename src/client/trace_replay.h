@@ -1,7 +1,8 @@
-// Trace replay in the load generator (docs/agentic.md): --dataset-name mooncake_trace
-// or weka_trace with --dataset-path. A trace becomes the run's measured prompts —
-// token ids synthesized from each turn's hash ids (trace/prompt_synthesis.h), for
-// /v1/completions — and, on a fixed schedule, their send offsets: each turn at its
+// Trace replay in the load generator (docs/agentic.md): --dataset-name a trace format
+// with --dataset-path. A trace becomes the run's measured prompts — token ids
+// synthesized from each turn's hash ids (trace/prompt_synthesis.h), for
+// /v1/completions, or chat messages (chat_trace_prompts.h) — and, on a fixed
+// schedule, their send offsets: each turn at its
 // recorded timestamp divided by --trace-speedup (open loop, independent of
 // completions, as AIPerf's --fixed-schedule).
 //
@@ -36,6 +37,9 @@ struct TraceWorkload {
   // Closed-loop lanes (--max-concurrency N without --fixed-schedule): prompts in
   // LaneSchedule's job order and no offsets. Otherwise the fixed schedule.
   bool lanes = false;
+  // A chat endpoint: the prompts are messages, made after the server answers
+  // (chat_trace_prompts.h); until then they hold lengths only.
+  bool chat = false;
   PromptSet prompts;                // measured prompts, in schedule order
   std::vector<int64_t> offsets_ns;  // per prompt: send offset from the phase start
   struct Ref {
@@ -46,10 +50,11 @@ struct TraceWorkload {
   const trace::TraceTurn& turn(size_t prompt) const;
 };
 
-// Loads the trace and builds its prompts and schedule. Fails with file:line and the
-// field for a bad row, and before anything is sent when a fixed schedule meets a
-// turn with no timestamp (give --max-concurrency for lanes) or the endpoint is chat
-// (token-id prompts only, TODO(#14)).
+// Loads the trace and builds its prompts (token ids on /v1/completions; on a chat
+// endpoint only their lengths, for MakeChatTracePrompts) and schedule. Fails with
+// file:line and the field for a bad row, and before anything is sent when a fixed
+// schedule meets a turn with no timestamp (give --max-concurrency for lanes) or a text
+// trace (dag_jsonl, multi_turn) meets a completions endpoint.
 StatusOr<TraceWorkload> LoadTraceWorkload(const BenchSettings& settings);
 
 struct PrefixCacheSide {

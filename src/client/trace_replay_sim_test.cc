@@ -4,6 +4,7 @@
 // computed from the trace's hash ids — within 1 point with ample KV, within 3 points
 // of the LRU model when the KV pool is below the working set — and a replay against
 // an engine that does not cache is invalid (prefix_hits_disagree).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -25,7 +26,9 @@ using sim::testing::SimProcess;
 // its first 2(k+1) blocks (the history: the previous turn's blocks plus two more)
 // and a cut last block of 30 fresh tokens with an id of its own, as Mooncake's
 // chained hashes give a partial block.
-std::string WriteMultiTurnTrace() {
+// With `sessions`, each conversation's rows carry its session_id (one tree per
+// conversation, as a cache bust sees them); without, every row is a tree of its own.
+std::string WriteMultiTurnTrace(bool sessions = false) {
   const std::string path = servebench::testing::FreshTestDir("replay") + "/conversations.jsonl";
   std::ofstream out(path);
   uint64_t fresh_id = 100000;
@@ -38,6 +41,7 @@ std::string WriteMultiTurnTrace() {
                               {"input_length", 128 * (turn + 1) + 30},
                               {"output_length", 8},
                               {"hash_ids", std::move(ids)}};
+      if (sessions) row["session_id"] = fmt::format("conv-{}", conv);
       out << boost::json::serialize(row) << "\n";
     }
   }
@@ -173,18 +177,112 @@ TEST(TraceReplaySimTest, ABadTraceRowFailsBeforeAnythingIsSent) {
       << r.status().message();
 }
 
-// --backend openai-chat defaults the endpoint to chat completions (--endpoint unset):
-// a trace replay refuses it, naming that endpoint, before any connection is made.
-TEST(TraceReplaySimTest, AChatBackendIsRefusedNamingTheEndpointItDefaultsTo) {
+// On the chat endpoint each turn is one user message of exactly input_length tokens
+// through the sim's template (its /tokenize), equal ids are identical text at
+// identical positions, and so the sim's prefix cache hits what the trace says.
+TEST(TraceReplaySimTest, OnTheChatEndpointEveryPromptIsExactAndTheHitRatesAgree) {
+  SimProcess sim({"--enable-prefix-caching", "--block-size", "16", "--time-scale", "0.01"});
+  ASSERT_TRUE(sim.ready()) << sim.output();
+  BenchSettings s = Replay(sim, WriteMultiTurnTrace());
+  s.backend = "openai-chat";  // --endpoint /v1/chat/completions
+  auto r = RunBench(s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->summary.completed, 30);
+  int64_t sent = 0;
+  for (const metrics::RequestRecord& rec : r->records) {
+    // The server's usage.prompt_tokens is the trace's input_length.
+    EXPECT_EQ(rec.usage_prompt_tokens, rec.client_prompt_tokens);
+    sent += rec.client_prompt_tokens;
+  }
+  EXPECT_EQ(sent, 6 * (128 * 15 + 5 * 30));
+  const boost::json::object& sb = r->result.at("servebench").as_object();
+  EXPECT_EQ(sb.at("trace").at("prompts").as_string(), "chat_messages");
+  EXPECT_EQ(sb.at("trace").at("assistant_turns").as_string(), "pre-canned");
+  const boost::json::object& pc = sb.at("prefix_cache").as_object();
+  const double expected = pc.at("expected").at("token_fraction_infinite").to_number<double>();
+  EXPECT_NEAR(expected, kInfiniteFraction, 1e-6);
+  EXPECT_NEAR(pc.at("server").at("hit_rate").to_number<double>(), expected, 0.01);
+  EXPECT_TRUE(r->summary.validity.valid()) << boost::json::serialize(sb.at("validity"));
+}
+
+// The same replay twice against one sim: without a cache bust the second run's
+// prompts are the first run's (same seed), so the engine hits far more than the trace
+// says and the run is invalid; with --cache-bust first_turn_prefix each run's markers
+// are its own and the second run agrees with the trace again.
+TEST(TraceReplaySimTest, ACacheBustKeepsASecondRunFromHittingTheFirstRunsPrefixes) {
+  SimProcess sim({"--enable-prefix-caching", "--block-size", "16", "--time-scale", "0.01"});
+  ASSERT_TRUE(sim.ready()) << sim.output();
+  BenchSettings s = Replay(sim, WriteMultiTurnTrace(/*sessions=*/true));
+  s.backend = "openai-chat";
+  s.cache_bust = "first_turn_prefix";
+  for (int run = 0; run < 2; ++run) {
+    const Rates rates = RunReplay(s);
+    // A session shares its history with itself only: the marker changes nothing within.
+    EXPECT_NEAR(rates.infinite, kInfiniteFraction, 1e-6) << "run " << run;
+    EXPECT_NEAR(rates.server, rates.infinite, 0.01) << "run " << run;
+    EXPECT_TRUE(rates.valid) << rates.validity;
+  }
+  s.cache_bust = "none";
+  RunReplay(s);  // seeds the cache with this seed's unmarked prompts
+  const Rates again = RunReplay(s);
+  EXPECT_GT(again.server, again.infinite + 0.2);
+  EXPECT_FALSE(again.valid);
+}
+
+// AIPerf dag_jsonl (src/trace/testdata): the recorded messages are sent as they are,
+// in two closed-loop lanes with the spawns and the fork; the sim's token ids give each
+// turn's length and block ids, so the hit rates still agree.
+TEST(TraceReplaySimTest, ADagTraceReplaysItsMessagesOnTheChatEndpoint) {
+  SimProcess sim({"--enable-prefix-caching", "--block-size", "16", "--time-scale", "0.01"});
+  ASSERT_TRUE(sim.ready()) << sim.output();
+  BenchSettings s = Replay(sim, SERVEBENCH_SOURCE_DIR "/src/trace/testdata/agent.dag.jsonl");
+  s.dataset_name = "dag_jsonl";
+  s.trace_block_tokens = 0;
+  s.backend = "openai-chat";
+  s.max_concurrency = 2;
+  auto r = RunBench(s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->summary.completed, 9);
+  for (const metrics::RequestRecord& rec : r->records) {
+    EXPECT_EQ(rec.usage_prompt_tokens, rec.client_prompt_tokens);
+  }
+  const boost::json::object& pc = r->result.at("servebench").at("prefix_cache").as_object();
+  const double expected = pc.at("expected").at("token_fraction_infinite").to_number<double>();
+  EXPECT_GT(expected, 0.1);  // later turns resend the earlier turns' messages
+  EXPECT_NEAR(pc.at("server").at("hit_rate").to_number<double>(), expected, 0.01);
+}
+
+// vLLM multi_turn: max_tokens is the recorded reply's length through the server's
+// tokenizer ("Host DRAM." is 3 sim tokens: "Host", " DRAM", ".").
+TEST(TraceReplaySimTest, AMultiTurnTraceSendsTheRecordedReplyLengthAsMaxTokens) {
+  SimProcess sim({"--enable-prefix-caching", "--block-size", "16", "--time-scale", "0.01"});
+  ASSERT_TRUE(sim.ready()) << sim.output();
+  BenchSettings s = Replay(sim, SERVEBENCH_SOURCE_DIR "/src/trace/testdata/chats.multi_turn.json");
+  s.dataset_name = "multi_turn";
+  s.trace_block_tokens = 0;
+  s.backend = "openai-chat";
+  s.max_concurrency = 2;
+  auto r = RunBench(s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->summary.completed, 3);
+  std::vector<int64_t> outputs;
+  for (const metrics::RequestRecord& rec : r->records) outputs.push_back(rec.max_tokens);
+  std::sort(outputs.begin(), outputs.end());
+  EXPECT_EQ(outputs.front(), 3);
+}
+
+// A text trace on /v1/completions is refused naming the endpoint, before any
+// connection is made.
+TEST(TraceReplaySimTest, ATextTraceIsRefusedOnTheCompletionsEndpoint) {
   BenchSettings s;
   s.base_url = "http://127.0.0.1:1";  // nothing listens: the refusal comes first
   s.model = "m";
-  s.backend = "openai-chat";
-  s.dataset_name = "mooncake_trace";
-  s.dataset_path = WriteMultiTurnTrace();
+  s.dataset_name = "multi_turn";
+  s.dataset_path = SERVEBENCH_SOURCE_DIR "/src/trace/testdata/chats.multi_turn.json";
   auto r = RunBench(s);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("--dataset-name mooncake_trace on /v1/chat/completions"),
+  EXPECT_NE(r.status().message().find("--dataset-name multi_turn on /v1/completions: its turns "
+                                      "are chat messages"),
             std::string::npos)
       << r.status().message();
 }

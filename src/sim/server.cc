@@ -547,11 +547,9 @@ void SimServerImpl::HandleTokenize(ConnId conn, const HttpRequest& request) {
     std::string wrapped = "{\"messages\":" + json::serialize(m->value()) + "}";
     if (auto err = ParseGenerationRequest(wrapped, Endpoint::kChat, *tokenizer_, &req))
       return SendError(conn, *err);
-    ids = tokenizer_->Encode(req.prompt_text);
-    // Template tokens (see ReadMessages): pad with the id of "\n" so count matches usage.
-    while (static_cast<int>(ids.size()) < req.prompt_tokens)
-      ids.push_back(tokenizer_->Encode("\n").front());
-    ids.resize(static_cast<size_t>(req.prompt_tokens));
+    // The ids a chat request with these messages is keyed by (template tokens
+    // included), so a client can see where the template ends and its content begins.
+    ids = std::move(req.prompt_ids);
   } else {
     e.message = "'prompt' (a string) or 'messages' is required";
     e.param = "prompt";

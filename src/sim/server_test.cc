@@ -1,5 +1,6 @@
 // Integration tests of `servebench sim` through real HTTP on loopback: SSE
 // validity, exact usage, request validation, stop strings, stream interval.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <unistd.h>
@@ -274,6 +275,36 @@ TEST(SimServerTest, TokenizeAndDetokenizeAgreeWithUsage) {
   std::string text(json::parse(d.body).at("prompt").as_string());
   EXPECT_EQ(tok.Count(text), 3u) << text;
   EXPECT_EQ(Http(sim.port(), "POST", "/detokenize", R"({"tokens":[-1]})").status, 400);
+}
+
+// /tokenize of messages answers the ids the chat request is keyed by (template
+// included), so a client sees where the template ends and its content begins.
+TEST(SimServerTest, TokenizeOfMessagesListsTheChatPromptsOwnIds) {
+  SimProcess sim(kFast);
+  auto ids = [&](const char* content) {
+    HttpResponse t =
+        Http(sim.port(), "POST", "/tokenize",
+             fmt::format(R"({{"messages":[{{"role":"user","content":"{}"}}]}})", content));
+    EXPECT_EQ(t.status, 200) << t.body;
+    std::vector<int64_t> out;
+    const json::value answer = json::parse(t.body);
+    for (const json::value& id : answer.at("tokens").as_array()) {
+      out.push_back(id.to_number<int64_t>());
+    }
+    return out;
+  };
+  const std::vector<int64_t> a = ids(" the cat"), b = ids(" a dog");
+  ASSERT_EQ(a.size(), 4u + 2 + 3);  // 4 before the content, 3 after (the assistant header)
+  EXPECT_EQ(std::vector<int64_t>(a.begin(), a.begin() + 4),
+            std::vector<int64_t>(b.begin(), b.begin() + 4));
+  EXPECT_NE(a[4], b[4]);
+  EXPECT_EQ(std::vector<int64_t>(a.end() - 3, a.end()), (std::vector<int64_t>{1, 4, 2}));
+  HttpResponse r = Http(sim.port(), "POST", "/v1/chat/completions",
+                        R"({"messages":[{"role":"user","content":" the cat"}],"max_tokens":1})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(json::parse(r.body).at("usage").at("prompt_tokens").to_number<int64_t>(),
+            static_cast<int64_t>(a.size()))
+      << r.body;
 }
 
 TEST(SimServerTest, SendTimeFieldIsMonotonicNanoseconds) {
