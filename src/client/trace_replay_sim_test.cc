@@ -368,6 +368,31 @@ TEST(TraceReplaySimTest, ClosedLoopLanesKeepAtMostTheirNumberOfTreesLiveAndTheTu
 // (the window [⌈0.25·3⌉, min(⌊0.75·3⌋, 1)]), so root turn 0 is the primer, root turn 1
 // the one warm-up request per lane, and the subagent (spawned by turn 0) history.
 // Measured: the 2 lanes' root turn 2, then 3 whole trajectories of 5 turns.
+// Weka trajectories on the chat endpoint in lanes, cache-busted as InferenceX's
+// scenario runs them, with their warm-ups: still within a point. (A subagent turn whose
+// ids cover all of it, in = M·B, ends in the template's tail rather than its last
+// block's words: the one place the chat layout differs from the token-id one.)
+TEST(TraceReplaySimTest, WekaLanesOnTheChatEndpointBuildThePrefixesTheyShare) {
+  SimProcess sim({"--enable-prefix-caching", "--block-size", "16", "--time-scale", "0.01"});
+  ASSERT_TRUE(sim.ready()) << sim.output();
+  BenchSettings s = Replay(sim, WriteWekaTrace());
+  s.dataset_name = "weka_trace";
+  s.backend = "openai-chat";
+  s.cache_bust = "first_turn_prefix";
+  s.max_concurrency = 2;
+  s.trace_speedup = 100;
+  s.trajectory_start_max_ratio = 0.5;
+  s.warmup_requests_per_lane = 1;
+  auto r = RunBench(s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const boost::json::object& pc = r->result.at("servebench").at("prefix_cache").as_object();
+  const double expected = pc.at("expected").at("token_fraction_infinite").to_number<double>();
+  EXPECT_GT(expected, 0.2);
+  EXPECT_NEAR(pc.at("server").at("hit_rate").to_number<double>(), expected, 0.01);
+  EXPECT_TRUE(r->summary.validity.valid())
+      << boost::json::serialize(r->result.at("servebench").at("validity"));
+}
+
 TEST(TraceReplaySimTest, LaneWarmUpsSeedTheCacheButAreNotMeasured) {
   SimProcess sim({"--enable-prefix-caching", "--block-size", "16", "--time-scale", "0.01"});
   ASSERT_TRUE(sim.ready()) << sim.output();
