@@ -6,11 +6,23 @@ namespace servebench::client {
 
 void SseParser::Reset() {
   line_.clear();
+  data_view_ = {};
   data_.clear();
   event_.clear();
   has_data_ = false;
   last_was_cr_ = false;
 }
+
+namespace {
+// The first CR or LF in [p, end), or end. Two vectorised memchr passes: the line end
+// is almost always an LF, and the CR search then covers only the line before it.
+const char* FindLineEnd(const char* p, const char* end) {
+  const char* lf = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
+  const char* stop = lf != nullptr ? lf : end;
+  const char* cr = static_cast<const char*>(std::memchr(p, '\r', static_cast<size_t>(stop - p)));
+  return cr != nullptr ? cr : stop;
+}
+}  // namespace
 
 Status SseParser::Feed(std::string_view bytes, int64_t t_ns) {
   size_t i = 0;
@@ -23,12 +35,11 @@ Status SseParser::Feed(std::string_view bytes, int64_t t_ns) {
         continue;
       }
     }
-    // Find the next CR or LF from i.
     const char* start = bytes.data() + i;
-    size_t j = i;
-    while (j < n && bytes[j] != '\n' && bytes[j] != '\r') ++j;
+    const size_t j = static_cast<size_t>(FindLineEnd(start, bytes.data() + n) - bytes.data());
     if (j == n) {
       if (line_.size() + (n - i) > kMaxLineBytes) {
+        KeepData();
         return Status::InvalidArgument("SSE line longer than " + std::to_string(kMaxLineBytes) +
                                        " bytes; the server is not sending event-stream data");
       }
@@ -45,12 +56,20 @@ Status SseParser::Feed(std::string_view bytes, int64_t t_ns) {
     }
     i = j + 1;
   }
+  KeepData();  // `bytes` dies with this call: an event still being built keeps a copy
   return Status::Ok();
+}
+
+void SseParser::KeepData() {
+  if (data_view_.data() == nullptr) return;
+  data_.assign(data_view_);
+  data_view_ = {};
 }
 
 void SseParser::ProcessLine(std::string_view line, int64_t t_ns) {
   if (line.empty()) {  // dispatch
-    if (has_data_) on_event_(event_, data_, data_t_ns_);
+    if (has_data_) on_event_(event_, data_view_.data() != nullptr ? data_view_ : data_, data_t_ns_);
+    data_view_ = {};
     data_.clear();
     event_.clear();
     has_data_ = false;
@@ -64,8 +83,15 @@ void SseParser::ProcessLine(std::string_view line, int64_t t_ns) {
     if (!value.empty() && value[0] == ' ') value.remove_prefix(1);
   }
   if (field == "data") {
-    if (has_data_) data_.push_back('\n');
-    data_.append(value);
+    if (!has_data_ && line.data() != line_.data()) {
+      // The event's first data line, inside the bytes being fed: no copy unless the
+      // event outlives this Feed (KeepData) or gets a second line.
+      data_view_ = value.data() != nullptr ? value : std::string_view(line.data() + line.size(), 0);
+    } else {
+      KeepData();
+      if (has_data_) data_.push_back('\n');
+      data_.append(value);
+    }
     has_data_ = true;
     data_t_ns_ = t_ns;
   } else if (field == "event") {

@@ -34,10 +34,15 @@ class SseParser {
 
  private:
   void ProcessLine(std::string_view line, int64_t t_ns);
+  // Copies a data line still held as a view into data_ (before its bytes go away).
+  void KeepData();
 
   OnEvent on_event_;
-  std::string line_;   // partial line carried across reads
-  std::string data_;   // data buffer of the event being built
+  std::string line_;  // partial line carried across reads
+  std::string data_;  // data buffer of the event being built
+  // The event's only data line so far, while it still lies in the bytes of the
+  // current Feed (the usual case: no copy); data() == nullptr when not in use.
+  std::string_view data_view_;
   std::string event_;  // event type of the event being built
   bool has_data_ = false;
   bool last_was_cr_ = false;  // the previous byte was CR: a following LF is not a line

@@ -30,6 +30,20 @@ TEST_F(SseParserTest, EventSplitAcrossTwoReadsIsDeliveredOnceWithTheSecondReadsT
   EXPECT_EQ(seen_[0].t, 200);
 }
 
+TEST_F(SseParserTest, DataLineWhoseBlankLineComesInTheNextReadOutlivesItsReadBuffer) {
+  // The parser holds a complete data line as a view into the read; the read buffer is
+  // reused before the blank line arrives, so the line must have been copied by then.
+  std::string buf = "data: first\n";
+  ASSERT_TRUE(parser_.Feed(buf, 1).ok());
+  buf.assign("XXXXXXXXXXXX");
+  ASSERT_TRUE(parser_.Feed("\ndata: second\ndata: third\n\ndata:\n\n", 2).ok());
+  ASSERT_EQ(seen_.size(), 3u);
+  EXPECT_EQ(seen_[0].data, "first");
+  EXPECT_EQ(seen_[0].t, 1);  // stamped at its data line's read
+  EXPECT_EQ(seen_[1].data, "second\nthird");
+  EXPECT_EQ(seen_[2].data, "");
+}
+
 TEST_F(SseParserTest, ManyEventsInOneReadShareItsTime) {
   ASSERT_TRUE(parser_.Feed("data: 1\n\ndata: 2\n\ndata: [DONE]\n\n", 7).ok());
   ASSERT_EQ(seen_.size(), 3u);
