@@ -2,6 +2,7 @@
 
 #include <array>
 #include <boost/json/basic_parser_impl.hpp>
+#include <limits>
 
 namespace servebench::client {
 namespace {
@@ -105,6 +106,16 @@ Key KeyIn(Frame frame, std::string_view k) {
   }
 }
 
+// A double as an integer count, truncated as a cast would, but clamped: a cast of a
+// value outside int64's range (any double member of a chunk, 1e300 say) is undefined.
+int64_t Truncate(double d) {
+  if (!(d == d)) return 0;                          // NaN
+  constexpr double kTwo63 = 9223372036854775808.0;  // int64 holds [-2^63, 2^63)
+  if (d >= kTwo63) return std::numeric_limits<int64_t>::max();
+  if (d < -kTwo63) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(d);
+}
+
 // The generated text of one choice, kept apart per member so it is appended in the
 // documented order whatever order the server wrote the members in.
 struct ChoiceText {
@@ -173,7 +184,7 @@ class Handler {
     return true;
   }
   bool on_double(double d, json::string_view, json::error_code&) {
-    OnNumber(d, static_cast<int64_t>(d), false);
+    OnNumber(d, Truncate(d), false);
     return true;
   }
   bool on_bool(bool, json::error_code&) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 namespace servebench::client {
@@ -79,6 +80,9 @@ TEST(ChunkReaderTest, NumbersOfEveryKindAreReadAsTheDomReaderDid) {
   EXPECT_FALSE(f.sim_ns.has_value());        // the sim's stamps must be integers
   EXPECT_EQ(f.send_ns, -4);
   EXPECT_EQ(f.sim_time_scale, 2.0);
+  // A double outside int64's range anywhere is clamped, never an undefined cast.
+  ChunkFacts huge = Read(R"({"usage":{"completion_tokens":1e300},"x":-1e300})");
+  EXPECT_EQ(huge.completion_tokens, std::numeric_limits<int64_t>::max());
 }
 
 TEST(ChunkReaderTest, SpecStatsAreReadFromTheirObject) {
