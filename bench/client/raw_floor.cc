@@ -136,8 +136,13 @@ FloorResult RunRawFloor(const FloorRun& run) {
       ssize_t got = ::read(c.fd, buf, sizeof buf);
       if (got < 0 && (errno == EAGAIN || errno == EINTR)) continue;
       if (got <= 0) {
-        if (!c.busy) continue;  // (never expected: the sim keeps connections open)
-        return finish("connection closed or failed mid-stream");
+        if (c.busy) return finish("connection closed or failed mid-stream");
+        // An idle socket the server closed: drop it, or level-triggered epoll would
+        // report it again on every wait and spin.
+        ::epoll_ctl(ep, EPOLL_CTL_DEL, c.fd, nullptr);
+        ::close(c.fd);
+        c.fd = -1;
+        continue;
       }
       const size_t len = static_cast<size_t>(got);
       ++out.reads;
