@@ -44,6 +44,7 @@ enum class Key : uint8_t {
   kReasoningContent,
   kReasoning,
   kToolCalls,
+  kIndex,
   kFunction,
   kName,
   kArguments,
@@ -84,7 +85,9 @@ Key KeyIn(Frame frame, std::string_view k) {
       if (k == "tool_calls") return Key::kToolCalls;
       return Key::kNone;
     case Frame::kToolCall:
-      return k == "function" ? Key::kFunction : Key::kNone;
+      if (k == "function") return Key::kFunction;
+      if (k == "index") return Key::kIndex;
+      return Key::kNone;
     case Frame::kFunction:
       if (k == "name") return Key::kName;
       if (k == "arguments") return Key::kArguments;
@@ -128,6 +131,23 @@ struct ChoiceText {
     }
   }
 };
+
+// The channel (metrics::kChannel*) a text string at member `k` of `frame` belongs to;
+// 0 for a string that is not generated text.
+uint8_t ChannelOf(Frame frame, Key k) {
+  switch (frame) {
+    case Frame::kChoice:
+      return k == Key::kText ? metrics::kChannelContent : 0;
+    case Frame::kDelta:
+      if (k == Key::kContent) return metrics::kChannelContent;
+      if (k == Key::kReasoningContent || k == Key::kReasoning) return metrics::kChannelReasoning;
+      return 0;
+    case Frame::kFunction:
+      return k == Key::kName || k == Key::kArguments ? metrics::kChannelToolCall : 0;
+    default:
+      return 0;
+  }
+}
 
 class Handler {
  public:
@@ -232,8 +252,11 @@ class Handler {
       next = Frame::kToolCalls;
     } else if (parent == Frame::kToolCalls && object) {
       next = Frame::kToolCall;
+      call_ = {};
+      call_has_function_ = false;
     } else if (parent == Frame::kToolCall && k == Key::kFunction && object) {
       next = Frame::kFunction;
+      call_has_function_ = true;
       if (out_ != nullptr) {
         choice_.name.clear();
         choice_.arguments.clear();
@@ -259,6 +282,9 @@ class Handler {
     }
     Frame closing = frame();
     --depth_;
+    if (closing == Frame::kToolCall && call_has_function_) {
+      facts_->tool_calls.push_back(std::move(call_));
+    }
     if (out_ == nullptr) return true;
     if (closing == Frame::kFunction) {
       choice_.tool_calls += choice_.name;
@@ -281,8 +307,9 @@ class Handler {
       case Frame::kChoice:
         return key() == Key::kFinishReason || (out_ != nullptr && key() == Key::kText);
       case Frame::kDelta:
-      case Frame::kFunction:
         return out_ != nullptr;
+      case Frame::kFunction:
+        return out_ != nullptr || key() == Key::kArguments;  // arguments are validated
       default:
         return false;
     }
@@ -317,14 +344,10 @@ class Handler {
       facts_->finish_reason.emplace(v);
       return;
     }
-    bool is_text =
-        frame() == Frame::kChoice ? key() == Key::kText
-        : frame() == Frame::kDelta
-            ? key() == Key::kContent || key() == Key::kReasoningContent || key() == Key::kReasoning
-        : frame() == Frame::kFunction ? key() == Key::kName || key() == Key::kArguments
-                                      : false;
-    if (!is_text) return;
-    if (n > 0) facts_->carries = true;
+    const uint8_t channel = ChannelOf(frame(), key());
+    if (channel == 0) return;
+    if (n > 0) facts_->channels |= channel;
+    if (frame() == Frame::kFunction && key() == Key::kArguments) call_.arguments.assign(v);
     if (out_ != nullptr) {
       if (std::string* slot = TextSlot()) slot->assign(v);
     }
@@ -340,6 +363,9 @@ class Handler {
         if (key() == Key::kSendNs) facts_->send_ns = i;
         if (key() == Key::kSimNs) facts_->sim_ns = i;
         if (key() == Key::kSimArrivalNs) facts_->sim_arrival_ns = i;
+        return;
+      case Frame::kToolCall:
+        if (key() == Key::kIndex && exact_int) call_.index = i;
         return;
       case Frame::kUsage:
         if (key() == Key::kCompletionTokens) facts_->completion_tokens = i;
@@ -365,6 +391,8 @@ class Handler {
   bool root_was_object_ = false;
   std::string key_part_, string_part_;  // a key or string delivered in parts
   ChoiceText choice_;
+  ToolCallFragment call_;  // the tool call being read
+  bool call_has_function_ = false;
 };
 
 }  // namespace

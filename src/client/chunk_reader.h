@@ -8,8 +8,14 @@
 // Shapes read, as a DOM reader would read them (`x.y` = member y of object x):
 //   choices[i].text, choices[i].delta.{content, reasoning_content, reasoning},
 //   choices[i].delta.tool_calls[j].function.{name, arguments}: a non-empty string
-//     makes the chunk carry tokens; with `text` given, the strings are appended in
-//     that order per choice (text, content, reasoning_content, reasoning, tool calls).
+//     makes the chunk carry tokens and sets its channel bit (metrics::kChannel*:
+//     text and content are content, reasoning_content and reasoning are reasoning,
+//     a function's name and arguments are a tool call); with `text` given, the strings
+//     are appended in that order per choice (text, content, reasoning_content,
+//     reasoning, tool calls).
+//   choices[i].delta.tool_calls[j].index (an int64, default 0) and the function's
+//     `arguments` string: one ToolCallFragment per tool call that has a function
+//     object, whatever the member order.
 //   choices[i].finish_reason (a string), usage.{completion_tokens, prompt_tokens}
 //   (numbers), metrics.speculative_decoding.{num_spec_steps, num_draft_tokens,
 //   num_accepted_draft_tokens, mean_acceptance_length}, the sim's servebench_send_ns,
@@ -23,15 +29,23 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status.h"
 #include "metrics/request_record.h"
 
 namespace servebench::client {
 
+// One tool call's part of a chunk: the call's index and its `arguments` fragment.
+struct ToolCallFragment {
+  int64_t index = 0;
+  std::string arguments;
+};
+
 struct ChunkFacts {
   bool server_error = false;  // an `error` member that is not null, or "object": "error"
-  bool carries = false;       // some choice carried a non-empty text string
+  uint8_t channels = 0;       // kChannel* bits of the non-empty text strings; 0 = no token
+  std::vector<ToolCallFragment> tool_calls;  // empty (unallocated) unless the chunk has any
   std::optional<std::string> finish_reason;  // the last choice's string finish_reason
   bool has_usage = false;                    // `usage` is an object
   std::optional<int64_t> completion_tokens, prompt_tokens;  // usage's, when numbers

@@ -27,7 +27,7 @@ constexpr std::string_view kSimChunk =
 TEST(ChunkReaderTest, SimChunkYieldsEveryFieldTheDecoderRecords) {
   std::string text;
   ChunkFacts f = Read(kSimChunk, &text);
-  EXPECT_TRUE(f.carries);
+  EXPECT_NE(f.channels, 0);
   EXPECT_FALSE(f.server_error);
   EXPECT_FALSE(f.finish_reason.has_value());  // null is not a finish reason
   EXPECT_TRUE(f.has_usage);
@@ -41,11 +41,11 @@ TEST(ChunkReaderTest, SimChunkYieldsEveryFieldTheDecoderRecords) {
 }
 
 TEST(ChunkReaderTest, EmptyStringsAndNonStringsCarryNoTokens) {
-  EXPECT_FALSE(Read(R"({"choices":[{"delta":{"role":"assistant","content":""}}]})").carries);
-  EXPECT_FALSE(Read(R"({"choices":[{"text":null,"delta":{"content":7}}]})").carries);
-  EXPECT_FALSE(Read(R"({"choices":[],"usage":{"completion_tokens":2}})").carries);
+  EXPECT_EQ(Read(R"({"choices":[{"delta":{"role":"assistant","content":""}}]})").channels, 0);
+  EXPECT_EQ(Read(R"({"choices":[{"text":null,"delta":{"content":7}}]})").channels, 0);
+  EXPECT_EQ(Read(R"({"choices":[],"usage":{"completion_tokens":2}})").channels, 0);
   // `text` counts only as a member of a choice, `content` only inside delta.
-  EXPECT_FALSE(Read(R"({"text":"x","choices":[{"content":"y","delta":{"text":"z"}}]})").carries);
+  EXPECT_EQ(Read(R"({"text":"x","choices":[{"content":"y","delta":{"text":"z"}}]})").channels, 0);
 }
 
 TEST(ChunkReaderTest, TextIsAppendedInDocumentedOrderPerChoice) {
@@ -55,7 +55,7 @@ TEST(ChunkReaderTest, TextIsAppendedInDocumentedOrderPerChoice) {
            R"("reasoning":"R","content":"C","reasoning_content":"RC"},"text":"T"},)"
            R"({"text":"2"}]})",
            &text);
-  EXPECT_TRUE(f.carries);
+  EXPECT_NE(f.channels, 0);
   EXPECT_EQ(text, "TCRCRf[x]2");
 }
 
@@ -111,8 +111,37 @@ TEST(ChunkReaderTest, DeepNestingIsSkippedUnread) {
   std::string deep = R"({"x":)" + std::string(20, '[') + std::string(20, ']') +
                      R"(,"choices":[{"text":"a"}],"usage":{"completion_tokens":1}})";
   ChunkFacts f = Read(deep);
-  EXPECT_TRUE(f.carries);
+  EXPECT_NE(f.channels, 0);
   EXPECT_EQ(f.completion_tokens, 1);
+}
+
+TEST(ChunkReaderTest, EachTextMemberSetsItsChannel) {
+  using metrics::kChannelContent, metrics::kChannelReasoning, metrics::kChannelToolCall;
+  EXPECT_EQ(Read(R"({"choices":[{"text":"a"}]})").channels, kChannelContent);
+  EXPECT_EQ(Read(R"({"choices":[{"delta":{"reasoning_content":"hm"}}]})").channels,
+            kChannelReasoning);
+  EXPECT_EQ(Read(R"({"choices":[{"delta":{"reasoning":"hm","content":"a"}}]})").channels,
+            kChannelReasoning | kChannelContent);
+  EXPECT_EQ(
+      Read(R"({"choices":[{"delta":{"tool_calls":[{"function":{"name":"f"}}]}}]})").channels,
+      kChannelToolCall);
+  EXPECT_EQ(Read(R"({"choices":[{"delta":{"reasoning_content":""}}]})").channels, 0);
+}
+
+// Without kept text the arguments are still read (they are validated at the end),
+// the index may come after the function, and a call without a function is no call.
+TEST(ChunkReaderTest, ToolCallFragmentsCarryTheirIndexWhateverTheMemberOrder) {
+  ChunkFacts f = Read(
+      R"({"choices":[{"delta":{"tool_calls":[)"
+      R"({"function":{"name":"get","arguments":"{\"a\":"},"index":1},)"
+      R"({"index":0,"function":{"name":"put"}},)"
+      R"({"index":2,"type":"function"}]}}]})");
+  ASSERT_EQ(f.tool_calls.size(), 2u);
+  EXPECT_EQ(f.tool_calls[0].index, 1);
+  EXPECT_EQ(f.tool_calls[0].arguments, "{\"a\":");
+  EXPECT_EQ(f.tool_calls[1].index, 0);
+  EXPECT_EQ(f.tool_calls[1].arguments, "");
+  EXPECT_TRUE(Read(R"({"choices":[{"text":"a"}]})").tool_calls.empty());
 }
 
 TEST(ChunkReaderTest, AnythingButOneJsonObjectFails) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <string>
+#include <vector>
 
 #include "client/chunk_reader.h"
 
@@ -24,6 +25,10 @@ std::string ServerErrorMessage(std::string_view data) {
   }
   return "server error in stream: " + std::string(data.substr(0, 300));
 }
+
+// Calls beyond this index are ignored: a stream naming call 10,000 is not worth
+// 10,000 empty strings.
+constexpr int64_t kMaxToolCalls = 128;
 
 }  // namespace
 
@@ -50,7 +55,15 @@ bool StreamDecoder::OnData(std::string_view data, int64_t t_ns) {
     record_->error = ServerErrorMessage(data);
     return false;
   }
-  const bool carries = chunk.carries;
+  const bool carries = chunk.channels != 0;
+  // Each call's `arguments` fragments, joined by call index (OpenAI streams a call's
+  // arguments as fragments of one JSON text; a call whose first delta has a name and
+  // no arguments still gets its slot, so a call with no arguments is counted).
+  for (const ToolCallFragment& f : chunk.tool_calls) {
+    if (f.index < 0 || f.index >= kMaxToolCalls) continue;
+    if (tool_args_.size() <= static_cast<size_t>(f.index)) tool_args_.resize(f.index + 1);
+    tool_args_[f.index] += f.arguments;
+  }
   if (chunk.finish_reason) {
     record_->finish_reason = std::move(*chunk.finish_reason);
     finished_ = true;
@@ -84,11 +97,22 @@ bool StreamDecoder::OnData(std::string_view data, int64_t t_ns) {
     if (chunk.sim_arrival_ns) record_->sim_arrival_ns = *chunk.sim_arrival_ns;
     if (chunk.sim_time_scale) record_->sim_time_scale = *chunk.sim_time_scale;
   }
-  record_->events.push_back({t_ns, static_cast<int32_t>(k), sim_t});
+  record_->events.push_back({t_ns, static_cast<int32_t>(k), chunk.channels, sim_t});
   return true;
 }
 
 void StreamDecoder::OnEnd() {
+  // Each returned tool call's arguments, whole: valid when they parse as a JSON object.
+  for (const std::string& args : tool_args_) {
+    json::error_code ec;
+    json::value parsed = json::parse(args, ec);
+    if (!ec && parsed.is_object()) {
+      ++record_->tool_calls_valid;
+    } else {
+      ++record_->tool_calls_invalid;
+    }
+  }
+  tool_args_.clear();
   if (token_events_ > 0 && all_token_events_had_usage_) {
     record_->k_source = metrics::KSource::kContinuousUsage;
     record_->saw_continuous_usage = true;

@@ -1,12 +1,16 @@
 // StreamDecoder turns the `data:` payloads of one OpenAI-compatible streaming
 // response (/v1/completions or /v1/chat/completions) into the per-event facts of
-// metrics.md §1–§2: tokens carried (k), usage, finish, errors and per-request
-// speculative-decoding stats. It writes into the request's RequestRecord.
+// metrics.md §1–§2: tokens carried (k) and the channels of their text (reasoning,
+// content, tool call), usage, finish, errors, per-request speculative-decoding stats
+// and the JSON validity of returned tool calls. It writes into the request's
+// RequestRecord.
 // Not thread-safe: one decoder per in-flight request.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "metrics/request_record.h"
 
@@ -28,7 +32,8 @@ class StreamDecoder {
   int64_t events() const { return events_; }
 
   // Called when the HTTP body ended; sets the failure when the stream is
-  // incomplete or carried no token.
+  // incomplete or carried no token, and counts the tool calls by whether each
+  // one's whole `arguments` text is a JSON object.
   void OnEnd();
 
  private:
@@ -40,6 +45,9 @@ class StreamDecoder {
   int64_t token_events_ = 0;
   int64_t events_ = 0;
   int64_t last_cum_completion_ = 0;
+  // Each tool call's `arguments` fragments so far, by call index; empty unless the
+  // stream returned tool calls.
+  std::vector<std::string> tool_args_;
 };
 
 }  // namespace servebench::client

@@ -40,6 +40,16 @@ std::optional<double> NestedAcceptanceLength(const json::object& result) {
   return Number(sd->get_object(), "acceptance_length");
 }
 
+// servebench.stats.<name> of a result, or null.
+const json::object* ServebenchStats(const json::object& result, std::string_view name) {
+  const json::value* sb = result.if_contains("servebench");
+  if (sb == nullptr || !sb->is_object()) return nullptr;
+  const json::value* stats = sb->get_object().if_contains("stats");
+  if (stats == nullptr || !stats->is_object()) return nullptr;
+  const json::value* st = stats->get_object().if_contains(name);
+  return st != nullptr && st->is_object() ? &st->get_object() : nullptr;
+}
+
 // servebench.power of a result (telemetry/power_report.h writes it), or null.
 const json::object* Power(const json::object& result) {
   const json::value* sb = result.if_contains("servebench");
@@ -108,6 +118,9 @@ const std::vector<HeadlineMetric>& HeadlineMetrics() {
       {"p99_itl_ms", &Headline::p99_itl_ms, "ms", "P99 inter-token latency", 2},
       {"median_e2el_ms", &Headline::median_e2el_ms, "ms", "median end-to-end latency"},
       {"p99_e2el_ms", &Headline::p99_e2el_ms, "ms", "P99 end-to-end latency"},
+      {"median_ttfo_ms", &Headline::median_ttfo_ms, "ms",
+       "median time to first output (content or tool call; reasoning excluded)"},
+      {"p99_ttfo_ms", &Headline::p99_ttfo_ms, "ms", "P99 time to first output"},
       {"median_intvty", &Headline::median_intvty, "tok/s/user", "1000 / median_tpot_ms"},
       {"p99_intvty", &Headline::p99_intvty, "tok/s/user", "1000 / p99_tpot_ms"},
       {"acceptance_length", &Headline::acceptance_length, "tokens/step",
@@ -166,6 +179,10 @@ Headline HeadlineFromResult(const json::object& result, const GpuTopology& gpus)
         h.*(FindHeadlineMetric(key)->field) = Number(result, key);
       }
     }
+  }
+  if (const json::object* ttfo = ServebenchStats(result, "ttfo_ms")) {
+    h.median_ttfo_ms = Number(*ttfo, "median");  // null for an empty set
+    h.p99_ttfo_ms = Number(*ttfo, "p99");
   }
   if (h.median_tpot_ms) h.median_intvty = Interactivity(*h.median_tpot_ms);
   if (h.p99_tpot_ms) h.p99_intvty = Interactivity(*h.p99_tpot_ms);

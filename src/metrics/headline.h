@@ -80,6 +80,9 @@ struct Headline {
   std::optional<double> median_tpot_ms, p99_tpot_ms;
   std::optional<double> median_itl_ms, p99_itl_ms;
   std::optional<double> median_e2el_ms, p99_e2el_ms;
+  // Time to first output (content or tool call, not reasoning; docs/metrics.md
+  // "Channels"): servebench.stats.ttfo_ms of the result. Equals TTFT without reasoning.
+  std::optional<double> median_ttfo_ms, p99_ttfo_ms;
   // ---- Interactivity, tok/s/user (metrics.md §5) ----
   std::optional<double> median_intvty;  // Interactivity(median TPOT)
   std::optional<double> p99_intvty;     // Interactivity(p99 TPOT): the slowest users
@@ -123,7 +126,8 @@ const HeadlineMetric* FindHeadlineMetric(std::string_view name);
 // Derives the headline from a result JSON (BuildResultJson's format, or the median
 // of repetitions, run/aggregate.h): the vLLM-compatible keys at its top level, the
 // acceptance length from `spec_decode_acceptance_length` (else
-// servebench.spec_decode.acceptance_length), the power keys from servebench.power
+// servebench.spec_decode.acceptance_length), TTFO from servebench.stats.ttfo_ms
+// (median, p99; null when the result has none), the power keys from servebench.power
 // (null there when the power was invalid), a search answer's max_concurrency_at_slo /
 // max_request_rate_at_slo from the top level (search/slo_search.h's JSON). Per-GPU
 // throughput follows from `gpus`.

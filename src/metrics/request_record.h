@@ -29,10 +29,21 @@ std::string_view KSourceName(KSource source);
 std::string_view NSourceName(NSource source);
 std::string_view PromptSourceName(PromptSource source);
 
+// The output channels an event's text can belong to (metrics.md §2; docs/metrics.md
+// "Channels"), as bits of StreamEvent::channels: reasoning (`reasoning_content` /
+// `reasoning`), content (`content`, or `text` on /v1/completions) and tool-call text
+// (a function's `name` or `arguments` fragment). metrics/channels.h reads them.
+inline constexpr uint8_t kChannelReasoning = 1;
+inline constexpr uint8_t kChannelContent = 2;
+inline constexpr uint8_t kChannelToolCall = 4;
+
 // One SSE event of the response stream.
 struct StreamEvent {
   int64_t t_ns = 0;  // monotonic time of the read that delivered the event's end
   int32_t k = 0;     // output tokens carried (0: role-only, usage-only, empty delta)
+  // kChannel* bits of the non-empty text the event carried; 0 when k is 0. Sits in
+  // the padding after k: the event stays 24 bytes.
+  uint8_t channels = 0;
   // The simulated time the server stamped on the event (servebench sim with a
   // compressed clock, "servebench_sim_ns"); -1 = none (simulated_time.h).
   int64_t sim_t_ns = -1;
@@ -82,6 +93,10 @@ struct RequestRecord {
   int64_t client_prompt_tokens = 0;   // the client's own count of what it sent
   int64_t max_tokens = 0;             // requested output length
   std::optional<RequestSpecStats> spec;
+  // Tool calls the stream returned, by whether each call's accumulated `arguments`
+  // text parses as JSON (client/openai_stream.h decides at the end of the stream).
+  int32_t tool_calls_valid = 0;
+  int32_t tool_calls_invalid = 0;
   // Times the request was re-sent on a new connection because the pooled one it
   // was first sent on had been closed by the server (client/load_worker.h).
   int32_t reconnects = 0;

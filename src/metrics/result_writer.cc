@@ -92,7 +92,22 @@ json::object BuildServebenchObject(const RunSummary& s) {
   stats["issue_delay_ms"] = StatsJson(s.issue_delay);
   stats["client_queue_time_ms"] = StatsJson(s.client_queue_time);
   stats["e2el_per_output_token_s"] = StatsJson(s.e2el_per_token_s);
+  stats["ttfo_ms"] = StatsJson(s.ttfo);
   o["stats"] = std::move(stats);
+  json::object channels;
+  for (Channel c : kAllChannels) {
+    const ChannelSummary& ch = s.channels[static_cast<size_t>(c)];
+    channels[ChannelName(c)] = json::object{{"requests", ch.requests},
+                                            {"total_tokens", ch.total_tokens},
+                                            {"time_to_first_ms", StatsJson(ch.time_to_first)},
+                                            {"tokens", StatsJson(ch.tokens)}};
+  }
+  o["channels"] = std::move(channels);
+  o["requests_without_output"] = s.requests_without_output;
+  o["tool_calls"] =
+      json::object{{"valid", s.tool_calls.valid},
+                   {"invalid", s.tool_calls.invalid},
+                   {"requests_without_tool_call", s.tool_calls.requests_without_tool_call}};
   o["intvty"] = IntvtyJson(s.tpot, s.intvty);
   o["e2e_norm_intvty"] = IntvtyJson(s.e2el_per_token_s, s.e2e_norm_intvty);
   o["n_source"] = CountsJson(s.n_sources);
@@ -314,6 +329,15 @@ json::object RequestRecordJson(const RequestRecord& r) {
   json::array events;
   for (const StreamEvent& e : r.events) events.emplace_back(json::array{e.t_ns, e.k});
   o["events"] = std::move(events);  // [t_ns, k] pairs
+  RequestChannels ch = ChannelsOf(r);
+  o["t_first_output_ns"] = ch.t_first_output_ns;
+  json::object channels;
+  for (Channel c : kAllChannels) {
+    channels[ChannelName(c)] =
+        json::object{{"t_first_ns", ch[c].t_first_ns}, {"tokens", ch[c].tokens}};
+  }
+  o["channels"] = std::move(channels);
+  o["tool_calls"] = json::object{{"valid", r.tool_calls_valid}, {"invalid", r.tool_calls_invalid}};
   if (r.spec) {
     o["spec"] = json::object{{"num_spec_steps", r.spec->num_spec_steps},
                              {"num_draft_tokens", r.spec->num_draft_tokens},

@@ -16,8 +16,32 @@ constexpr size_t kMaxSampleErrors = 5;
 // Samples of one run, gathered in one pass over the successful requests.
 struct Samples {
   std::vector<double> ttft, ttft_fs, tpot, itl, itl_per_token, e2el, e2el_fs, issue_delay, queue,
-      e2el_per_token_s;
+      e2el_per_token_s, ttfo;
+  // Per channel: time to its first event (ms) and its tokens, per request that had it.
+  std::array<std::vector<double>, kChannelCount> channel_first_ms, channel_tokens;
 };
+
+// Adds request `r`'s channels (metrics/channels.h) and tool calls.
+void AddChannels(const RequestRecord& r, Samples& s, RunSummary& out) {
+  RequestChannels ch = ChannelsOf(r);
+  for (Channel c : kAllChannels) {
+    const ChannelFacts& f = ch[c];
+    if (!f.present()) continue;
+    size_t i = static_cast<size_t>(c);
+    ++out.channels[i].requests;
+    out.channels[i].total_tokens += f.tokens;
+    s.channel_first_ms[i].push_back(static_cast<double>(f.t_first_ns - r.t_sent_ns) / kNsPerMs);
+    s.channel_tokens[i].push_back(static_cast<double>(f.tokens));
+  }
+  if (ch.t_first_output_ns >= 0) {
+    s.ttfo.push_back(static_cast<double>(ch.t_first_output_ns - r.t_sent_ns) / kNsPerMs);
+  } else {
+    ++out.requests_without_output;
+  }
+  out.tool_calls.valid += r.tool_calls_valid;
+  out.tool_calls.invalid += r.tool_calls_invalid;
+  if (r.tool_calls_valid + r.tool_calls_invalid == 0) ++out.tool_calls.requests_without_tool_call;
+}
 
 // Adds request `r`'s ITL gaps: one vLLM-style sample per gap between successive
 // token-carrying events, and gap/k repeated k times for itl_per_token (§3).
@@ -169,6 +193,7 @@ RunSummary ComputeRunSummary(const std::vector<RequestRecord>& records, const Su
     }
     if (n.n > 0) s.e2el_per_token_s.push_back(e2el / 1000.0 / static_cast<double>(n.n));
     AddGaps(r, s);
+    AddChannels(r, s, out);
     if (in.goodput.any()) {
       bool ok = (!in.goodput.ttft_ms || ttft <= *in.goodput.ttft_ms) &&
                 (!in.goodput.tpot_ms || tpot <= *in.goodput.tpot_ms) &&
@@ -225,6 +250,11 @@ RunSummary ComputeRunSummary(const std::vector<RequestRecord>& records, const Su
   out.issue_delay = ComputeStats(s.issue_delay, ps);
   out.client_queue_time = ComputeStats(s.queue, ps);
   out.e2el_per_token_s = ComputeStats(s.e2el_per_token_s, ps);
+  out.ttfo = ComputeStats(s.ttfo, ps);
+  for (size_t i = 0; i < kChannelCount; ++i) {
+    out.channels[i].time_to_first = ComputeStats(s.channel_first_ms[i], ps);
+    out.channels[i].tokens = ComputeStats(s.channel_tokens[i], ps);
+  }
   AddInteractivity(out.tpot, /*inverse_ms=*/true, out.intvty);
   AddInteractivity(out.e2el_per_token_s, /*inverse_ms=*/false, out.e2e_norm_intvty);
 

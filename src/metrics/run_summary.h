@@ -3,12 +3,14 @@
 // the metric definitions in servebench. Pure computation; thread-safe.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "metrics/channels.h"
 #include "metrics/headline.h"
 #include "metrics/percentile.h"
 #include "metrics/prometheus.h"
@@ -40,6 +42,22 @@ struct SummaryInputs {
   double server_lag_limit_ms = 1.0;
 };
 
+// One output channel over the successful requests (docs/metrics.md "Channels").
+struct ChannelSummary {
+  int64_t requests = 0;      // requests with at least one event of this channel
+  int64_t total_tokens = 0;  // Σ of their tokens in this channel
+  Stats time_to_first;       // ms, first event of the channel − t_sent, over those requests
+  Stats tokens;              // tokens per request, over those requests
+};
+
+// Tool calls returned by the successful requests, by the JSON validity of each
+// call's `arguments` (client/openai_stream.h).
+struct ToolCallCounts {
+  int64_t valid = 0;                       // calls whose arguments are a JSON object
+  int64_t invalid = 0;                     // calls whose arguments are not (e.g. truncated)
+  int64_t requests_without_tool_call = 0;  // successful requests that returned none
+};
+
 struct RunSummary {
   int64_t requested = 0, completed = 0, failed = 0;
   int64_t main_phase_start_ns = 0;  // copied from SummaryInputs
@@ -55,6 +73,13 @@ struct RunSummary {
   // Milliseconds, over successful requests (metrics.md §4).
   Stats ttft, ttft_from_schedule, tpot, itl, itl_per_token, e2el, e2el_from_schedule, issue_delay,
       client_queue_time;
+  // Time to first output (content or tool call, never reasoning) − t_sent, ms, over
+  // the successful requests that produced output (metrics/channels.h; AIPerf's TTFO).
+  Stats ttfo;
+  // Per channel, indexed by metrics::Channel.
+  std::array<ChannelSummary, kChannelCount> channels;
+  int64_t requests_without_output = 0;  // successful, but only reasoning (no TTFO)
+  ToolCallCounts tool_calls;
   // 1 / (E2EL/n) per request, in seconds per token, for e2e_norm_intvty (§5).
   Stats e2el_per_token_s;
   // Interactivity (metrics/headline.h) of each tpot statistic, keyed "mean", "median", "p90", ...

@@ -20,7 +20,7 @@ RequestRecord Stamped(int64_t index, int64_t scheduled, int64_t sent, int64_t do
   r.sim_time_scale = scale;
   r.max_tokens = static_cast<int64_t>(events.size());
   r.usage_completion_tokens = static_cast<int64_t>(events.size());
-  for (auto [wall, stamp] : events) r.events.push_back({wall, 1, stamp});
+  for (auto [wall, stamp] : events) r.events.push_back({wall, 1, kChannelContent, stamp});
   r.t_first_token_ns = r.events.front().t_ns;
   r.t_last_token_ns = r.events.back().t_ns;
   return r;

@@ -16,13 +16,14 @@ struct NamedSet {
 };
 
 // Longest names first: "ttft_from_schedule" must not be read as "ttft".
-constexpr std::array<NamedSet, 9> kSets = {{
+constexpr std::array<NamedSet, 10> kSets = {{
     {"ttft_from_schedule", &RunSummary::ttft_from_schedule},
     {"e2el_from_schedule", &RunSummary::e2el_from_schedule},
     {"client_queue_time", &RunSummary::client_queue_time},
     {"itl_per_token", &RunSummary::itl_per_token},
     {"issue_delay", &RunSummary::issue_delay},
     {"ttft", &RunSummary::ttft},
+    {"ttfo", &RunSummary::ttfo},
     {"tpot", &RunSummary::tpot},
     {"e2el", &RunSummary::e2el},
     {"itl", &RunSummary::itl},
@@ -30,8 +31,9 @@ constexpr std::array<NamedSet, 9> kSets = {{
 
 Status Unknown(std::string_view name, std::string_view why) {
   return Status::InvalidArgument(fmt::format(
-      "'{}': {}; a statistic is <metric>_<stat>_ms with metric ttft, ttft_from_schedule, tpot, "
-      "itl, itl_per_token, e2el, e2el_from_schedule, issue_delay or client_queue_time and stat "
+      "'{}': {}; a statistic is <metric>_<stat>_ms with metric ttft, ttft_from_schedule, ttfo, "
+      "tpot, itl, itl_per_token, e2el, e2el_from_schedule, issue_delay or client_queue_time and "
+      "stat "
       "mean, median or p<P> (e.g. ttft_p99_ms, tpot_median_ms, e2el_p99.9_ms)",
       name, why));
 }

@@ -1,6 +1,6 @@
 // StatSelector: one statistic of a RunSummary named as `servebench search --slo` and
 // its result spell it, "<metric>_<stat>_ms": metric one of the latency sets of
-// metrics.md §3-§4 (ttft, ttft_from_schedule, tpot, itl, itl_per_token, e2el,
+// metrics.md §3-§4 (ttft, ttft_from_schedule, ttfo, tpot, itl, itl_per_token, e2el,
 // e2el_from_schedule, issue_delay, client_queue_time) and stat `mean`, `median` or
 // `p<P>` (0 <= P <= 100; p50 is the median). The one place a name becomes a number,
 // so every SLO check reads the same statistic the result writer prints. Pure.

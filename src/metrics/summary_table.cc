@@ -60,6 +60,20 @@ std::string FormatSummaryTable(const RunSummary& s, const ResultHeader& h) {
   StatLines(out, "ITL per token", s.itl_per_token, ps);
   StatLines(out, "TTFT from schedule", s.ttft_from_schedule, ps);
   StatLines(out, "E2EL from schedule", s.e2el_from_schedule, ps);
+  // Reasoning and tool calls (docs/metrics.md "Channels"): shown when the run had them.
+  const ChannelSummary& reasoning = s.channels[static_cast<size_t>(Channel::kReasoning)];
+  if (reasoning.requests > 0) {
+    StatLines(out, "TTFO (first output)", s.ttfo, ps);
+    Line(out, "Reasoning tokens:", fmt::format("{}", reasoning.total_tokens));
+    Line(out,
+         "Requests with no output (reasoning only):", fmt::format("{}", s.requests_without_output));
+  }
+  if (s.tool_calls.valid + s.tool_calls.invalid > 0) {
+    Line(out, "Tool calls (valid / invalid JSON):",
+         fmt::format("{} / {}", s.tool_calls.valid, s.tool_calls.invalid));
+    Line(out, "Requests without a tool call:",
+         fmt::format("{}", s.tool_calls.requests_without_tool_call));
+  }
   Line(out, "P99 client issue delay (ms):",
        s.issue_delay.empty()
            ? "n/a"
