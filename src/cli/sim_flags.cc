@@ -61,6 +61,10 @@ void AddSimFlags(CLI::App& app, SimFlags* flags) {
                  "(default: the model's)");
   app.add_option("--stream-interval", s.stream_interval, "tokens per SSE event at most")
       ->capture_default_str();
+  app.add_option("--reasoning-tokens", s.reasoning_tokens,
+                 "chat: the first N output tokens of each request stream as "
+                 "delta.reasoning_content (a reasoning model); 0 = none")
+      ->capture_default_str();
   app.add_flag("--enable-prefix-caching,!--no-enable-prefix-caching", s.enable_prefix_caching,
                "reuse the KV of cached prompt prefixes (vLLM's rule; /metrics counts "
                "vllm:prefix_cache_queries/hits)");

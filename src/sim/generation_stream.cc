@@ -55,7 +55,7 @@ void GenerationStream::Done() {
 bool GenerationStream::OnTokens(int count, FinishReason finish) {
   if (done_) return false;
   size_t before = pending_text_.size();
-  text_.Next(count, &pending_text_);
+  AppendTokenText(count, finish);
   completion_tokens_ += count;
   pending_tokens_ += count;
   bool keep_going = true;
@@ -94,7 +94,9 @@ bool GenerationStream::OnTokens(int count, FinishReason finish) {
   if (req_.stream) {
     bool first = sent_tokens_ == 0 && pending_tokens_ > 0;
     if (finish_ != FinishReason::kNone || first || pending_tokens_ >= ctx_.stream_interval) {
-      EmitChunk(pending_text_, finish_);
+      EmitChunk(pending_reasoning_, pending_text_, pending_tool_args_, finish_);
+      pending_reasoning_.clear();
+      pending_tool_args_.clear();
       sent_tokens_ += pending_tokens_;
       pending_tokens_ = 0;
       if (!req_.stop.empty()) {
@@ -120,6 +122,37 @@ bool GenerationStream::OnTokens(int count, FinishReason finish) {
     return false;
   }
   return keep_going;
+}
+
+void GenerationStream::AppendTokenText(int count, FinishReason finish) {
+  int reasoning = 0;
+  if (req_.endpoint == Endpoint::kChat && completion_tokens_ < ctx_.reasoning_tokens) {
+    reasoning = std::min(count, ctx_.reasoning_tokens - completion_tokens_);
+    text_.Next(reasoning, &pending_reasoning_);
+  }
+  int rest = count - reasoning;
+  if (rest <= 0) return;
+  if (!req_.tool_call_name.empty()) {
+    // Only a natural stop ends the call's JSON; max_tokens cuts it open.
+    tool_call_.Next(rest, finish == FinishReason::kStop, &pending_tool_args_);
+  } else {
+    text_.Next(rest, &pending_text_);
+  }
+}
+
+void GenerationStream::AppendToolCall(std::string* out, std::string_view args, bool first) const {
+  *out += "\"tool_calls\":[{\"index\":0,";
+  if (first) {
+    *out += "\"id\":";
+    AppendJsonString(out, "call_" + id_);
+    *out += ",\"type\":\"function\",\"function\":{\"name\":";
+    AppendJsonString(out, req_.tool_call_name);
+    *out += ",\"arguments\":";
+  } else {
+    *out += "\"function\":{\"arguments\":";
+  }
+  AppendJsonString(out, args);
+  *out += "}}]";
 }
 
 void GenerationStream::BeginChunk(std::string* out) const {
@@ -168,7 +201,8 @@ void GenerationStream::EndChunk(std::string* out, bool with_usage, std::vector<s
   *out += "}\n\n";
 }
 
-void GenerationStream::EmitChunk(std::string_view text, FinishReason finish) {
+void GenerationStream::EmitChunk(std::string_view reasoning, std::string_view text,
+                                 std::string_view tool_args, FinishReason finish) {
   std::string out;
   out.reserve(256 + text.size());
   std::vector<size_t> stamps;
@@ -181,16 +215,29 @@ void GenerationStream::EmitChunk(std::string_view text, FinishReason finish) {
         "\"logprobs\":null,\"finish_reason\":null}]";
     EndChunk(&out, req_.continuous_usage, &stamps);
   }
-  if (text.empty() && !fin) {
+  if (reasoning.empty() && text.empty() && tool_args.empty() && !fin) {
     Write(out, stamps);
     return;
   }
   BeginChunk(&out);
   if (req_.endpoint == Endpoint::kChat) {
     out += ",\"choices\":[{\"index\":0,\"delta\":{";
+    const char* sep = "";
+    if (!reasoning.empty()) {
+      out += "\"reasoning_content\":";
+      AppendJsonString(&out, reasoning);
+      sep = ",";
+    }
     if (!text.empty()) {
+      out += sep;
       out += "\"content\":";
       AppendJsonString(&out, text);
+      sep = ",";
+    }
+    if (!tool_args.empty()) {
+      out += sep;
+      AppendToolCall(&out, tool_args, !tool_call_named_);
+      tool_call_named_ = true;
     }
     out += "},\"logprobs\":null,\"finish_reason\":";
   } else {
@@ -281,7 +328,17 @@ void GenerationStream::EmitFinal() {
   if (req_.endpoint == Endpoint::kChat) {
     body += ",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":";
     AppendJsonString(&body, full_text_);
-    body += ",\"tool_calls\":[]},\"logprobs\":null,\"finish_reason\":\"";
+    if (!pending_reasoning_.empty()) {
+      body += ",\"reasoning_content\":";
+      AppendJsonString(&body, pending_reasoning_);
+    }
+    if (pending_tool_args_.empty()) {
+      body += ",\"tool_calls\":[]";
+    } else {
+      body += ',';
+      AppendToolCall(&body, pending_tool_args_, /*first=*/true);
+    }
+    body += "},\"logprobs\":null,\"finish_reason\":\"";
   } else {
     body += ",\"choices\":[{\"index\":0,\"text\":";
     AppendJsonString(&body, full_text_);

@@ -1,6 +1,9 @@
 // GenerationStream: one generation request between the engine and its HTTP
 // connection. It receives token counts from the Engine (TokenSink), turns them
-// into text (TextSource), applies stop strings and --stream-interval, applies
+// into text (TextSource) on its channel — a chat request's first
+// --reasoning-tokens tokens are reasoning (`delta.reasoning_content`), the rest
+// content, or the arguments of a tool call when the request asks for one
+// (ToolCallText) — applies stop strings (to content) and --stream-interval, applies
 // the stream faults (disconnect, stall, malformed event), and writes vLLM-shaped
 // SSE chunks — or, for stream=false, one JSON response at the end.
 // Not thread-safe: loop thread only. Owned by SimServer; it tells the server when
@@ -17,6 +20,7 @@
 #include "sim/openai_request.h"
 #include "sim/sim_settings.h"
 #include "sim/text_source.h"
+#include "sim/tool_call_text.h"
 
 namespace servebench::sim {
 
@@ -30,6 +34,9 @@ struct StreamContext {
   bool send_time_field = false;
   // Stamp every chunk with its simulated time (time_scale != 1; docs/simulator.md).
   bool sim_time_stamps = false;
+  // Chat: the first this many output tokens of each request are reasoning
+  // (`servebench sim --reasoning-tokens`); 0 = none.
+  int reasoning_tokens = 0;
 };
 
 // Fault decisions for this one request, drawn by the server.
@@ -54,7 +61,14 @@ class GenerationStream final : public TokenSink {
   ConnId conn() const { return conn_; }
 
  private:
-  void EmitChunk(std::string_view text, FinishReason finish);
+  // Splits `count` new tokens over the channels and appends their text to the
+  // pending reasoning, content or tool-call buffer.
+  void AppendTokenText(int count, FinishReason finish);
+  // One chunk: `reasoning`, `text` (content) and `tool_args`, each omitted when empty.
+  void EmitChunk(std::string_view reasoning, std::string_view text, std::string_view tool_args,
+                 FinishReason finish);
+  // `,"tool_calls":[...]` of a delta (the first one names the call) or of a message.
+  void AppendToolCall(std::string* out, std::string_view args, bool first) const;
   void EmitFinal();
   // `stamps`: send-time placeholder offsets in `sse` (HttpServer::WriteChunk).
   void Write(std::string_view sse, const std::vector<size_t>& stamps);
@@ -80,6 +94,12 @@ class GenerationStream final : public TokenSink {
   int sent_tokens_ = 0;        // tokens whose text has been written
   int pending_tokens_ = 0;     // generated, not yet written (stream interval)
   std::string pending_text_;
+  // Chat channels (StreamContext::reasoning_tokens, GenerationRequest::tool_call_name):
+  // reasoning and tool-call text generated, not yet written; non-streaming: the whole.
+  std::string pending_reasoning_;
+  std::string pending_tool_args_;
+  ToolCallText tool_call_{&text_};
+  bool tool_call_named_ = false;  // the delta naming the call has been written
   std::string full_text_;  // non-streaming: the whole output; streaming: tail for stop matching
   FinishReason finish_ = FinishReason::kNone;
   std::string stop_reason_;  // the stop string that ended it

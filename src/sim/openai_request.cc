@@ -224,6 +224,58 @@ std::optional<ApiError> ReadMessages(const json::value& m, const Tokenizer& tok,
   return std::nullopt;
 }
 
+// `tools` (a list of {"type": "function", "function": {"name": ...}}) and
+// `tool_choice` ("none", "auto", "required" or {"type": "function", "function":
+// {"name": ...}} naming one of the tools). Sets tool_call_name when a call is asked for.
+std::optional<ApiError> ReadTools(const json::object& o, GenerationRequest* out) {
+  std::vector<std::string_view> names;
+  if (auto t = o.find("tools"); t != o.end() && !t->value().is_null()) {
+    if (!t->value().is_array()) return Bad("'tools' must be a list of tool objects", "tools");
+    for (const json::value& tool : t->value().as_array()) {
+      const json::object* to = tool.if_object();
+      const json::value* type = to ? to->if_contains("type") : nullptr;
+      const json::value* fn = to ? to->if_contains("function") : nullptr;
+      const json::value* name =
+          fn && fn->is_object() ? fn->as_object().if_contains("name") : nullptr;
+      if (type == nullptr || !type->is_string() || type->as_string() != "function" ||
+          name == nullptr || !name->is_string() || name->as_string().empty()) {
+        return Bad(fmt::format("'tools' entry {}: must be {{\"type\": \"function\", "
+                               "\"function\": {{\"name\": \"...\"}}}}",
+                               json::serialize(tool).substr(0, 200)),
+                   "tools");
+      }
+      names.push_back(name->as_string());
+    }
+  }
+  auto choice = o.find("tool_choice");
+  if (choice == o.end() || choice->value().is_null()) return std::nullopt;
+  const json::value& c = choice->value();
+  if (c.is_string() && (c.as_string() == "none" || c.as_string() == "auto")) return std::nullopt;
+  if (names.empty())
+    return Bad("'tool_choice' asks for a tool call but 'tools' is empty", "tool_choice");
+  if (c.is_string() && c.as_string() == "required") {
+    out->tool_call_name = std::string(names.front());
+    return std::nullopt;
+  }
+  const json::value* fn = c.is_object() ? c.as_object().if_contains("function") : nullptr;
+  const json::value* name = fn && fn->is_object() ? fn->as_object().if_contains("name") : nullptr;
+  if (name == nullptr || !name->is_string()) {
+    return Bad(fmt::format("'tool_choice' {}: must be \"none\", \"auto\", \"required\" or "
+                           "{{\"type\": \"function\", \"function\": {{\"name\": ...}}}}",
+                           json::serialize(c).substr(0, 200)),
+               "tool_choice");
+  }
+  for (std::string_view n : names) {
+    if (n == name->as_string()) {
+      out->tool_call_name = std::string(n);
+      return std::nullopt;
+    }
+  }
+  return Bad(fmt::format("'tool_choice' names function '{}', which is not in 'tools'",
+                         std::string_view(name->as_string())),
+             "tool_choice");
+}
+
 }  // namespace
 
 std::string ErrorBody(const ApiError& e) {
@@ -337,6 +389,9 @@ std::optional<ApiError> ParseGenerationRequest(std::string_view body, Endpoint e
       out->seed = seed->value().as_uint64();
     else
       return Bad("'seed' must be an integer", "seed");
+  }
+  if (endpoint == Endpoint::kChat) {
+    if (auto e = ReadTools(o, out)) return e;
   }
   if (auto kv = o.find("kv_transfer_params"); kv != o.end() && !kv->value().is_null()) {
     std::string error;

@@ -46,6 +46,10 @@ struct GenerationRequest {
   std::vector<std::string> stop;
   uint64_t content_hash = 0;     // of the prompt; seeds the generated text
   std::optional<uint64_t> seed;  // request "seed"
+  // Chat with `tools` and a `tool_choice` that asks for a call ("required", or a
+  // named function): the function the simulated model calls (the named one, else the
+  // first tool's). Empty = it answers in content ("auto" and "none" do).
+  std::string tool_call_name;
   // vLLM's "kv_transfer_params" (disaggregated prefill/decode, kv_transfer.h).
   std::optional<KvTransferParams> kv_transfer;
 };

@@ -168,6 +168,7 @@ Status SimServerImpl::Init() {
   stream_ctx_.model_name = served_name_;
   stream_ctx_.stream_interval = settings_.stream_interval;
   stream_ctx_.send_time_field = settings_.send_time_field;
+  stream_ctx_.reasoning_tokens = settings_.reasoning_tokens;
   stream_ctx_.sim_time_stamps = settings_.time_scale != 1.0;
   build_id_ = fmt::format("sim-{}-slowdown{:.2f}", kGitRevision, settings_.build_slowdown);
   SB_RETURN_IF_ERROR(Validate(settings_.role));

@@ -105,6 +105,9 @@ Status Validate(const SimSettings& s) {
   if (s.num_gpu_blocks_override < 0)
     return bad(fmt::format("--num-gpu-blocks-override {}: must be >= 0 (0 = from the KV budget)",
                            s.num_gpu_blocks_override));
+  if (s.reasoning_tokens < 0 || s.reasoning_tokens > (1 << 24))
+    return bad(fmt::format("--reasoning-tokens {}: must be 0 (none) .. {} tokens",
+                           s.reasoning_tokens, 1 << 24));
   if (s.stream_interval < 1)
     return bad(fmt::format("--stream-interval {}: must be >= 1", s.stream_interval));
   if (!(s.power_average_s >= 0.01 && s.power_average_s <= 60)) {

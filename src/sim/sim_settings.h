@@ -72,6 +72,11 @@ struct SimSettings {
   std::string precision;  // weights (--quantization-like); empty = model default
   double gpu_memory_utilization = 0.9;
   int stream_interval = 1;  // tokens per SSE event at most (vLLM --stream-interval)
+  // A reasoning model, as vLLM serves one with --reasoning-parser: the first this many
+  // output tokens of every chat request stream as `delta.reasoning_content` (and
+  // count in usage, as reasoning tokens do), the rest as content or a tool call.
+  // 0 = none. /v1/completions has no reasoning channel.
+  int reasoning_tokens = 0;
   // ---- Prefix caching (vLLM names; sim/prefix_cache.h) ----
   bool enable_prefix_caching = false;   // vLLM --enable-prefix-caching (off: vLLM v0's default)
   int block_size = 16;                  // vLLM --block-size: tokens per KV block
