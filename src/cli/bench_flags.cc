@@ -139,6 +139,12 @@ void AddBenchFlags(CLI::App& app, BenchFlags* f) {
                  "summarised");
   app.add_option("--max-concurrency", s.max_concurrency, "0 = unlimited");
   app.add_flag("--ignore-eos", s.ignore_eos);
+  app.add_flag("--tool-call-workload", s.tool_call_workload,
+               "chat: every request carries one function tool and --tool-choice; returned calls "
+               "are counted by the JSON validity of their arguments");
+  app.add_option("--tool-choice", s.tool_choice,
+                 "with --tool-call-workload: required, auto or none (OpenAI's tool_choice)")
+      ->capture_default_str();
   app.add_option("--num-warmups", s.num_warmups);
   app.add_option("--percentile-metrics", f->percentile_metrics, "ttft,tpot,itl,e2el")
       ->default_str("ttft,tpot,itl");

@@ -185,6 +185,19 @@ Status Validate(const BenchSettings& s) {
         "openai",
         kChatBackend, s.endpoint, kChatEndpoint));
   }
+  if (s.tool_choice != "required" && s.tool_choice != "auto" && s.tool_choice != "none") {
+    return bad(fmt::format("--tool-choice '{}': must be required, auto or none", s.tool_choice));
+  }
+  if (!s.tool_call_workload && s.tool_choice != "required") {
+    return bad(fmt::format(
+        "--tool-choice {} without --tool-call-workload: no request carries tools", s.tool_choice));
+  }
+  if (s.tool_call_workload && EffectiveEndpoint(s).find("chat") == std::string::npos) {
+    return bad(fmt::format(
+        "--tool-call-workload with endpoint {}: tools are a chat API field; use --backend "
+        "openai-chat (endpoint {})",
+        EffectiveEndpoint(s), kChatEndpoint));
+  }
   SB_RETURN_IF_ERROR(ValidateLoadShape(s));
   if (s.num_prompts <= 0 || s.num_prompts > limits::kMaxPromptsPerRun) {
     return bad(fmt::format("--num-prompts {}: must be 1 .. {} (split larger runs)", s.num_prompts,

@@ -139,6 +139,13 @@ struct BenchSettings {
   int64_t spec_bench_output_len = 256;             // --spec-bench-output-len (vLLM's default)
   bool tokenize_chat_prompts = true;  // chat: use the server's /tokenize for exact lengths
 
+  // ---- Tool calling (docs/bench.md "Tool-calling workload") ----
+  // Every (chat) request carries `tools`, one function (request_builder.h
+  // kToolCallWorkloadTool), and this `tool_choice`; the result counts each returned
+  // call by whether its arguments are a JSON object (servebench.tool_calls).
+  bool tool_call_workload = false;
+  std::string tool_choice = "required";  // required | auto | none (OpenAI's values)
+
   // ---- Trace replay (docs/agentic.md) ----
   // With max_concurrency N a trace replays closed-loop in N lanes of live trees
   // (lane_schedule.h) unless fixed_schedule; without it, on its fixed schedule.

@@ -41,6 +41,10 @@ StatusOr<RequestTemplate> MakeRequestTemplate(const BenchSettings& s, const net:
   if (s.continuous_usage_stats) stream_options["continuous_usage_stats"] = true;
   body["stream_options"] = std::move(stream_options);
   if (s.temperature) body["temperature"] = *s.temperature;
+  if (s.tool_call_workload) {
+    body["tools"] = json::array{json::parse(kToolCallWorkloadTool)};
+    body["tool_choice"] = s.tool_choice;
+  }
   std::string serialized = json::serialize(body);
   t.body_prefix = serialized.substr(0, serialized.size() - 1);  // drop the closing brace
   if (!s.extra_body_json.empty()) {

@@ -20,6 +20,14 @@ struct RequestTemplate {
   bool chat = false;
 };
 
+// The one tool of --tool-call-workload (client_settings.h): a function taking one
+// string, so any well-formed call's arguments are a small JSON object.
+inline constexpr const char* kToolCallWorkloadTool =
+    R"({"type":"function","function":{"name":"servebench_lookup",)"
+    R"("description":"Look a query up and return what is found.",)"
+    R"("parameters":{"type":"object","properties":{"query":{"type":"string"}},)"
+    R"("required":["query"]}}})";
+
 // Fails when --extra-body is not a JSON object.
 StatusOr<RequestTemplate> MakeRequestTemplate(const BenchSettings& settings, const net::Url& url,
                                               const std::string& api_key);

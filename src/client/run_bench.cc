@@ -330,6 +330,8 @@ json::object RunObject(const BenchSettings& s, const Url& url, const PromptSet& 
   o["num_warmups"] = s.num_warmups;
   o["ignore_eos"] = s.ignore_eos;
   o["continuous_usage_stats"] = s.continuous_usage_stats;
+  o["tool_call_workload"] = s.tool_call_workload;
+  o["tool_choice"] = s.tool_call_workload ? json::value(s.tool_choice) : json::value(nullptr);
   o["request_timeout_s"] = s.request_timeout_s;
   // The client_saturated limit this run was judged by (metrics.md §8 says 1 ms).
   o["client_issue_delay_limit_ms"] = s.client_issue_delay_limit_ms;
