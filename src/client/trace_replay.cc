@@ -180,8 +180,6 @@ trace::HitTally Expected(const TraceWorkload& w, const std::vector<metrics::Requ
   return out;
 }
 
-json::value Fraction(double f) { return std::round(f * 1e6) / 1e6; }
-
 }  // namespace
 
 json::object PrefixCacheReport(const TraceWorkload& w,
@@ -200,13 +198,13 @@ json::object PrefixCacheReport(const TraceWorkload& w,
   expected["seeding_requests"] = seeding;
   expected["prompt_tokens"] = infinite.prompt_tokens;
   // AIPerf's theoretical_prefix_cache_hit: trace blocks, infinite cache.
-  expected["block_fraction"] = Fraction(infinite.block_fraction());
-  expected["token_fraction_infinite"] = Fraction(infinite.token_fraction());
+  expected["block_fraction"] = HitFraction(infinite.block_fraction());
+  expected["token_fraction_infinite"] = HitFraction(infinite.token_fraction());
   double expected_rate = infinite.token_fraction();
   std::string model = "an infinite cache";
   if (s.engine_kv_blocks > 0) {
     const trace::HitTally lru = Expected(w, records, s.engine_block_tokens, s.engine_kv_blocks);
-    expected["token_fraction_lru"] = Fraction(lru.token_fraction());
+    expected["token_fraction_lru"] = HitFraction(lru.token_fraction());
     expected["lru_not_admitted"] = lru.not_admitted;
     expected_rate = lru.token_fraction();
     model = fmt::format("an LRU of {} blocks", s.engine_kv_blocks);
@@ -216,44 +214,11 @@ json::object PrefixCacheReport(const TraceWorkload& w,
   o["expected"] = std::move(expected);
   o["tolerance"] = s.prefix_hit_tolerance;
 
-  std::optional<double> server_rate;
-  std::string note;
-  if (server) {
-    server_rate = metrics::PrefixHitRate(server->before, server->after);
-    // The engine exports the counters but looked nothing up while the replay sent its
-    // prompts: its prefix cache is off, so nothing hit.
-    if (!server_rate && !server->after.source.empty() &&
-        server->after.source == server->before.source && infinite.prompt_tokens > 0 &&
-        server->after.queried_tokens == server->before.queried_tokens) {
-      server_rate = 0.0;
-      note = "the engine looked no prompt token up in its prefix cache (prefix caching off?)";
-    }
-  }
-  if (server_rate) {
-    json::object side;
-    side["source"] = server->after.source;
-    side["hit_rate"] = Fraction(*server_rate);
-    if (!note.empty()) side["note"] = note;
-    side["queried_tokens"] = server->after.queried_tokens - server->before.queried_tokens;
-    side["hit_tokens"] = server->after.hit_tokens - server->before.hit_tokens;
-    if (server->after.kv_usage) side["kv_usage_at_end"] = *server->after.kv_usage;
-    o["server"] = std::move(side);
-    const double gap = std::fabs(*server_rate - expected_rate);
-    o["agree"] = gap <= s.prefix_hit_tolerance;
-    if (gap > s.prefix_hit_tolerance) {
-      validity->Add(
-          "prefix_hits_disagree",
-          fmt::format("the server hit {:.2f} % of prompt tokens in its prefix cache; the "
-                      "trace replayed against {} should hit {:.2f} % (tolerance {:.2f} "
-                      "points): the replay did not build the prefixes it meant to, or the "
-                      "engine does not cache them",
-                      *server_rate * 100, model, expected_rate * 100,
-                      s.prefix_hit_tolerance * 100));
-    }
-  } else {
-    o["server"] = nullptr;  // no counters (or nothing queried): nothing to compare
-    o["agree"] = nullptr;
-  }
+  const std::string what = "the trace replayed against " + model;
+  ExpectedHits expected_hits{expected_rate, infinite.prompt_tokens > 0, what,
+                             "the replay did not build the prefixes it meant to, or the engine "
+                             "does not cache them"};
+  CompareServerHits(server, expected_hits, s.prefix_hit_tolerance, &o, validity);
   return o;
 }
 

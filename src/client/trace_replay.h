@@ -24,8 +24,8 @@
 
 #include "client/client_settings.h"
 #include "client/dataset.h"
+#include "client/prefix_hit_check.h"
 #include "common/status.h"
-#include "metrics/prefix_cache_counters.h"
 #include "metrics/request_record.h"
 #include "metrics/validity.h"
 #include "trace/trace.h"
@@ -56,10 +56,6 @@ struct TraceWorkload {
 // schedule meets a turn with no timestamp (give --max-concurrency for lanes) or a text
 // trace (dag_jsonl, multi_turn) meets a completions endpoint.
 StatusOr<TraceWorkload> LoadTraceWorkload(const BenchSettings& settings);
-
-struct PrefixCacheSide {
-  metrics::PrefixCacheCounters before, after;
-};
 
 // The result's "prefix_cache" object; adds `prefix_hits_disagree` to `validity` when
 // the two rates disagree beyond the tolerance. `records` may hold warm-ups: with lanes
