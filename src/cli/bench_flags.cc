@@ -8,6 +8,7 @@
 
 #include "cli/flag_checks.h"
 #include "client/length_mixture.h"
+#include "client/prefix_pool.h"
 
 namespace servebench::cli {
 namespace {
@@ -55,7 +56,7 @@ void AddBenchFlags(CLI::App& app, BenchFlags* f) {
   app.add_option("--label", s.label);
   app.add_option(
       "--dataset-name", s.dataset_name,
-      "random | custom | sharegpt | speed_bench | spec_bench | mooncake_trace | weka_trace | "
+      "random | prefix_repetition | custom | sharegpt | speed_bench | spec_bench | mooncake_trace | weka_trace | "
       "bailian_trace | dag_jsonl | multi_turn (docs/bench.md, docs/agentic.md)");
   app.add_option("--dataset-path", s.dataset_path,
                  "dataset file; a trace file or folder; speed_bench: the prepared folder "
@@ -74,15 +75,16 @@ void AddBenchFlags(CLI::App& app, BenchFlags* f) {
                  "mooncake_trace / bailian_trace tokens per hash id; 0 = the format's (512 / 16)")
       ->capture_default_str();
   app.add_option("--engine-block-size", s.engine_block_tokens,
-                 "trace replay: the engine's KV block (tokens), for the expected hit fraction")
+                 "trace replay and prefix_repetition: the engine's KV block (tokens), for the "
+                 "expected hit fraction")
       ->capture_default_str();
   app.add_option("--engine-kv-blocks", s.engine_kv_blocks,
                  "trace replay: the engine's KV pool in blocks, for the LRU expected fraction; "
                  "0 = infinite cache only")
       ->capture_default_str();
   app.add_option("--prefix-hit-tolerance", s.prefix_hit_tolerance,
-                 "trace replay: server vs expected hit rate gap (fraction) that makes the run "
-                 "invalid")
+                 "trace replay and prefix_repetition: server vs expected hit rate gap "
+                 "(fraction) that makes the run invalid")
       ->capture_default_str();
   app.add_option("--trace-idle-gap-cap-seconds", s.trace_idle_gap_cap_s,
                  "closed-loop lanes: a tree idle this long (s, the run's clock) has its next "
@@ -120,6 +122,25 @@ void AddBenchFlags(CLI::App& app, BenchFlags* f) {
   app.add_option("--spec-bench-output-len", s.spec_bench_output_len,
                  "spec_bench: max_tokens of each request")
       ->capture_default_str();
+  // vLLM's prefix_repetition flags and defaults, then servebench's reuse ratio.
+  client::PrefixPoolSettings& pool = s.prefix_pool;
+  f->prefix_pool_flags = {
+      app.add_option("--prefix-repetition-prefix-len", pool.prefix_len,
+                     "prefix_repetition: tokens of each prefix")
+          ->capture_default_str(),
+      app.add_option("--prefix-repetition-suffix-len", pool.suffix_len,
+                     "prefix_repetition: fresh tokens after the prefix (>= 1)")
+          ->capture_default_str(),
+      app.add_option("--prefix-repetition-num-prefixes", pool.num_prefixes,
+                     "prefix_repetition: prefixes in the pool")
+          ->capture_default_str(),
+      app.add_option("--prefix-repetition-output-len", pool.output_len,
+                     "prefix_repetition: output tokens per request")
+          ->capture_default_str(),
+      app.add_option("--prefix-repetition-reuse-ratio", pool.reuse_ratio,
+                     "prefix_repetition: share of measured prompts whose prefix is from the "
+                     "(primed) pool, the rest have their own; 0..1")
+          ->capture_default_str()};
   f->num_prompts_flag = app.add_option(
       "--num-prompts", s.num_prompts,
       "measured prompts; with --duration the most requests the run may send (each once)");
@@ -320,6 +341,13 @@ Status FinishBenchFlags(BenchFlags* f) {
   for (CLI::Option* o : f->saturation_tuning) {
     if (o->count() > 0 && !s.stop.detect_saturation) {
       return Bad(o->get_name() + " without --detect-saturation: it tunes that stop rule");
+    }
+  }
+  for (CLI::Option* o : f->prefix_pool_flags) {
+    if (o->count() > 0 && s.dataset_name != client::kPrefixPoolDataset) {
+      return Bad(o->get_name() +
+                 " without --dataset-name prefix_repetition: it shapes that "
+                 "dataset's prompts");
     }
   }
   if (f->error_min_flag->count() > 0 && !(s.stop.max_error_rate > 0)) {

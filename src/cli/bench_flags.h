@@ -34,6 +34,7 @@ struct BenchFlags {
   CLI::Option* ramp_rps[2] = {nullptr, nullptr};                    // need --ramp-up-strategy
   CLI::Option* saturation_tuning[3] = {nullptr, nullptr, nullptr};  // need --detect-saturation
   CLI::Option* error_min_flag = nullptr;                            // needs --max-error-rate
+  std::vector<CLI::Option*> prefix_pool_flags;  // need --dataset-name prefix_repetition
   CLI::Option* base_url_flag = nullptr;
   CLI::Option* num_prompts_flag = nullptr;
   CLI::Option* duration_flag = nullptr;

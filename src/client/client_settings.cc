@@ -10,6 +10,7 @@
 
 #include "client/conversation_dataset.h"
 #include "client/length_mixture.h"
+#include "client/prefix_pool.h"
 #include "common/limits.h"
 #include "trace/trace_loader.h"
 
@@ -253,12 +254,30 @@ Status Validate(const BenchSettings& s) {
                     s.random_range_ratio));
   }
   const bool is_trace = trace::IsTraceFormatName(s.dataset_name);
+  const bool is_pool = s.dataset_name == kPrefixPoolDataset;
   if (s.dataset_name != "random" && s.dataset_name != "custom" && s.dataset_name != "sharegpt" &&
-      s.dataset_name != "speed_bench" && s.dataset_name != "spec_bench" && !is_trace) {
+      s.dataset_name != "speed_bench" && s.dataset_name != "spec_bench" && !is_pool && !is_trace) {
     return bad(fmt::format(
-        "--dataset-name '{}': must be random, custom, sharegpt, speed_bench, spec_bench, "
-        "mooncake_trace, weka_trace, bailian_trace, dag_jsonl or multi_turn",
+        "--dataset-name '{}': must be random, prefix_repetition, custom, sharegpt, speed_bench, "
+        "spec_bench, mooncake_trace, weka_trace, bailian_trace, dag_jsonl or multi_turn",
         s.dataset_name));
+  }
+  if (is_pool) {
+    // The pool sets every length itself; a random-prompt length flag would be ignored.
+    const std::pair<const char*, double> random_only[] = {
+        {"--random-prefix-len", static_cast<double>(s.random_prefix_len)},
+        {"--random-range-ratio", s.random_range_ratio}};
+    for (const auto& [flag, v] : random_only) {
+      if (v > 0) {
+        return bad(fmt::format(
+            "--dataset-name prefix_repetition with {} {}: the pool's prompts are exactly "
+            "--prefix-repetition-prefix-len + --prefix-repetition-suffix-len tokens; drop {}",
+            flag, v, flag));
+      }
+    }
+    int64_t measured_prompts =
+        s.stages.empty() || ConcurrencyStages(s.stages) ? s.num_prompts : StagedRequests(s.stages);
+    SB_RETURN_IF_ERROR(ValidatePrefixPool(s.prefix_pool, measured_prompts));
   }
   if (!(s.trace_speedup > 0) || !std::isfinite(s.trace_speedup)) {
     return bad(fmt::format("--trace-speedup {}: must be a number > 0 (2 replays twice as fast)",
@@ -343,7 +362,7 @@ Status Validate(const BenchSettings& s) {
                         fmt::format("{}", s.warmup_requests_per_lane));
     }
   }
-  if (s.dataset_name != "random" && s.dataset_path.empty()) {
+  if (s.dataset_name != "random" && !is_pool && s.dataset_path.empty()) {
     return bad(
         fmt::format("--dataset-name {} needs --dataset-path (a JSONL/JSON file)", s.dataset_name));
   }
@@ -371,7 +390,21 @@ Status Validate(const BenchSettings& s) {
           limits::kMaxPromptTokensPerRun));
     }
   }
+  if (is_pool) {
+    const PrefixPoolSettings& pool = s.prefix_pool;
+    double prompt_tokens = (requests + static_cast<double>(pool.num_prefixes)) *
+                           static_cast<double>(pool.prefix_len + pool.suffix_len);
+    if (prompt_tokens > static_cast<double>(limits::kMaxPromptTokensPerRun)) {
+      return bad(fmt::format(
+          "--num-prompts {} x (--prefix-repetition-prefix-len {} + -suffix-len {}), primers "
+          "included: {:.0f} prompt tokens; at most {} are prepared per run: use fewer or "
+          "shorter prompts",
+          s.num_prompts + s.num_warmups, pool.prefix_len, pool.suffix_len, prompt_tokens,
+          limits::kMaxPromptTokensPerRun));
+    }
+  }
   int64_t out_len = s.dataset_name == "random"        ? s.random_output_len
+                    : is_pool                         ? s.prefix_pool.output_len
                     : s.dataset_name == "speed_bench" ? s.speed_bench_output_len
                     : s.dataset_name == "spec_bench"  ? s.spec_bench_output_len
                                                       : s.custom_output_len;

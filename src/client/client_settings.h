@@ -72,6 +72,25 @@ struct SequenceComponent {
   double weight = 0;  // relative; the weights need not sum to 1 or 100
 };
 
+// A prefix pool (--dataset-name prefix_repetition; docs/bench.md "Prefix pools"): vLLM's
+// prefix_repetition dataset (its four flags and defaults) with servebench's reuse ratio.
+// Every prompt is a prefix of prefix_len tokens and a fresh suffix of suffix_len tokens;
+// round(reuse_ratio x num_prompts) measured prompts take their prefix from a pool of
+// num_prefixes (the pool's groups differ in size by at most one prompt), the others a
+// prefix of their own. Each pool prefix is sent once before the measured phase (a
+// primer, not measured), so the measured phase finds every pool prefix cached: the share
+// of measured prompts served from the pool is reuse_ratio (up to the rounding of one
+// prompt), whatever the concurrency or arrival order.
+struct PrefixPoolSettings {
+  int64_t prefix_len = 256;  // tokens of each prefix (pool or own)
+  int64_t suffix_len = 256;  // fresh tokens after it, >= 1 (no two prompts are equal)
+  int64_t num_prefixes = 10;
+  int64_t output_len = 128;  // max_tokens of every measured prompt and warm-up
+  // Share of the measured prompts whose prefix is from the pool, in [0, 1]; 0 is the
+  // no-sharing baseline of the same lengths (no pool, no primers).
+  double reuse_ratio = 1.0;
+};
+
 struct BenchSettings {
   // ---- Target ----
   std::string base_url = "http://127.0.0.1:8000";  // http(s)://host:port[/prefix]
@@ -110,9 +129,10 @@ struct BenchSettings {
   bool kernel_rx_timestamps = true;
 
   // ---- Dataset ----
-  // random | custom | sharegpt | speed_bench | spec_bench (vLLM's names) | mooncake_trace |
-  // weka_trace | bailian_trace (AIPerf's names; a
-  // trace replays every turn it holds, so --num-prompts is set from it: docs/agentic.md)
+  // random | prefix_repetition | custom | sharegpt | speed_bench | spec_bench (vLLM's
+  // names) | mooncake_trace | weka_trace | bailian_trace | dag_jsonl | multi_turn
+  // (AIPerf's and vLLM's names; a trace replays every turn it holds, so --num-prompts is
+  // set from it: docs/agentic.md)
   std::string dataset_name = "random";
   std::string dataset_path;  // custom (JSONL), sharegpt (JSON), a trace file or folder
   int64_t random_input_len = 1024;
@@ -127,6 +147,7 @@ struct BenchSettings {
   // shares. The result's servebench.sequence_distribution has the realised shares and
   // lengths.
   std::vector<SequenceComponent> sequence_distribution;
+  PrefixPoolSettings prefix_pool;     // --dataset-name prefix_repetition only
   int64_t random_vocab_size = 32000;  // token ids are drawn from [100, vocab)
   int64_t custom_output_len = 256;    // custom/sharegpt rows without a length
   // speed_bench / spec_bench (conversation_dataset.h, docs/bench.md "SPEED-Bench and

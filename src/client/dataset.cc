@@ -8,6 +8,7 @@
 
 #include "client/conversation_dataset.h"
 #include "client/length_mixture.h"
+#include "client/prefix_pool.h"
 #include "common/atomic_file.h"
 #include "common/jsonl.h"
 #include "common/limits.h"
@@ -27,9 +28,10 @@ constexpr const char* kWords[] = {
     "water", "field",  "table", "house", "point", "line"};
 constexpr size_t kNumWords = sizeof(kWords) / sizeof(kWords[0]);
 
-// Makes a text of exactly `target` tokens by the server's count: the first w words
-// of one random word sequence, w corrected by the observed tokens-per-word ratio
-// and then stepped by one word, a few rounds at most.
+}  // namespace
+
+// The first w words of one random word sequence, w corrected by the observed
+// tokens-per-word ratio and then stepped by one word, a few rounds at most.
 void FitText(std::mt19937_64& rng, int64_t target, const TokenCounter& count, Prompt& p) {
   std::vector<const char*> seq;
   auto text_of = [&](int64_t w) {
@@ -65,6 +67,8 @@ void FitText(std::mt19937_64& rng, int64_t target, const TokenCounter& count, Pr
   p.prompt_tokens = best_count >= 0 ? best_count : target;
   p.prompt_tokens_exact = best_count == target;
 }
+
+namespace {
 
 StatusOr<std::vector<Prompt>> RandomPrompts(const BenchSettings& s, bool chat, int64_t total,
                                             const TokenCounter& count, std::string* note) {
@@ -247,6 +251,7 @@ int64_t SampleLength(int64_t base, double ratio, RangeRatioSemantics semantics,
 }
 
 StatusOr<PromptSet> MakePrompts(const BenchSettings& s, bool chat, const TokenCounter& count) {
+  if (s.dataset_name == kPrefixPoolDataset) return MakePrefixPoolPrompts(s, chat, count);
   int64_t total = s.num_prompts + s.num_warmups;
   std::vector<Prompt> all;
   PromptSet set;
@@ -288,7 +293,7 @@ StatusOr<PromptSet> MakePrompts(const BenchSettings& s, bool chat, const TokenCo
   } else {
     return Status::InvalidArgument(
         "--dataset-name '" + s.dataset_name +
-        "': must be random, custom, sharegpt, speed_bench or spec_bench");
+        "': must be random, prefix_repetition, custom, sharegpt, speed_bench or spec_bench");
   }
   set.measured.assign(std::make_move_iterator(all.begin()),
                       std::make_move_iterator(all.begin() + s.num_prompts));

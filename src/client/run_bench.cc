@@ -19,6 +19,7 @@
 #include "client/dataset.h"
 #include "client/length_mixture.h"
 #include "client/load_worker.h"
+#include "client/prefix_pool.h"
 #include "client/request_builder.h"
 #include "client/schedule.h"
 #include "client/server_hooks.h"
@@ -486,7 +487,9 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
 
   bool chat = IsChatEndpoint(s);
   ServerTokenizer tokenizer;
-  if (!workload && s.tokenize_chat_prompts && (chat || s.dataset_name != "random")) {
+  const bool pool = s.dataset_name == kPrefixPoolDataset;  // a prefix pool (prefix_pool.h)
+  // Token-id prompts (random and the pool on /v1/completions) need no counting.
+  if (!workload && s.tokenize_chat_prompts && (chat || (s.dataset_name != "random" && !pool))) {
     tokenizer = ProbeServerTokenizer(
         url, s.served_model_name.empty() ? s.model : s.served_model_name, s.tls);
   }
@@ -624,6 +627,11 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
   if (conversations) {
     for (const Prompt& p : prompts.measured) category_of.push_back(p.category);
   }
+  std::vector<PoolPromptInfo> pool_prompts;  // measured index → its pool prefix
+  if (pool) {
+    for (const Prompt& p : prompts.measured)
+      pool_prompts.push_back({p.prefix_group, p.prefix_tokens});
+  }
   std::vector<Job> jobs = make_jobs(prompts.measured, false, offsets);
   prompts.measured.clear();
   prompts.measured.shrink_to_fit();
@@ -643,6 +651,18 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
   std::optional<HookOutcome> reset_hook, start_profile_hook, stop_profile_hook;
   if (s.reset_prefix_cache) {
     reset_hook = ResetPrefixCache(url, s.tls);
+  }
+  // A prefix pool's primers: each pool prefix once, after the reset and before the
+  // counters are read, so the measured phase finds the pool cached (prefix_pool.h).
+  if (!prompts.primers.empty()) {
+    std::vector<Job> primers = make_jobs(prompts.primers, true, {});
+    PhasePlan primer_plan;
+    primer_plan.jobs = &primers;
+    primer_plan.closed_loop = true;
+    const int64_t n = static_cast<int64_t>(primers.size());
+    primer_plan.max_in_flight = s.max_concurrency > 0 ? std::min(s.max_concurrency, n) : n;
+    PhaseOutcome w = RunPhase(primer_plan, endpoints, tls.get(), url, s, cancel, false);
+    for (RequestRecord& r : w.records) result.records.push_back(std::move(r));
   }
   std::optional<std::vector<metrics::PromSample>> before, after;
   if (s.scrape_metrics) before = Scrape(metrics_url, s.tls);
@@ -714,15 +734,21 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
   in.client_issue_delay_limit_ms = s.client_issue_delay_limit_ms;
   in.server_lag_limit_ms = s.server_lag_limit_ms;
   result.summary = metrics::ComputeRunSummary(result.records, in);
+  // The engine's prefix-cache counters over the measured phase, for a trace's or a
+  // pool's expected hits (prefix_hit_check.h).
+  std::optional<PrefixCacheSide> cache_counters;
+  if (before && after) {
+    cache_counters = PrefixCacheSide{metrics::ExtractPrefixCacheCounters(*before),
+                                     metrics::ExtractPrefixCacheCounters(*after)};
+  }
   json::object prefix_cache;
   if (workload) {
-    std::optional<PrefixCacheSide> server;
-    if (before && after) {
-      server = PrefixCacheSide{metrics::ExtractPrefixCacheCounters(*before),
-                               metrics::ExtractPrefixCacheCounters(*after)};
-    }
     prefix_cache =
-        PrefixCacheReport(*workload, result.records, s, server, &result.summary.validity);
+        PrefixCacheReport(*workload, result.records, s, cache_counters, &result.summary.validity);
+  } else if (pool) {
+    prefix_cache =
+        PrefixPoolReport(s, pool_prompts, chat, static_cast<int64_t>(prompts.primers.size()),
+                         result.records, cache_counters, &result.summary.validity);
   }
 
   // Power over the window; --require-power makes invalid power invalidate the run.
@@ -840,6 +866,7 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
   h.servebench_extra["hooks"] = json::object{{"reset_prefix_cache", hook_json(reset_hook)},
                                              {"start_profile", hook_json(start_profile_hook)},
                                              {"stop_profile", hook_json(stop_profile_hook)}};
+  if (pool) h.servebench_extra["prefix_cache"] = std::move(prefix_cache);
   if (workload) {
     h.servebench_extra["prefix_cache"] = std::move(prefix_cache);
     h.servebench_extra["trace"] = json::object{
