@@ -104,6 +104,32 @@ TEST_F(BadInputTest, BenchLoadShapeValuesAreRefusedNamingTheFlagAndThePart) {
   }
 }
 
+TEST_F(BadInputTest, BenchPrefixPoolValuesAreRefusedNamingTheFlagBeforeAnyConnection) {
+  struct Case {
+    std::string flags, says;
+  };
+  const std::string pool = "--dataset-name prefix_repetition ";
+  for (const Case& c : std::vector<Case>{
+           {"--prefix-repetition-num-prefixes 4",
+            "--prefix-repetition-num-prefixes without --dataset-name prefix_repetition"},
+           {pool + "--num-prompts 5 --prefix-repetition-num-prefixes 10",
+            "--prefix-repetition-num-prefixes 10 with 5 measured prompts"},
+           {pool + "--num-prompts 20 --prefix-repetition-num-prefixes 4 "
+                   "--prefix-repetition-reuse-ratio 0.1",
+            "2 prompts share the pool, fewer than its prefixes"},
+           {pool + "--prefix-repetition-reuse-ratio 1.5",
+            "--prefix-repetition-reuse-ratio 1.5: must be in [0, 1]"},
+           {pool + "--prefix-repetition-suffix-len 0", "--prefix-repetition-suffix-len 0: must be"},
+           {pool + "--prefix-repetition-prefix-len 0", "--prefix-repetition-prefix-len 0: must be"},
+           {pool + "--random-prefix-len 8",
+            "--dataset-name prefix_repetition with --random-prefix-len 8"}}) {
+    ShellResult r = Servebench("bench --model m --port 1 " + c.flags);
+    EXPECT_EQ(r.exit_code, 1) << c.flags << "\n" << r.output;
+    EXPECT_THAT(r.output, HasSubstr(c.says)) << c.flags;
+    EXPECT_THAT(r.output, Not(HasSubstr("not reachable"))) << c.flags;
+  }
+}
+
 TEST_F(BadInputTest, RecipeConcurrencyRangeBeyondTheLimitIsARecipeError) {
   std::string recipe = SimRecipe("recipe.yaml", "", "{start: 1, end: 1000000000}");
   ShellResult v = Servebench("validate " + recipe);
