@@ -87,7 +87,8 @@ int64_t PoolPrompts(const PrefixPoolSettings& pool, int64_t n) {
 
 std::vector<int> LayOutPrefixPool(const PrefixPoolSettings& pool, int64_t n, std::mt19937_64& rng) {
   std::vector<int> out(static_cast<size_t>(std::max<int64_t>(n, 0)), -1);
-  const int64_t pooled = PoolPrompts(pool, n);
+  // No pool to share (ValidatePrefixPool refuses it): every prompt has its own prefix.
+  const int64_t pooled = pool.num_prefixes > 0 ? PoolPrompts(pool, n) : 0;
   for (int64_t i = 0; i < pooled; ++i) {
     out[static_cast<size_t>(i)] = static_cast<int>(i % pool.num_prefixes);
   }
