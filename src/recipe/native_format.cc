@@ -51,6 +51,9 @@ const std::vector<std::string> kLoadKeys = {"endpoint",
                                             "num_warmups",
                                             "ignore_eos",
                                             "repetitions",
+                                            "prefix_len",
+                                            "num_prefixes",
+                                            "prefix_reuse_ratio",
                                             "extra_args"};
 const std::vector<std::string> kEngines = {"vllm", "sglang", "trtllm", "llamacpp", "sim", "atom"};
 const std::vector<std::string> kMethods = {"none",   "mtp",         "eagle",
@@ -263,9 +266,24 @@ void ReadLoad(const LoadContext& ctx, FieldReader& r, LoadSpec* load, int* per_c
     if (!r.Has("endpoint"))
       load->endpoint = *v == "openai-chat" ? "/v1/chat/completions" : "/v1/completions";
   }
-  if (auto v = r.Enum("dataset", {"random", "random-prefix", "sharegpt", "custom", "speed_bench",
-                                  "spec_bench"}))
+  if (auto v = r.Enum("dataset", {"random", "random-prefix", "prefix_repetition", "sharegpt",
+                                  "custom", "speed_bench", "spec_bench"}))
     load->dataset = *v;
+  // A prefix pool (dataset prefix_repetition; checked against isl per scenario).
+  if (auto v = r.PositiveInt("prefix_len", false, limits::kMaxTokensPerRequest))
+    load->prefix_len = static_cast<int>(*v);
+  if (auto v = r.PositiveInt("num_prefixes", false, limits::kMaxPromptsPerRun))
+    load->num_prefixes = static_cast<int>(*v);
+  if (auto v = r.Double("prefix_reuse_ratio")) {
+    if (!(*v >= 0 && *v <= 1))
+      r.ErrorAt("prefix_reuse_ratio",
+                fmt::format("is {}; must be in [0, 1] (the share of prompts whose prefix is "
+                            "from the pool)",
+                            Trimmed(*v))),
+          *ok = false;
+    else
+      load->prefix_reuse_ratio = *v;
+  }
   if (auto v = r.String("dataset_path", false, true)) load->dataset_path = *v;
   if (auto v = r.Double("random_range_ratio")) {
     if (*v < 0 || *v > 1)
@@ -317,6 +335,42 @@ void ReadLoad(const LoadContext& ctx, FieldReader& r, LoadSpec* load, int* per_c
       load->repetitions = static_cast<int>(*v);
   }
   if (auto v = r.StringList("extra_args")) load->extra_args = *v;
+}
+
+// A scenario's prefix pool, once its load (recipe-level, then its own) and isl are known:
+// dataset prefix_repetition needs prefix_len < isl (the rest is each prompt's suffix) and
+// num_prefixes, exact lengths (no random_range_ratio); other datasets refuse the keys.
+bool CheckPrefixPool(const LoadContext& ctx, const YNode& node, const std::string& path,
+                     const Scenario& sc) {
+  const LoadSpec& l = sc.load;
+  if (l.dataset != "prefix_repetition") {
+    if (l.prefix_len == 0 && l.num_prefixes == 0 && l.prefix_reuse_ratio == 1.0) return true;
+    ctx.Error(node, path,
+              fmt::format("prefix_len, num_prefixes and prefix_reuse_ratio shape dataset "
+                          "prefix_repetition; this scenario's dataset is {}",
+                          l.dataset));
+    return false;
+  }
+  if (l.prefix_len == 0 || l.num_prefixes == 0) {
+    ctx.Error(node, path,
+              "dataset prefix_repetition needs prefix_len (tokens of each prefix) and "
+              "num_prefixes (prefixes in the pool)");
+    return false;
+  }
+  if (l.prefix_len >= sc.isl) {
+    ctx.Error(node, path,
+              fmt::format("prefix_len {} with isl {}: the prefix must be shorter than the "
+                          "prompt (isl - prefix_len is each prompt's own suffix)",
+                          l.prefix_len, sc.isl));
+    return false;
+  }
+  if (l.random_range_ratio > 0) {
+    ctx.Error(node, path,
+              "dataset prefix_repetition with random_range_ratio: the pool's prompts are "
+              "exactly isl tokens; drop random_range_ratio");
+    return false;
+  }
+  return true;
 }
 
 // prefill/decode/aggregated: {replicas, tp, pp, ep, dp_attn, dcp_size, pcp_size, nodes, env}
@@ -646,6 +700,7 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
     if (!isl || !osl) ok = false;
     sc.isl = static_cast<int>(isl.value_or(0));
     sc.osl = static_cast<int>(osl.value_or(0));
+    if (!CheckPrefixPool(ctx, scenarios->items[i], spath, sc)) ok = false;
     const YNode* space = sr.Get("search_space");
     if (space == nullptr) {
       sr.Missing("search_space");

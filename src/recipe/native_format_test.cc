@@ -211,5 +211,73 @@ recipes:
   EXPECT_TRUE(plan->points[0].run_eval);  // at: all
 }
 
+// A prefix pool (dataset prefix_repetition): its keys reach the point, join its identity
+// only for that dataset, and every bad combination is located.
+std::string PoolRecipe(const std::string& load) {
+  return R"(servebench: 1
+recipes:
+  pool:
+    engine: sim
+    model: llama-3.1-8b
+    hardware: h200
+    scenarios:
+      - isl: 1024
+        osl: 64
+)" + load +
+         R"(
+        search_space:
+          - {tp: 1, concurrency: [4]}
+)";
+}
+
+TEST(NativeFormatTest, PrefixPoolKeysReachThePointAndItsIdentity) {
+  auto expand = [](const std::string& load) {
+    Diagnostics d;
+    RecipeSet set = LoadRecipeText(PoolRecipe(load), "pool.yaml", &d);
+    EXPECT_TRUE(d.ok()) << d.ToString();
+    auto plan = ExpandRecipes(set, MatrixFilters{});
+    EXPECT_TRUE(plan.ok() && plan->points.size() == 1u);
+    return plan.ok() && !plan->points.empty() ? plan->points[0] : Point{};
+  };
+  const Point p = expand(
+      "        dataset: prefix_repetition\n        prefix_len: 768\n        num_prefixes: 8\n"
+      "        prefix_reuse_ratio: 0.75");
+  EXPECT_EQ(p.load.dataset, "prefix_repetition");
+  EXPECT_EQ(p.load.prefix_len, 768);
+  EXPECT_EQ(p.load.num_prefixes, 8);
+  EXPECT_DOUBLE_EQ(p.load.prefix_reuse_ratio, 0.75);
+  const Point other = expand(
+      "        dataset: prefix_repetition\n        prefix_len: 768\n        num_prefixes: 4");
+  EXPECT_DOUBLE_EQ(other.load.prefix_reuse_ratio, 1.0);
+  EXPECT_NE(p.point_id, other.point_id);
+  // Other datasets keep their identity: no prefix_pool in their JSON.
+  EXPECT_EQ(PointToJson(expand("        dataset: random")).find("prefix_pool"), std::string::npos);
+  auto back = PointFromJson(PointToJson(p));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->load.num_prefixes, 8);
+  EXPECT_DOUBLE_EQ(back->load.prefix_reuse_ratio, 0.75);
+}
+
+TEST(NativeFormatTest, PrefixPoolMistakesAreLocatedAndExplained) {
+  for (const auto& [load, says] : std::vector<std::pair<std::string, std::string>>{
+           {"        dataset: prefix_repetition", "needs prefix_len"},
+           {"        dataset: prefix_repetition\n        prefix_len: 1024\n        num_prefixes: 2",
+            "prefix_len 1024 with isl 1024"},
+           {"        dataset: random\n        num_prefixes: 2",
+            "this scenario's dataset is random"},
+           {"        dataset: prefix_repetition\n        prefix_len: 8\n        num_prefixes: 2\n"
+            "        prefix_reuse_ratio: 2",
+            "prefix_reuse_ratio"},
+           {"        dataset: prefix_repetition\n        prefix_len: 8\n        num_prefixes: 2\n"
+            "        random_range_ratio: 0.5",
+            "drop random_range_ratio"}}) {
+    Diagnostics d;
+    LoadRecipeText(PoolRecipe(load), "pool.yaml", &d);
+    EXPECT_FALSE(d.ok()) << load;
+    EXPECT_NE(d.ToString().find(says), std::string::npos) << d.ToString();
+    EXPECT_NE(d.ToString().find("pool.yaml:"), std::string::npos) << d.ToString();
+  }
+}
+
 }  // namespace
 }  // namespace servebench::recipe

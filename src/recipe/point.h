@@ -174,9 +174,16 @@ inline std::optional<double> SimTimeScale(const ServeSpec& s) {
 struct LoadSpec {
   std::string scenario = "fixed-seq-len";  // or "agentic-coding"
   std::string endpoint = "/v1/completions";
-  std::string dataset = "random";  // "random", "random-prefix", "custom", "sharegpt"
+  // "random", "random-prefix", "prefix_repetition", "custom", "sharegpt"
+  std::string dataset = "random";
   std::string dataset_path;
-  int isl = 0, osl = 0;           // input / output tokens per request
+  int isl = 0, osl = 0;  // input / output tokens per request
+  // dataset "prefix_repetition" (a prefix pool, client/prefix_pool.h): each prompt is a
+  // prefix of prefix_len tokens and isl - prefix_len of its own; prefix_reuse_ratio of
+  // the prompts take their prefix from a pool of num_prefixes. In the point's identity
+  // only for that dataset.
+  int prefix_len = 0, num_prefixes = 0;
+  double prefix_reuse_ratio = 1.0;
   double random_range_ratio = 0;  // InferenceX semantics unless noted in extra
   int concurrency = 1;            // max requests in flight
   int num_prompts = 0;            // 0 = the run's default (concurrency × 10)

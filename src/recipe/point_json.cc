@@ -145,6 +145,12 @@ json::object ToJsonAllFields(const Point& p) {
                     {"backend", l.backend},
                     {"extra_args", StringsJson(l.extra_args)}};
   warmups_per_conc(&load);
+  // Only for a prefix pool, so every other point keeps its identity.
+  if (l.dataset == "prefix_repetition") {
+    load["prefix_pool"] = json::object{{"prefix_len", l.prefix_len},
+                                       {"num_prefixes", l.num_prefixes},
+                                       {"reuse_ratio", l.prefix_reuse_ratio}};
+  }
   json::array evals;
   for (const auto& e : p.evals)
     evals.push_back(json::object{{"name", e.name},
@@ -494,6 +500,12 @@ StatusOr<Point> PointFromJson(std::string_view text) {
       lr.Strings("extra_args", &l.extra_args);
       if (lr.Optional("warmups_per_concurrency"))
         lr.Int("warmups_per_concurrency", &l.warmups_per_concurrency);
+      if (const json::value* pool = lr.Optional("prefix_pool")) {
+        Reader pr(*pool, "point.load.prefix_pool", &errs);
+        pr.Int("prefix_len", &l.prefix_len);
+        pr.Int("num_prefixes", &l.num_prefixes);
+        pr.Double("reuse_ratio", &l.prefix_reuse_ratio);
+      }
     }
   }
   if (!errs.empty()) {

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "client/client.h"
+#include "client/prefix_pool.h"
 #include "common/atomic_file.h"
 #include "common/speed_bench_names.h"
 #include "recipe/agentic_trace.h"
@@ -44,6 +45,16 @@ client::BenchSettings BenchSettingsFor(const recipe::Point& point, const RunSett
       b.spec_bench_category = selection.spec_bench_category;
       if (load.osl > 0) b.spec_bench_output_len = load.osl;
     }
+  }
+  if (load.dataset == client::kPrefixPoolDataset) {
+    // A prefix pool (recipe/point.h LoadSpec): isl is the whole prompt, osl the output;
+    // the expected hits count the engine's own KV block when the recipe sets one.
+    b.prefix_pool.prefix_len = load.prefix_len;
+    b.prefix_pool.suffix_len = load.isl - load.prefix_len;
+    b.prefix_pool.num_prefixes = load.num_prefixes;
+    b.prefix_pool.output_len = load.osl;
+    b.prefix_pool.reuse_ratio = load.prefix_reuse_ratio;
+    if (auto block = recipe::KvBlockTokens(point.serve)) b.engine_block_tokens = *block;
   }
   b.random_range_ratio = load.random_range_ratio;
   // 0 means exact lengths in both conventions only under vLLM's; InferenceX's
