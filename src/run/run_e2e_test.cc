@@ -256,6 +256,35 @@ TEST_F(RunE2eTest, KillingServebenchLeavesNoEngineAndResumeFinishesTheSweep) {
 // --profile: the sim is started with VLLM_TORCH_PROFILER_DIR set to the session's
 // folder under <out>/profiles/; each point's measured phase leaves one trace there,
 // and the record names the folder. --reset-prefix-cache rides along (a warning-free 200).
+TEST_F(RunE2eTest, APrefixPoolRecipeIsServedFromThePoolAtItsReuseRatio) {
+  // dataset prefix_repetition (docs/recipes.md): 40 prompts of 160 tokens, 100 of them a
+  // prefix from a pool of 4 for 75 % of the prompts, against the sim's prefix cache in
+  // 16-token blocks (taken from the engine's args for the expected hits).
+  std::ostringstream y;
+  y << "servebench: 1\nrecipes:\n  e2e-pool:\n    engine: sim\n    model: llama-3.1-8b\n"
+    << "    hardware: h200\n    precision: bf16\n    readiness_timeout_s: 30\n"
+    << "    extra_args: [--enable-prefix-caching, --block-size, \"16\"]\n"
+    << "    sim:\n      time_scale: 0.01\n      seed: " << marker_ << "\n"
+    << "    load:\n      dataset: prefix_repetition\n      prefix_len: 100\n"
+    << "      num_prefixes: 4\n      prefix_reuse_ratio: 0.75\n      num_prompts: 40\n"
+    << "    scenarios:\n      - isl: 160\n        osl: 8\n"
+    << "        search_space:\n          - tp: 1\n            concurrency: [8]\n";
+  std::string recipe = (dir_ / "recipe.yaml").string();
+  std::ofstream(recipe) << y.str();
+  Result r = Run(RunArgs(recipe));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto records = Records();
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].at("isl").as_int64(), 160);
+  const boost::json::object& cache =
+      records[0].at("summary").at("servebench").at("prefix_cache").as_object();
+  EXPECT_EQ(cache.at("engine_block_tokens").as_int64(), 16);
+  EXPECT_EQ(cache.at("pool").at("suffix_len").as_int64(), 60);
+  ASSERT_TRUE(cache.at("server").is_object()) << cache;
+  EXPECT_NEAR(cache.at("server").at("pool_reuse").to_number<double>(), 0.75, 1e-6) << cache;
+  EXPECT_NEAR(cache.at("server").at("hit_rate").to_number<double>(), 0.45, 1e-6) << cache;
+}
+
 TEST_F(RunE2eTest, ProfileLeavesATracePerPointInTheSessionsFolderNamedByTheRecord) {
   Result r = Run(RunArgs(WriteRecipe("[1, 2]", ""), "--profile --reset-prefix-cache"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
