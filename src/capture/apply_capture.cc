@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <cstdlib>
+
+#include "engine/adapter.h"
+#include "recipe/agentic_trace.h"
 
 namespace servebench::capture {
 namespace {
@@ -153,6 +157,51 @@ bool IsBenchServing(const std::vector<std::string>& argv) {
   return false;
 }
 
+bool IsAiperfProfile(const std::vector<std::string>& argv) {
+  if (argv.size() < 2 || argv[1] != "profile") return false;
+  const std::string& tool = argv[0];
+  return tool == "aiperf" || (tool.size() > 7 && tool.compare(tool.size() - 7, 7, "/aiperf") == 0);
+}
+
+// An agentic client (InferenceX's build_replay_cmd: `aiperf profile --scenario
+// inferencex-agentx-mvp ...`): its concurrency (the lanes) and duration become the
+// load; its lane settings are compared with servebench's, which every agentic point
+// replays with (recipe/agentic_trace.h), and each that differs is noted.
+std::vector<std::string> ApplyAgenticClient(const std::vector<std::string>& argv,
+                                            recipe::LoadSpec* load) {
+  std::vector<std::string> notes;
+  if (auto v = Flag(argv, "--concurrency"); v && Number(*v))
+    load->concurrency = static_cast<int>(*Number(*v));
+  if (auto v = Flag(argv, "--benchmark-duration"); v && Number(*v))
+    load->duration_s = static_cast<int>(*Number(*v));
+  const recipe::AgenticLaneSettings& lanes = recipe::kInferenceXAgenticLanes;
+  const std::pair<const char*, double> kept[] = {
+      {"--random-seed", static_cast<double>(lanes.seed)},
+      {"--trace-idle-gap-cap-seconds", lanes.trace_idle_gap_cap_s},
+      {"--trajectory-start-min-ratio", lanes.trajectory_start_min_ratio},
+      {"--trajectory-start-max-ratio", lanes.trajectory_start_max_ratio},
+      {"--warmup-requests-per-lane", static_cast<double>(lanes.warmup_requests_per_lane)}};
+  for (const auto& [flag, ours] : kept) {
+    auto v = Flag(argv, flag);
+    if (!v) continue;
+    if (!Number(*v) || *Number(*v) != ours)
+      notes.push_back(
+          fmt::format("client {} {} differs from servebench's agentic lanes, which "
+                      "replay with {}",
+                      flag, *v, engine::FormatDecimal(ours)));
+  }
+  if (auto v = Flag(argv, "--scenario"); v && *v != "inferencex-agentx-mvp")
+    notes.push_back(
+        fmt::format("client --scenario {} is not carried: servebench replays as "
+                    "inferencex-agentx-mvp does (system idle cap {} s)",
+                    *v, engine::FormatDecimal(lanes.system_idle_gap_cap_s)));
+  if (auto v = Flag(argv, "--failed-request-threshold"))
+    notes.push_back("client --failed-request-threshold " + *v +
+                    " is not carried: servebench records every failed request and judges "
+                    "validity after the run");
+  return notes;
+}
+
 }  // namespace
 
 void DescribeSpec(const std::vector<std::string>& argv,
@@ -165,6 +214,7 @@ void DescribeSpec(const std::vector<std::string>& argv,
 }
 
 std::vector<std::string> ApplyClient(const std::vector<std::string>& argv, recipe::LoadSpec* load) {
+  if (IsAiperfProfile(argv)) return ApplyAgenticClient(argv, load);
   std::vector<std::string> notes;
   if (!IsBenchServing(argv)) return notes;
   auto integer = [&](const char* flag, int* out) {
@@ -213,6 +263,7 @@ std::vector<std::string> ApplyCapture(const LaunchCapture& capture, recipe::Poin
   s.command.port = capture.port;
   s.command.files = capture.files;
   s.command.folder = capture.folder;
+  s.command.auxiliary = capture.auxiliary;
   s.command.source = "inferencex:" + capture.script;
   s.env = capture.env;
   s.env_from = capture.env_from;
@@ -220,6 +271,13 @@ std::vector<std::string> ApplyCapture(const LaunchCapture& capture, recipe::Poin
   // env_from, launch_capture.h), so what is left is the script's own configuration.
   point->env_not_secret.clear();
   for (const auto& entry : capture.env) point->env_not_secret.push_back(entry.first);
+  for (const auto& aux : capture.auxiliary)
+    for (const auto& entry : aux.env)
+      if (capture.env.count(entry.first) == 0) point->env_not_secret.push_back(entry.first);
+  std::sort(point->env_not_secret.begin(), point->env_not_secret.end());
+  point->env_not_secret.erase(
+      std::unique(point->env_not_secret.begin(), point->env_not_secret.end()),
+      point->env_not_secret.end());
   s.prepare = capture.prepare;
   s.extra_args.clear();
   DescribeSpec(capture.argv, capture.env, &s.spec);

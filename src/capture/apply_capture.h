@@ -17,7 +17,11 @@
 // model's own chat template to each prompt, so drafts see chat-formatted text as
 // InferenceX's client-side template gives them (servebench has no tokenizer of its
 // own). Flags without a servebench counterpart are returned as notes. An agentic
-// client (aiperf) leaves the point's agentic load as it is.
+// client (`aiperf profile`, InferenceX's build_replay_cmd): --concurrency (the lanes)
+// and --benchmark-duration become the load; --random-seed, the idle cap, the
+// trajectory start ratios and --warmup-requests-per-lane are servebench's own
+// (recipe::kInferenceXAgenticLanes), each value that differs noted, as are
+// --scenario other than inferencex-agentx-mvp and --failed-request-threshold.
 #pragma once
 
 #include <map>

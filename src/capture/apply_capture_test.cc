@@ -121,6 +121,49 @@ TEST(ApplyClientTest, BenchmarkServingFlagsBecomeTheLoadAndTheChatTemplateTheCha
   agentic.endpoint = "/v1/chat/completions";
   EXPECT_TRUE(ApplyClient({"aiperf", "profile", "--concurrency", "4"}, &agentic).empty());
   EXPECT_EQ(agentic.endpoint, "/v1/chat/completions");
+  EXPECT_EQ(agentic.concurrency, 4);
+}
+
+// InferenceX's build_replay_cmd as its agentic scripts run it: the lanes and the
+// duration become the load, the lane settings servebench shares pass silently, and
+// one that differs (a fast-mode warm-up) or has no counterpart is noted.
+TEST(ApplyCaptureTest, AnAgenticClientGivesTheLanesAndTheDurationAndNotesWhatDiffers) {
+  recipe::LoadSpec load;
+  load.scenario = "agentic-coding";
+  load.duration_s = 3600;
+  std::vector<std::string> replay = {"/opt/aiperf/bin/aiperf",
+                                     "profile",
+                                     "--scenario",
+                                     "inferencex-agentx-mvp",
+                                     "--url",
+                                     "http://localhost:8888",
+                                     "--endpoint",
+                                     "/v1/chat/completions",
+                                     "--streaming",
+                                     "--concurrency",
+                                     "16",
+                                     "--benchmark-duration",
+                                     "1200",
+                                     "--random-seed",
+                                     "42",
+                                     "--trajectory-start-min-ratio",
+                                     "0.25",
+                                     "--trajectory-start-max-ratio",
+                                     "0.75",
+                                     "--warmup-requests-per-lane",
+                                     "1",
+                                     "--trace-idle-gap-cap-seconds",
+                                     "300",
+                                     "--failed-request-threshold",
+                                     "0.05"};
+  std::vector<std::string> notes = ApplyClient(replay, &load);
+  EXPECT_EQ(load.concurrency, 16);
+  EXPECT_EQ(load.duration_s, 1200);
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[0],
+            "client --warmup-requests-per-lane 1 differs from servebench's agentic lanes, which "
+            "replay with 10");
+  EXPECT_THAT(notes[1], HasSubstr("client --failed-request-threshold 0.05 is not carried"));
 }
 
 TEST(ApplyCaptureTest, ThePointRunsTheCapturedCommand) {

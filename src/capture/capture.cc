@@ -97,6 +97,14 @@ std::string Differences(const recipe::ServeSpec& a, const recipe::ServeSpec& b) 
       if (a.command.files[i].contents != b.command.files[i].contents)
         what.insert("file " + a.command.files[i].path);
   }
+  if (a.command.auxiliary.size() != b.command.auxiliary.size()) {
+    what.insert("its auxiliary servers");
+  } else {
+    for (size_t i = 0; i < a.command.auxiliary.size(); ++i)
+      if (a.command.auxiliary[i].argv != b.command.auxiliary[i].argv ||
+          a.command.auxiliary[i].env != b.command.auxiliary[i].env)
+        what.insert("auxiliary server " + a.command.auxiliary[i].argv.front());
+  }
   if (what.empty()) return "the command changes";
   std::string out;
   for (const auto& w : what) out += (out.empty() ? "" : ", ") + w;

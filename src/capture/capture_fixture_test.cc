@@ -73,7 +73,8 @@ TEST(CaptureFixtureTest, EachKeyIsCapturedOrSaysWhyNot) {
   EXPECT_EQ(Key("tinyx-fp8-mi355x-vllm-mtp").captured, 4);
   EXPECT_EQ(Key("tinyx-fp4-b200-trt").captured, 2);
   EXPECT_EQ(Key("tinyx-fp8-h200-sglang").captured, 4);
-  EXPECT_EQ(Key("tinyx-fp8-h200-vllm-agentic-mtp").captured, 2);
+  EXPECT_EQ(Key("tinyx-fp8-h200-vllm-agentic-mtp").captured, 3);
+  EXPECT_EQ(Key("tinyx-fp8-b200-vllm-agentic").captured, 1);
   EXPECT_EQ(Key("tinyx-fp8-h100-vllm").captured, 0);
   ASSERT_EQ(Key("tinyx-fp8-h100-vllm").failures.size(), 1u);
   EXPECT_THAT(Key("tinyx-fp8-h100-vllm").failures[0].first,
@@ -84,17 +85,55 @@ TEST(CaptureFixtureTest, EachKeyIsCapturedOrSaysWhyNot) {
             "no benchmark script: tried "
             "benchmarks/single_node/fixed_seq_len/tinyx_fp8_mi300x_vllm.sh, "
             "benchmarks/single_node/fixed_seq_len/tinyx_fp8_mi300x.sh");
-  const auto& agentic = Key("tinyx-fp8-h200-vllm-agentic-mtp");
-  ASSERT_EQ(agentic.failures.size(), 1u);
-  EXPECT_THAT(agentic.failures[0].first, HasSubstr("starts auxiliary servers beside the engine "
-                                                   "(lmcache server)"));
-  EXPECT_EQ(r.failed_points, 3);
+  // Auxiliary servers started before the engine are captured with it.
+  EXPECT_TRUE(Key("tinyx-fp8-h200-vllm-agentic-mtp").failures.empty());
+  EXPECT_TRUE(Key("tinyx-fp8-b200-vllm-agentic").failures.empty());
+  EXPECT_EQ(r.failed_points, 2);
   EXPECT_EQ(Key("tinyx-fp8-h200-sglang").scripts,
             std::vector<std::string>{"benchmarks/single_node/fixed_seq_len/"
                                      "tinyx_fp8_h200_sglang.sh"});
   std::string text = FormatCaptureReport(r, true);
   EXPECT_THAT(text, HasSubstr("tinyx-fp8-mi300x-vllm: captured 0/1 point(s)"));
-  EXPECT_THAT(text, HasSubstr("3 key(s) captured, 1 partly, 2 not at all"));
+  EXPECT_THAT(text, HasSubstr("5 key(s) captured, 0 partly, 2 not at all"));
+}
+
+// An agentic script's KV offload tier: mooncake_master started in the background
+// before vLLM, with the config the script wrote for it, is captured as an auxiliary
+// server of the session: its argv, its environment, the config (named by an absolute
+// /workspace path through MOONCAKE_CONFIG_PATH, so /workspace is the folder).
+TEST(CaptureFixtureTest, AuxiliaryServersStartedBeforeTheEngineAreCapturedWithIt) {
+  const recipe::ServeSpec& s = PointAt("tinyx-fp8-b200-vllm-agentic", 4).serve;
+  ASSERT_EQ(s.command.auxiliary.size(), 1u);
+  const recipe::AuxiliaryCommand& master = s.command.auxiliary[0];
+  EXPECT_EQ(master.argv, (std::vector<std::string>{"mooncake_master", "--port", "20888",
+                                                   "--eviction_high_watermark_ratio=0.80",
+                                                   "--eviction_ratio=0.10"}));
+  // What the script exported before starting it (benchmark_lib's GPU_METRICS_CSV too).
+  const std::map<std::string, std::string> exported = {
+      {"GPU_METRICS_CSV", "gpu_metrics.csv"},
+      {"MC_SLICE_SIZE", "1048576"},
+      {"MOONCAKE_CONFIG_PATH", "/workspace/results/mooncake_config.json"},
+      {"PYTHONHASHSEED", "0"}};
+  EXPECT_EQ(master.env, exported);
+  for (const auto& [name, value] : exported) EXPECT_EQ(s.env.at(name), value) << name;
+  EXPECT_EQ(s.command.folder, "/workspace");
+  ASSERT_EQ(s.command.files.size(), 1u);
+  EXPECT_EQ(s.command.files[0].path, "results/mooncake_config.json");
+  EXPECT_THAT(s.command.files[0].contents,
+              HasSubstr("\"master_server_address\": \"127.0.0.1:20888\""));
+  EXPECT_THAT(engine::JoinForShell(s.command.argv),
+              HasSubstr("--kv-transfer-config '{\"kv_connector\":\"MooncakeStoreConnector\""));
+  std::string notes;
+  for (const auto& n : Key("tinyx-fp8-b200-vllm-agentic").notes) notes += n + "\n";
+  EXPECT_THAT(notes, ::testing::Not(HasSubstr("mooncake_master")));
+
+  // The LMCache arm of the other agentic key: `lmcache server`, no file of its own.
+  const recipe::ServeSpec& dram = PointAt("tinyx-fp8-h200-vllm-agentic-mtp", 8).serve;
+  ASSERT_EQ(dram.command.auxiliary.size(), 1u);
+  EXPECT_EQ(dram.command.auxiliary[0].argv,
+            (std::vector<std::string>{"lmcache", "server", "--port", "5555", "--l1-size-gb",
+                                      std::to_string(dram.total_cpu_dram_gb)}));
+  EXPECT_TRUE(PointAt("tinyx-fp8-h200-vllm-agentic-mtp", 2).serve.command.auxiliary.empty());
 }
 
 TEST(CaptureFixtureTest, TheServerCommandIsExactlyWhatTheScriptRan) {
@@ -253,13 +292,19 @@ TEST(CaptureFixtureTest, TheDryRunOfEveryCapturedSessionStartsExactlyTheCapture)
     std::string shown = engine::FormatCommandForDisplay(*command);
     EXPECT_EQ(shown.find("a-real-token-at-launch"), std::string::npos) << "no secret is shown";
     std::vector<CallRecord> calls = testing::ReplayDryRun(shown, dir.path(), launch);
-    ASSERT_EQ(calls.size(), p.serve.prepare.size() + 1) << p.recipe << "\n" << shown;
+    ASSERT_EQ(calls.size(), p.serve.prepare.size() + p.serve.command.auxiliary.size() + 1)
+        << p.recipe << "\n"
+        << shown;
     for (size_t i = 0; i < p.serve.prepare.size(); ++i) {
       std::vector<std::string> step = {calls[i].tool};
       step.insert(step.end(), calls[i].argv.begin(), calls[i].argv.end());
       EXPECT_EQ(step, p.serve.prepare[i]);
     }
-    const CallRecord& server = calls.back();
+    std::vector<CallRecord> started(calls.begin() + p.serve.prepare.size(), calls.end());
+    std::string missing = testing::TakeAuxiliaryCalls(p.serve, &started);
+    EXPECT_EQ(missing, "") << p.recipe << "\n" << shown;
+    ASSERT_EQ(started.size(), 1u) << p.recipe;
+    const CallRecord& server = started.front();
     std::vector<std::string> argv = {server.tool};
     argv.insert(argv.end(), server.argv.begin(), server.argv.end());
     std::map<std::string, std::string> expected = p.serve.env;
@@ -295,16 +340,16 @@ TEST(CaptureFixtureTest, TheDryRunOfEveryCapturedSessionStartsExactlyTheCapture)
     }
     ++sessions;
   }
-  EXPECT_EQ(sessions, 4 + 2 + 1 + 1);  // mi355x tp8 ×3 + dpa, trt ×2, sglang, agentic
-  EXPECT_EQ(in_container, 1);          // the agentic command names /workspace
+  // mi355x tp8 ×3 + dpa, trt ×2, sglang, the agentic h200 (none, lmcache) and b200
+  EXPECT_EQ(sessions, 4 + 2 + 1 + 2 + 1);
+  EXPECT_EQ(in_container, 3);  // the agentic commands name /workspace
 }
 
 TEST(CaptureFixtureTest, TheNativeRecipeWrittenFromTheCaptureGivesTheSamePoints) {
   auto written = WriteNativeRecipes(Fixture().plan.points, "captured from the fixture");
   ASSERT_TRUE(written.ok()) << written.status().ToString();
-  EXPECT_EQ(written->recipes, 3);
-  ASSERT_EQ(written->skipped.size(), 1u);
-  EXPECT_THAT(written->skipped[0], HasSubstr("tinyx-fp8-h200-vllm-agentic-mtp: its agentic"));
+  EXPECT_EQ(written->recipes, 5);
+  EXPECT_TRUE(written->skipped.empty()) << written->skipped.front();
   recipe::Diagnostics d;
   recipe::RecipeSet set = recipe::LoadRecipeText(written->yaml, "captured.yaml", &d);
   ASSERT_TRUE(d.ok()) << d.ToString() << written->yaml;
@@ -317,12 +362,17 @@ TEST(CaptureFixtureTest, TheNativeRecipeWrittenFromTheCaptureGivesTheSamePoints)
   };
   std::multiset<std::string> from_capture, from_native;
   for (const auto& p : Fixture().plan.points)
-    if (!p.serve.command.argv.empty() && p.load.scenario != "agentic-coding")
-      from_capture.insert(identity(p));
+    if (!p.serve.command.argv.empty()) from_capture.insert(identity(p));
   for (const auto& p : plan->points) from_native.insert(identity(p));
-  EXPECT_EQ(from_capture.size(), 10u);
+  EXPECT_EQ(from_capture.size(), 10u + 3 + 1);  // fixed-seq-len, agentic h200 and b200
   EXPECT_EQ(from_native, from_capture);
   EXPECT_THAT(written->yaml, HasSubstr("# captured from the fixture\nservebench: 1\n"));
+  // The agentic keys as agentic-coding scenarios, the offload tier and its server kept.
+  EXPECT_THAT(written->yaml,
+              HasSubstr("      - scenario: agentic-coding\n        duration_s: 3600\n"));
+  EXPECT_THAT(written->yaml, HasSubstr("            kv_offloading: \"dram\"\n"
+                                       "            kv_offload_backend: \"mooncake\"\n"));
+  EXPECT_THAT(written->yaml, HasSubstr("                - argv: [\"mooncake_master\", "));
 }
 
 // Captured env values are the scripts' configuration (secrets became env_from), so the
@@ -369,10 +419,10 @@ TEST(CaptureFixtureTest, LoadThatDiffersWithinAScenarioSplitsItAndAnUnwritableKe
   ASSERT_NE(first, nullptr);
   auto written = WriteNativeRecipes(points, "captured");
   ASSERT_TRUE(written.ok()) << written.status().ToString();
-  EXPECT_EQ(written->recipes, 2);
-  ASSERT_EQ(written->skipped.size(), 2u);
-  EXPECT_THAT(written->skipped[1], HasSubstr(bad_key + " "));
-  EXPECT_THAT(written->skipped[1], HasSubstr("max-model-len 12345 is not isl + osl + 256"));
+  EXPECT_EQ(written->recipes, 4);
+  ASSERT_EQ(written->skipped.size(), 1u);
+  EXPECT_THAT(written->skipped[0], HasSubstr(bad_key + " "));
+  EXPECT_THAT(written->skipped[0], HasSubstr("max-model-len 12345 is not isl + osl + 256"));
   recipe::Diagnostics d;
   recipe::RecipeSet set = recipe::LoadRecipeText(written->yaml, "captured.yaml", &d);
   ASSERT_TRUE(d.ok()) << d.ToString() << written->yaml;
@@ -384,8 +434,7 @@ TEST(CaptureFixtureTest, LoadThatDiffersWithinAScenarioSplitsItAndAnUnwritableKe
   };
   std::multiset<std::string> from_capture, from_native;
   for (const auto& p : points)
-    if (!p.serve.command.argv.empty() && p.load.scenario != "agentic-coding" && p.recipe != bad_key)
-      from_capture.insert(identity(p));
+    if (!p.serve.command.argv.empty() && p.recipe != bad_key) from_capture.insert(identity(p));
   for (const auto& p : plan->points) from_native.insert(identity(p));
   EXPECT_EQ(from_native, from_capture);
   EXPECT_THAT(written->yaml, HasSubstr("num_warmups: 7"));

@@ -87,7 +87,12 @@ TEST(InferenceXCheckoutTest, EverySingleNodeRowIsCapturedOrSaysWhyAndDryRunsExac
     ASSERT_TRUE(command.ok()) << p.recipe << ": " << command.status().ToString();
     std::string shown = engine::FormatCommandForDisplay(*command);
     std::vector<CallRecord> calls = testing::ReplayDryRun(shown, dir.path(), launch);
-    ASSERT_EQ(calls.size(), p.serve.prepare.size() + 1) << p.recipe << "\n" << shown;
+    ASSERT_EQ(calls.size(), p.serve.prepare.size() + p.serve.command.auxiliary.size() + 1)
+        << p.recipe << "\n"
+        << shown;
+    calls.erase(calls.begin(), calls.begin() + p.serve.prepare.size());
+    EXPECT_EQ(testing::TakeAuxiliaryCalls(p.serve, &calls), "") << p.recipe << "\n" << shown;
+    ASSERT_EQ(calls.size(), 1u) << p.recipe;
     std::vector<std::string> argv = {calls.back().tool};
     argv.insert(argv.end(), calls.back().argv.begin(), calls.back().argv.end());
     std::map<std::string, std::string> expected = p.serve.env;
@@ -133,8 +138,7 @@ TEST(InferenceXCheckoutTest, EverySingleNodeRowIsCapturedOrSaysWhyAndDryRunsExac
   };
   std::multiset<std::string> captured, reloaded;
   for (const auto& p : plan->points)
-    if (!p.serve.command.argv.empty() && p.load.scenario != "agentic-coding")
-      captured.insert(identity(p));
+    if (!p.serve.command.argv.empty()) captured.insert(identity(p));
   for (const auto& p : native_plan->points) reloaded.insert(identity(p));
   EXPECT_EQ(reloaded, captured);
 }

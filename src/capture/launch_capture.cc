@@ -52,12 +52,16 @@ Status CollectFiles(const CallRecord& call, const std::vector<std::string>& argv
                     const Sandbox& sandbox, std::vector<recipe::CommandFile>* files,
                     std::string* folder) {
   std::set<std::string> seen;
+  for (const auto& file : *files) seen.insert(file.path);
   for (const auto& arg : argv) {
     std::vector<std::string> names = {arg};
     if (arg.size() > 2 && arg[0] == '-' && arg.find('=') != std::string::npos)
       names.push_back(arg.substr(arg.find('=') + 1));
     for (const auto& name : names) {
       if (name.empty() || name.size() > 4096 || seen.count(name) != 0) continue;
+      if (name.front() == '/' && name.rfind(sandbox.workspace() + "/", 0) == 0 &&
+          seen.count(name.substr(sandbox.workspace().size() + 1)) != 0)
+        continue;
       std::error_code ec;
       fs::path path = name.front() == '/' ? fs::path(name) : fs::path(call.cwd) / name;
       if (!fs::is_regular_file(path, ec)) continue;
@@ -105,6 +109,73 @@ void NoteCalls(const std::vector<const CallRecord*>& calls, const std::string& p
   notes->push_back(prefix + list);
 }
 
+// The environment `call` was given beyond the job's, by the rules in
+// launch_capture.h: `*env` as recorded (sandbox paths mapped back), `*env_from` for
+// secrets and copied device lists (null: the caller keeps no env_from, and either is
+// a failure). `what` names the process in messages ("the server").
+Status EnvironmentDelta(const CallRecord& call, const ScriptRun& run, const Sandbox& sandbox,
+                        const std::string& what, std::map<std::string, std::string>* env,
+                        std::map<std::string, std::string>* env_from,
+                        std::vector<std::string>* notes) {
+  for (const auto& [name, raw_value] : call.env) {
+    if (IsShellVariable(name)) continue;
+    auto given = run.env.find(name);
+    if (given != run.env.end() && given->second == raw_value) continue;
+    if (name == "PATH") {
+      notes->push_back(
+          fmt::format("PATH changed by the script{} is not carried (the image's PATH applies): {}",
+                      what == "the server" ? "" : " for " + what, sandbox.FromSandbox(raw_value)));
+      continue;
+    }
+    std::string value = sandbox.FromSandbox(raw_value);
+    std::string secret = SecretIn(value);
+    if (!secret.empty()) {
+      if (value != SecretPlaceholders().at(secret) || env_from == nullptr) {
+        return Status::InvalidArgument(fmt::format(
+            "{}'s environment variable {} holds the secret {}{}; servebench records no secrets",
+            what, name, secret, env_from == nullptr ? "" : " inside other text"));
+      }
+      (*env_from)[name] = secret;
+      continue;
+    }
+    std::string copied_from;
+    if (EndsWith(name, "_VISIBLE_DEVICES"))
+      for (const auto& [job_name, job_value] : run.env)
+        if (job_name != name && EndsWith(job_name, "_VISIBLE_DEVICES") && job_value == raw_value)
+          copied_from = job_name;
+    if (!copied_from.empty()) {
+      if (env_from == nullptr) {
+        return Status::InvalidArgument(fmt::format(
+            "{}'s environment variable {} copies {}, which servebench takes at launch only for "
+            "the engine",
+            what, name, copied_from));
+      }
+      (*env_from)[name] = copied_from;
+      continue;
+    }
+    if (value.find(kSandboxMarker) != std::string::npos) {
+      return Status::InvalidArgument(fmt::format(
+          "{}'s environment variable {} names the capture's own folder: {}", what, name, value));
+    }
+    (*env)[name] = value;
+  }
+  return Status::Ok();
+}
+
+// The words of `call` whose files are carried: its argv, and the values of the
+// variables it was given (MOONCAKE_CONFIG_PATH names the config the script wrote).
+std::vector<std::string> FileCandidates(const std::vector<std::string>& argv,
+                                        const CallRecord& call, const ScriptRun& run) {
+  std::vector<std::string> words = argv;
+  for (const auto& [name, value] : call.env) {
+    auto given = run.env.find(name);
+    if (!IsShellVariable(name) && name != "PATH" &&
+        (given == run.env.end() || given->second != value))
+      words.push_back(value);
+  }
+  return words;
+}
+
 }  // namespace
 
 std::string Redact(std::string text) {
@@ -146,15 +217,6 @@ LaunchCapture ExtractLaunch(const ScriptRun& run, const JobEnvironment& job, con
   const std::string last = LastMessage(sandbox.FromSandbox(run.output));
   const std::string ended = run.timed_out ? "was still running at the capture's timeout"
                                           : fmt::format("exited with code {}", run.exit_code);
-  if (!aux.empty()) {
-    std::vector<std::string> names;
-    NoteCalls(aux, "", &names);
-    out.failure = fmt::format(
-        "starts auxiliary servers beside the engine ({}); servebench runs one server per "
-        "session",
-        names.front());
-    return out;
-  }
   if (servers.empty()) {
     out.failure = fmt::format("{} before starting a server{}", ended,
                               last.empty() ? "" : "; last output: " + last);
@@ -169,6 +231,19 @@ LaunchCapture ExtractLaunch(const ScriptRun& run, const JobEnvironment& job, con
   const CallRecord* outer = server;  // the launcher that became the server, if any
   for (const auto& call : run.calls) {
     if (call.role == "launcher" && call.pid == server->pid && call.id < outer->id) outer = &call;
+  }
+  // Auxiliary servers run beside the engine (InferenceX's KV offload tiers: started in
+  // the background, so their records may come before or after the engine's); a router
+  // fronts the engine, which one session of a verbatim command does not express.
+  for (const CallRecord* call : aux) {
+    const std::string name = CallName(*call);
+    if (call->tool == "vllm-router" || name.find("router") != std::string::npos) {
+      out.failure = fmt::format(
+          "starts the router {} in front of the engine; servebench sends the load to the "
+          "engine of a captured command, with its auxiliary servers beside it",
+          Redact(name));
+      return out;
+    }
   }
   out.server = CallName(*server);
   std::vector<std::string> raw = {outer->tool};
@@ -188,10 +263,46 @@ LaunchCapture ExtractLaunch(const ScriptRun& run, const JobEnvironment& job, con
     }
     out.argv.push_back(mapped);
   }
-  Status files = CollectFiles(*outer, raw, sandbox, &out.files, &out.folder);
+  Status files =
+      CollectFiles(*outer, FileCandidates(raw, *outer, run), sandbox, &out.files, &out.folder);
   if (!files.ok()) {
     out.failure = files.message();
     return out;
+  }
+  for (const CallRecord* call : aux) {
+    recipe::AuxiliaryCommand command;
+    const std::string what = "the auxiliary server " + Redact(CallName(*call));
+    std::vector<std::string> words = {call->tool};
+    words.insert(words.end(), call->argv.begin(), call->argv.end());
+    for (const auto& arg : words) {
+      std::string mapped = sandbox.FromSandbox(arg);
+      if (!SecretIn(mapped).empty()) {
+        out.failure = fmt::format(
+            "{} carries the secret {} as an argument; servebench records "
+            "no secrets",
+            what, SecretIn(mapped));
+        return out;
+      }
+      if (mapped.find(kSandboxMarker) != std::string::npos) {
+        out.failure = what + " names the capture's own folder: " + mapped;
+        return out;
+      }
+      command.argv.push_back(mapped);
+    }
+    Status env = EnvironmentDelta(*call, run, sandbox, what, &command.env, nullptr, &out.notes);
+    if (env.ok() && call->cwd != outer->cwd) {
+      env = Status::InvalidArgument(fmt::format(
+          "{} starts in {} and the engine in {}; servebench starts both in the session's folder",
+          what, sandbox.FromSandbox(call->cwd), sandbox.FromSandbox(outer->cwd)));
+    }
+    if (env.ok())
+      env =
+          CollectFiles(*call, FileCandidates(words, *call, run), sandbox, &out.files, &out.folder);
+    if (!env.ok()) {
+      out.failure = env.message();
+      return out;
+    }
+    out.auxiliary.push_back(std::move(command));
   }
   std::string listen = FlagValue(out.argv, "--port");
   out.port = port;
@@ -200,47 +311,11 @@ LaunchCapture ExtractLaunch(const ScriptRun& run, const JobEnvironment& job, con
     out.port = std::stoi(listen);
 
   // The environment the script gave the command, beyond the job's.
-  for (const auto& [name, raw_value] : outer->env) {
-    if (IsShellVariable(name)) continue;
-    auto given = run.env.find(name);
-    if (given != run.env.end() && given->second == raw_value) continue;
-    if (name == "PATH") {
-      out.notes.push_back(
-          "PATH changed by the script is not carried (the image's PATH "
-          "applies): " +
-          sandbox.FromSandbox(raw_value));
-      continue;
-    }
-    std::string value = sandbox.FromSandbox(raw_value);
-    std::string secret = SecretIn(value);
-    if (!secret.empty()) {
-      if (value != SecretPlaceholders().at(secret)) {
-        out.failure = fmt::format(
-            "the server's environment variable {} holds the secret {} inside other text; "
-            "servebench records no secrets",
-            name, secret);
-        return out;
-      }
-      out.env_from[name] = secret;
-      continue;
-    }
-    std::string copied_from;
-    if (EndsWith(name, "_VISIBLE_DEVICES"))
-      for (const auto& [job_name, job_value] : run.env)
-        if (job_name != name && EndsWith(job_name, "_VISIBLE_DEVICES") && job_value == raw_value)
-          copied_from = job_name;
-    if (!copied_from.empty()) {
-      out.env_from[name] = copied_from;
-      continue;
-    }
-    if (value.find(kSandboxMarker) != std::string::npos) {
-      out.failure = fmt::format(
-          "the server's environment variable {} names the capture's own "
-          "folder: {}",
-          name, value);
-      return out;
-    }
-    out.env[name] = value;
+  Status env =
+      EnvironmentDelta(*outer, run, sandbox, "the server", &out.env, &out.env_from, &out.notes);
+  if (!env.ok()) {
+    out.failure = env.message();
+    return out;
   }
 
   // Before the server: downloads become prepare steps, the rest is noted.
@@ -255,7 +330,8 @@ LaunchCapture ExtractLaunch(const ScriptRun& run, const JobEnvironment& job, con
       gpu_tools.push_back(&call);
     } else if (call.role == "patch") {
       patches.push_back(&call);
-    } else if (call.tool != "sleep" && call.tool != "curl" && call.role != "launcher") {
+    } else if (call.tool != "sleep" && call.tool != "curl" && call.role != "launcher" &&
+               call.role != "aux") {
       not_carried.push_back(&call);
     }
   }

@@ -5,8 +5,12 @@
 // - The server is the one engine call (vllm serve, python3 -m sglang.launch_server,
 //   trtllm-serve, python3 -m atom.entrypoints.openai_server, ...); a launcher that
 //   became it (mpirun, numactl, taskset: the same pid) is part of its command.
-//   Auxiliary servers (lmcache, mooncake_master, routers) or two engines: not
-//   captured, servebench runs one server per session.
+//   Auxiliary servers (mooncake_master, lmcache server: the agentic scripts' KV
+//   offload tiers) are captured beside it, each its argv and its environment delta,
+//   starting in the engine's folder (servebench starts them before it); a router in
+//   front of it (vllm-router, sglang_router) or two engines: not captured.
+// - Files are those the server or an auxiliary server names in its argv or in a
+//   variable the script gave it (MOONCAKE_CONFIG_PATH), one list for the session.
 // - Its environment is what the script added or changed: the job's own variables
 //   (MODEL, TP, CONC, ...) and the shell's (PWD, SHLVL, _) are left out, PATH too
 //   (the image's applies; a change is noted). A variable holding a secret or a copy
@@ -42,7 +46,8 @@ struct LaunchCapture {
   std::map<std::string, std::string> env;
   std::map<std::string, std::string> env_from;  // NAME -> SOURCE
   std::vector<std::vector<std::string>> prepare;
-  std::vector<recipe::CommandFile> files;
+  std::vector<recipe::CommandFile> files;           // the server's and the auxiliary servers'
+  std::vector<recipe::AuxiliaryCommand> auxiliary;  // started before it, in order
   // "/workspace" when the command names a file there by its absolute path (the
   // files are then relative to it); "" when its files are named relatively.
   std::string folder;

@@ -66,10 +66,11 @@ StatusOr<std::string> ScenarioLoad(const std::vector<const Point*>& points,
         m.dataset_path != l.dataset_path || m.random_range_ratio != l.random_range_ratio ||
         m.ignore_eos != l.ignore_eos || m.request_rate_per_s != l.request_rate_per_s ||
         m.warmups_per_concurrency != l.warmups_per_concurrency || m.num_warmups != l.num_warmups ||
-        m.extra_args != l.extra_args) {
+        m.extra_args != l.extra_args || m.scenario != l.scenario || m.duration_s != l.duration_s) {
       return Status::InvalidArgument(fmt::format(
           "{}: the captured clients of one scenario offer different load (endpoint, dataset, "
-          "range ratio, EOS, rate or warm-ups); the native format sets these per scenario",
+          "range ratio, EOS, rate, warm-ups or duration); the native format sets these per "
+          "scenario",
           where));
     }
     if (m.num_prompts != per_conc * m.concurrency) per_conc = -1;
@@ -77,7 +78,9 @@ StatusOr<std::string> ScenarioLoad(const std::vector<const Point*>& points,
   std::string out;
   if (!l.backend.empty()) out += "        backend: " + Q(l.backend) + "\n";
   out += "        endpoint: " + Q(l.endpoint) + "\n";
-  out += "        dataset: " + Q(l.dataset) + "\n";
+  // An agentic scenario's dataset is its own (the trace, bound at plan time).
+  if (l.scenario != "agentic-coding" || l.dataset != "agentic-coding")
+    out += "        dataset: " + Q(l.dataset) + "\n";
   if (!l.dataset_path.empty()) out += "        dataset_path: " + Q(l.dataset_path) + "\n";
   out +=
       fmt::format("        random_range_ratio: {}\n", engine::FormatDecimal(l.random_range_ratio));
@@ -120,6 +123,16 @@ std::string Entry(const Point& p, const std::vector<int>& concs) {
   add("pcp_size", s.pcp_size);
   if (s.dp_attn) out += "            dp_attn: true\n";
   out += "            spec_decoding: " + Spec(s.spec) + "\n";
+  if (p.load.scenario == "agentic-coding") {
+    // The KV offload tier of the row (its script reads KV_OFFLOADING and the budget).
+    if (s.kv_offloading != "none") out += "            kv_offloading: " + Q(s.kv_offloading) + "\n";
+    if (!s.kv_offload_backend.empty())
+      out += "            kv_offload_backend: " + Q(s.kv_offload_backend) + "\n";
+    if (!s.kv_offload_backend_version.empty())
+      out += "            kv_offload_backend_version: " + Q(s.kv_offload_backend_version) + "\n";
+    if (s.total_cpu_dram_gb > 0)
+      out += fmt::format("            total_cpu_dram_gb: {}\n", s.total_cpu_dram_gb);
+  }
   out += "            concurrency: [" + c + "]\n";
   if (!s.env.empty()) out += "            env: " + Map(s.env) + "\n";
   if (!s.env_from.empty()) out += "            env_from: " + Map(s.env_from) + "\n";
@@ -136,6 +149,13 @@ std::string Entry(const Point& p, const std::vector<int>& concs) {
       out += "                - {path: " + Q(f.path) + ", contents: " + Q(f.contents) + "}\n";
   }
   if (!s.command.folder.empty()) out += "              folder: " + Q(s.command.folder) + "\n";
+  if (!s.command.auxiliary.empty()) {
+    out += "              auxiliary:\n";
+    for (const auto& a : s.command.auxiliary) {
+      out += "                - argv: " + List(a.argv) + "\n";
+      if (!a.env.empty()) out += "                  env: " + Map(a.env) + "\n";
+    }
+  }
   out += "              source: " + Q(s.command.source) + "\n";
   return out;
 }
@@ -156,9 +176,9 @@ std::string EntryKey(const Point& p) {
 // scenarios of their own (same isl and osl), so each scenario's keys hold for all.
 std::string LoadKey(const Point& p) {
   const recipe::LoadSpec& l = p.load;
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", l.isl, l.osl, l.endpoint, l.backend,
-                     l.dataset, l.dataset_path, l.random_range_ratio, l.ignore_eos,
-                     l.request_rate_per_s, l.warmups_per_concurrency, l.num_warmups,
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", l.scenario, l.duration_s, l.isl,
+                     l.osl, l.endpoint, l.backend, l.dataset, l.dataset_path, l.random_range_ratio,
+                     l.ignore_eos, l.request_rate_per_s, l.warmups_per_concurrency, l.num_warmups,
                      fmt::join(l.extra_args, " "));
 }
 
@@ -188,7 +208,8 @@ StatusOr<std::string> RecipeYaml(const std::string& key, const std::vector<const
   std::sort(shown.begin(), shown.end());
   if (!shown.empty()) yaml += "    env_not_secret: " + List(shown) + "\n";
   bool any_len = false;
-  for (const Point* p : mine) any_len = any_len || p->serve.max_model_len > 0;
+  for (const Point* p : mine)
+    any_len = any_len || (p->serve.max_model_len > 0 && p->load.scenario != "agentic-coding");
   // `auto` resolves per scenario, as InferenceX's row rule does.
   if (any_len) yaml += "    max_model_len: auto\n";
   yaml += "    scenarios:\n";
@@ -201,7 +222,8 @@ StatusOr<std::string> RecipeYaml(const std::string& key, const std::vector<const
     for (const Point* p : mine)
       if (LoadKey(*p) == load_key) scenario.push_back(p);
     const int isl = scenario.front()->load.isl, osl = scenario.front()->load.osl;
-    std::string where = fmt::format("{} {}x{}", key, isl, osl);
+    const bool agentic = scenario.front()->load.scenario == "agentic-coding";
+    std::string where = agentic ? key + " agentic-coding" : fmt::format("{} {}x{}", key, isl, osl);
     SB_ASSIGN_OR_RETURN(std::string load, ScenarioLoad(scenario, where));
     int max_model_len = scenario.front()->serve.max_model_len;
     for (const Point* p : scenario)
@@ -209,14 +231,26 @@ StatusOr<std::string> RecipeYaml(const std::string& key, const std::vector<const
         return Status::InvalidArgument(where +
                                        ": points of one scenario have different "
                                        "max-model-len values");
+    if (agentic && max_model_len != 0) {
+      // `auto` gives an agentic scenario the model's own context length.
+      return Status::InvalidArgument(fmt::format(
+          "{}: max-model-len {} in an agentic-coding scenario; the native format runs them "
+          "at the model's own context length",
+          where, max_model_len));
+    }
     // max_model_len is a recipe field; a scenario of its own says it through
     // `auto` only when it is InferenceX's isl + osl + 256.
-    if ((max_model_len > 0) != any_len || (max_model_len > 0 && max_model_len != isl + osl + 256))
+    if (!agentic &&
+        ((max_model_len > 0) != any_len || (max_model_len > 0 && max_model_len != isl + osl + 256)))
       return Status::InvalidArgument(fmt::format(
           "{}: max-model-len {} is not isl + osl + 256; the native format cannot say it "
           "per scenario",
           where, max_model_len));
-    yaml += fmt::format("      - isl: {}\n        osl: {}\n", isl, osl);
+    if (agentic)
+      yaml += fmt::format("      - scenario: agentic-coding\n        duration_s: {}\n",
+                          scenario.front()->load.duration_s);
+    else
+      yaml += fmt::format("      - isl: {}\n        osl: {}\n", isl, osl);
     yaml += load;
     yaml += "        search_space:\n";
     std::vector<std::string> entry_keys;
@@ -242,15 +276,6 @@ StatusOr<WrittenRecipes> WriteNativeRecipes(const std::vector<recipe::Point>& po
   std::map<std::string, std::vector<const Point*>> by_key;
   for (const auto& p : points) {
     if (p.source_format != "inferencex" || p.serve.command.argv.empty()) continue;
-    if (p.load.scenario == "agentic-coding") {
-      std::string why = p.recipe +
-                        ": its agentic-coding points are not written (the native "
-                        "format has no agentic scenarios yet); run the master "
-                        "config with --inferencex-root";
-      if (std::find(out.skipped.begin(), out.skipped.end(), why) == out.skipped.end())
-        out.skipped.push_back(why);
-      continue;
-    }
     if (by_key.count(p.recipe) == 0) keys.push_back(p.recipe);
     by_key[p.recipe].push_back(&p);
   }

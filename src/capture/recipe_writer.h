@@ -9,8 +9,9 @@
 // keys (prompts_per_concurrency, warmups_per_concurrency, ...). Loading and expanding
 // the file gives points whose serve and load specs equal the captured points'
 // (tested); InferenceX's eval marking is not carried (run the master config with
-// --inferencex-root for it), nor are agentic-coding scenarios, which the native
-// format does not express yet: those keys are listed in `skipped`.
+// --inferencex-root for it). Agentic-coding points become `scenario: agentic-coding`
+// scenarios (their duration; entries with their KV offload tier and the command's
+// auxiliary servers).
 #pragma once
 
 #include <string>

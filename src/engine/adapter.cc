@@ -134,6 +134,14 @@ StatusOr<ServerCommand> Finish(const recipe::ServeSpec& spec, const RenderOption
   }
   out.prepare = spec.prepare;
   if (options.container.kind != ContainerProfile::Kind::kNone && !spec.image.empty()) {
+    // Each auxiliary server in a container of its own from the same image, on the
+    // host network as the engine's, named after the engine's so both are removed.
+    for (size_t i = 0; i < out.auxiliary.size(); ++i) {
+      ContainerProfile profile = options.container;
+      profile.name = fmt::format(
+          "{}-aux{}", profile.name.empty() ? DefaultContainerName(out.port) : profile.name, i);
+      SB_ASSIGN_OR_RETURN(out.auxiliary[i], WrapInContainer(out.auxiliary[i], spec.image, profile));
+    }
     return WrapInContainer(out, spec.image, options.container);
   }
   return out;

@@ -12,6 +12,35 @@ bool IsFlag(const std::string& word) {
   return word.size() > 1 && word[0] == '-' && !(word[1] >= '0' && word[1] <= '9');
 }
 
+// `NAME=value \` lines, then the program and its words up to the first flag on one
+// line, then one flag and its value per line; `suffix` ends the last line (" &").
+std::string FormatInvocation(const ServerCommand& command, const std::string& suffix) {
+  std::string out;
+  for (const auto& [name, value] : command.env) {
+    auto from = command.env_from.find(name);
+    out += name + "=" +
+           (from != command.env_from.end() ? "\"$" + from->second + "\"" : ShellQuote(value)) +
+           " \\\n";
+  }
+  size_t i = 0;
+  std::string line;
+  while (i < command.argv.size() && !IsFlag(command.argv[i])) {
+    line += (line.empty() ? "" : " ") + ShellQuote(command.argv[i]);
+    ++i;
+  }
+  out += line;
+  while (i < command.argv.size()) {
+    line = ShellQuote(command.argv[i]);
+    ++i;
+    while (i < command.argv.size() && !IsFlag(command.argv[i])) {
+      line += " " + ShellQuote(command.argv[i]);
+      ++i;
+    }
+    out += " \\\n    " + line;
+  }
+  return out + suffix + "\n";
+}
+
 }  // namespace
 
 std::string ShellQuote(const std::string& word) {
@@ -65,31 +94,14 @@ std::string FormatCommandForDisplay(const ServerCommand& command) {
     if (!file.contents.empty() && file.contents.back() != '\n') out += '\n';
     out += "EOF\n";
   }
-  for (const auto& [name, value] : command.env) {
-    auto from = command.env_from.find(name);
-    out += name + "=" +
-           (from != command.env_from.end() ? "\"$" + from->second + "\"" : ShellQuote(value)) +
-           " \\\n";
+  // Auxiliary servers run in the background, in the folder and with the files
+  // written above, before the engine; servebench stops them after it.
+  for (const auto& aux : command.auxiliary) {
+    out += "# auxiliary server " + aux.engine + ", started before the engine, stopped after it:\n";
+    out += FormatInvocation(aux, " &");
+    if (!aux.cleanup_argv.empty()) out += "# after stop: " + JoinForShell(aux.cleanup_argv) + "\n";
   }
-  // Leading words up to the first flag stay on the first line (the program, its
-  // subcommand and a positional model); then one flag and its value per line.
-  size_t i = 0;
-  std::string line;
-  while (i < command.argv.size() && !IsFlag(command.argv[i])) {
-    line += (line.empty() ? "" : " ") + ShellQuote(command.argv[i]);
-    ++i;
-  }
-  out += line;
-  while (i < command.argv.size()) {
-    line = ShellQuote(command.argv[i]);
-    ++i;
-    while (i < command.argv.size() && !IsFlag(command.argv[i])) {
-      line += " " + ShellQuote(command.argv[i]);
-      ++i;
-    }
-    out += " \\\n    " + line;
-  }
-  out += "\n";
+  out += FormatInvocation(command, "");
   if (!command.cleanup_argv.empty())
     out += "# after stop: " + JoinForShell(command.cleanup_argv) + "\n";
   return out;

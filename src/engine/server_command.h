@@ -98,6 +98,12 @@ struct ServerCommand {
   int readiness_poll_ms = 1000;
   // Run after the engine stopped (docker/podman "rm -f NAME"); empty when none.
   std::vector<std::string> cleanup_argv;
+  // Servers the engine needs beside it (a verbatim command's serve.command.auxiliary:
+  // InferenceX's mooncake_master, lmcache server), each a whole command of its own
+  // (same folder, same container image, no readiness probe: it has no HTTP API).
+  // Started in order before the engine, each under its own supervisor, watched with
+  // it and stopped after it. Adapters leave it empty.
+  std::vector<ServerCommand> auxiliary;
 };
 
 // "http(s)://host:port": where readiness probes and the load client connect.

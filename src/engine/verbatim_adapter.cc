@@ -78,6 +78,22 @@ StatusOr<ServerCommand> RenderVerbatim(const recipe::ServeSpec& spec, const Rend
     }
     out.files.push_back({options.work_dir + "/" + f.path, f.contents});
   }
+  for (size_t i = 0; i < c.auxiliary.size(); ++i) {
+    const recipe::AuxiliaryCommand& a = c.auxiliary[i];
+    if (a.argv.empty()) {
+      return Status::InvalidArgument(fmt::format(
+          "serve.command.auxiliary[{}].argv is empty: give the server's program and arguments", i));
+    }
+    ServerCommand aux;
+    aux.engine = std::filesystem::path(a.argv[0]).filename().string();
+    aux.argv = a.argv;
+    aux.env = a.env;
+    aux.host = out.host;
+    aux.working_dir = out.working_dir;
+    aux.container_dir = out.container_dir;
+    aux.files = out.files;  // written before it starts (a mooncake config it reads)
+    out.auxiliary.push_back(std::move(aux));
+  }
   return out;
 }
 

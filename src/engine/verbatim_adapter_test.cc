@@ -183,5 +183,45 @@ TEST(VerbatimAdapterTest, ACommandWithItsOwnFolderRunsInAContainerWithTheWorkDir
               HasSubstr("--container-mounts=/out/engine-config:/workspace"));
 }
 
+// Auxiliary servers (serve.command.auxiliary) render as whole commands of their own:
+// same folder and files, their own environment, a container of their own named after
+// the engine's; the dry run starts them in the background before the engine.
+TEST(VerbatimAdapterTest, AuxiliaryServersStartBeforeTheEngineInItsFolder) {
+  recipe::ServeSpec spec = Captured();
+  spec.command.auxiliary = {
+      {{"mooncake_master", "--port", "20888"}, {{"MC_SLICE_SIZE", "1048576"}}}};
+  auto command = RenderServerCommand(spec, Options(), Catalog());
+  ASSERT_TRUE(command.ok()) << command.status().ToString();
+  ASSERT_EQ(command->auxiliary.size(), 1u);
+  const ServerCommand& aux = command->auxiliary[0];
+  EXPECT_EQ(aux.engine, "mooncake_master");
+  EXPECT_EQ(aux.argv, spec.command.auxiliary[0].argv);
+  EXPECT_EQ(aux.env, spec.command.auxiliary[0].env);
+  EXPECT_EQ(aux.working_dir, "/out/engine-config");
+  ASSERT_EQ(aux.files.size(), 1u);  // the config it may read is written before it starts
+  EXPECT_EQ(aux.files[0].path, "/out/engine-config/dsr1.yml");
+  std::string shown = FormatCommandForDisplay(*command);
+  EXPECT_THAT(shown, HasSubstr("EOF\n# auxiliary server mooncake_master, started before the "
+                               "engine, stopped after it:\nMC_SLICE_SIZE=1048576 \\\n"
+                               "mooncake_master \\\n    --port 20888 &\nTRTLLM_ENABLE_PDL=1"));
+
+  spec.image = "nvcr.io/nvidia/tensorrt-llm:1.1";
+  RenderOptions options = Options();
+  options.container.kind = ContainerProfile::Kind::kDocker;
+  auto docker = RenderServerCommand(spec, options, Catalog());
+  ASSERT_TRUE(docker.ok()) << docker.status().ToString();
+  ASSERT_EQ(docker->auxiliary.size(), 1u);
+  std::string line = JoinForShell(docker->auxiliary[0].argv);
+  EXPECT_THAT(line, HasSubstr("--name servebench-engine-8888-aux0 --network host"));
+  EXPECT_THAT(line, HasSubstr("-e MC_SLICE_SIZE=1048576 -w /out/engine-config --entrypoint "
+                              "mooncake_master nvcr.io/nvidia/tensorrt-llm:1.1 --port 20888"));
+  EXPECT_EQ(JoinForShell(docker->auxiliary[0].cleanup_argv),
+            "docker rm -f servebench-engine-8888-aux0");
+
+  spec.command.auxiliary = {{{}, {}}};
+  EXPECT_THAT(RenderServerCommand(spec, Options(), Catalog()).status().message(),
+              HasSubstr("serve.command.auxiliary[0].argv is empty"));
+}
+
 }  // namespace
 }  // namespace servebench::engine

@@ -16,6 +16,7 @@
 // "Prompts from hash ids"). Pure apart from reading the traces.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,6 +50,20 @@ std::string InferenceXTraceDataset(std::string_view loader);
 // follows the concurrency, so each concurrency is a serve session of its own, as each
 // is a job of its own in InferenceX.
 void AddAgenticLaunchFlags(ServeSpec* serve, int concurrency, std::string_view model_prefix);
+
+// How an agentic-coding point's closed-loop lanes replay: what InferenceX's
+// build_replay_cmd gives AIPerf (reference agentic.md §1.4). The one definition: the
+// run's load (run/real_load_backend.cc) uses it, and capture/ compares a captured
+// `aiperf profile` call with it.
+struct AgenticLaneSettings {
+  uint64_t seed = 42;                        // --random-seed
+  double trace_idle_gap_cap_s = 300;         // --trace-idle-gap-cap-seconds
+  double system_idle_gap_cap_s = 10;         // the inferencex-agentx-mvp scenario's cap
+  double trajectory_start_min_ratio = 0.25;  // --trajectory-start-min-ratio
+  double trajectory_start_max_ratio = 0.75;  // --trajectory-start-max-ratio
+  int warmup_requests_per_lane = 10;         // --warmup-requests-per-lane
+};
+inline constexpr AgenticLaneSettings kInferenceXAgenticLanes{};
 
 // A load that replays a trace (its dataset is a trace format), bound or written so.
 bool IsTraceReplay(const LoadSpec& load);

@@ -139,20 +139,38 @@ void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* p
         for (const auto& [k, v] : e.env_from) s.env_from[k] = v;
         if (e.prepare) s.prepare = *e.prepare;
         if (e.command) s.command = *e.command;
-        if (s.max_model_len < 0) s.max_model_len = sc.isl + sc.osl + 256;  // "auto"
+        const bool agentic = sc.type == "agentic-coding";
+        // "auto": InferenceX's isl + osl + 256; an agentic job runs at the model's
+        // native context length (its benchmark_lib unsets MAX_MODEL_LEN).
+        if (s.max_model_len < 0) s.max_model_len = agentic ? 0 : sc.isl + sc.osl + 256;
+        if (agentic) {
+          s.kv_offloading = e.kv_offloading.value_or("none");
+          if (e.kv_offload_backend) {
+            if (auto* n = e.kv_offload_backend->if_contains("name"); n && n->is_string())
+              s.kv_offload_backend = std::string(n->get_string());
+            if (auto* v = e.kv_offload_backend->if_contains("version"); v && v->is_string())
+              s.kv_offload_backend_version = std::string(v->get_string());
+          }
+          if (e.total_cpu_dram_gb) s.total_cpu_dram_gb = *e.total_cpu_dram_gb;
+        }
         p.load = sc.load;
         p.load.isl = sc.isl;
         p.load.osl = sc.osl;
         p.load.concurrency = c;
+        if (agentic) p.load.duration_s = sc.duration_s;
         if (i < sc.num_prompts_per_conc.size())
           p.load.num_prompts = sc.num_prompts_per_conc[i];
         else if (sc.prompts_per_concurrency > 0)
           p.load.num_prompts = sc.prompts_per_concurrency * c;
         if (sc.warmups_per_concurrency > 0)
           p.load.warmups_per_concurrency = sc.warmups_per_concurrency;
-        p.exp_name = r.source_format == "nightly"
-                         ? fmt::format("{}-conc-{}", sc.name, c)
-                         : fmt::format("{}_{}", r.model_prefix, SeqLenName(sc.isl, sc.osl));
+        if (r.source_format == "nightly")
+          p.exp_name = fmt::format("{}-conc-{}", sc.name, c);
+        else if (agentic)
+          p.exp_name = AgenticExpName(r.model_prefix, s.tp, c, s.kv_offloading,
+                                      s.kv_offload_backend, InferenceXSpecName(s.spec.method));
+        else
+          p.exp_name = fmt::format("{}_{}", r.model_prefix, SeqLenName(sc.isl, sc.osl));
         highest_flags.push_back(c == highest);
         mine.push_back(std::move(p));
         mine_origins.push_back(e.location.file.empty() ? r.location : e.location);

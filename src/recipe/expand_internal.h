@@ -50,6 +50,13 @@ void ExpandDirect(const Recipe& recipe, const MatrixFilters& filters, std::vecto
                   std::vector<Location>* origins, std::vector<boost::json::object>* rows,
                   std::vector<std::string>* errors);
 
+// InferenceX's exp-name of a single-node agentic-coding row, which a native agentic
+// scenario's points get too: <prefix>_tp<tp>_conc<conc>_kvnone, or _kv<mode>-<backend>
+// with a KV offload tier, then _spec-<spec> unless `spec` is "none".
+std::string AgenticExpName(const std::string& model_prefix, int tp, int conc,
+                           const std::string& kv_offloading, const std::string& backend,
+                           const std::string& spec);
+
 // "1k1k" → (1024, 1024); "8k1k"; "1k8k"; "<isl>x<osl>" or "<isl>_<osl>". False if malformed.
 bool ParseSeqLen(const std::string& text, int* isl, int* osl);
 // InferenceX's short name: 1k1k, 8k1k, else "<isl>_<osl>".

@@ -146,6 +146,16 @@ std::string OffloadSuffix(const SearchEntry& e) {
 
 }  // namespace
 
+std::string AgenticExpName(const std::string& model_prefix, int tp, int conc,
+                           const std::string& kv_offloading, const std::string& backend,
+                           const std::string& spec) {
+  const std::string offload = kv_offloading.empty() || kv_offloading == "none"
+                                  ? std::string("kvnone")
+                                  : fmt::format("kv{}-{}", kv_offloading, backend);
+  return fmt::format("{}_tp{}_conc{}_{}{}", model_prefix, tp, conc, offload,
+                     spec != "none" ? "_spec-" + spec : "");
+}
+
 void GenerateInferenceXRows(const Recipe& r, const RunnerConfig& runners, const MatrixFilters& f,
                             RowSet* out, std::vector<std::string>* errors) {
   std::vector<std::string> runner_values = {r.runner};
@@ -279,9 +289,11 @@ void GenerateInferenceXRows(const Recipe& r, const RunnerConfig& runners, const 
           row["kv-offloading"] = mode;
           row["total-cpu-dram-gb"] = *dram;
           row["duration"] = kAgenticDurationS;
-          row["exp-name"] =
-              fmt::format("{}_tp{}_conc{}_{}{}", r.model_prefix, e.tp, c, OffloadSuffix(e),
-                          e.spec_decoding != "none" ? "_spec-" + e.spec_decoding : "");
+          std::string backend;
+          if (e.kv_offload_backend)
+            if (auto* n = e.kv_offload_backend->if_contains("name"); n && n->is_string())
+              backend = std::string(n->get_string());
+          row["exp-name"] = AgenticExpName(r.model_prefix, e.tp, c, mode, backend, e.spec_decoding);
           row["scenario-type"] = "agentic-coding";
           if (e.kv_offload_backend) row["kv-offload-backend"] = *e.kv_offload_backend;
           AddComponents(r, e, &row);

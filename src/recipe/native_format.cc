@@ -447,10 +447,28 @@ bool ReadTopologyEntry(const LoadContext& ctx, FieldReader& r, SearchEntry* e) {
 
 std::optional<SearchEntry> ReadEntry(const LoadContext& ctx, const YNode& n,
                                      const std::string& path) {
-  FieldReader r(
-      ctx, n, path,
-      {"tp", "pp", "ep", "dp", "dp_attn", "dcp_size", "pcp_size", "spec_decoding", "concurrency",
-       "extra_args", "env", "env_from", "prepare", "command", "prefill", "decode", "aggregated"});
+  FieldReader r(ctx, n, path,
+                {"tp",
+                 "pp",
+                 "ep",
+                 "dp",
+                 "dp_attn",
+                 "dcp_size",
+                 "pcp_size",
+                 "spec_decoding",
+                 "concurrency",
+                 "extra_args",
+                 "env",
+                 "env_from",
+                 "prepare",
+                 "command",
+                 "prefill",
+                 "decode",
+                 "aggregated",
+                 "kv_offloading",
+                 "kv_offload_backend",
+                 "kv_offload_backend_version",
+                 "total_cpu_dram_gb"});
   if (!r.valid()) return std::nullopt;
   bool ok = true;
   SearchEntry e;
@@ -484,6 +502,30 @@ std::optional<SearchEntry> ReadEntry(const LoadContext& ctx, const YNode& n,
   ok = ReadEnvFrom(ctx, r, &e.env_from) && ok;
   ok = ReadPrepare(ctx, r, &e.prepare) && ok;
   ok = ReadVerbatimCommand(ctx, r, &e.command) && ok;
+  // The KV offload tier of an agentic-coding entry (InferenceX's kv-offloading,
+  // kv-offload-backend and the job's TOTAL_CPU_DRAM_GB); checked against the
+  // scenario by the caller.
+  if (auto v = r.Enum("kv_offloading", {"none", "dram"})) e.kv_offloading = *v;
+  auto backend = r.String("kv_offload_backend", false, true);
+  auto version = r.String("kv_offload_backend_version", false, true);
+  if (backend) {
+    e.kv_offload_backend = boost::json::object{{"name", *backend}};
+    if (version) (*e.kv_offload_backend)["version"] = *version;
+  } else if (version) {
+    r.ErrorAt("kv_offload_backend_version", "is set without kv_offload_backend");
+    ok = false;
+  }
+  if (e.kv_offloading.value_or("none") == "dram" && !backend) {
+    r.ErrorAt("kv_offloading",
+              "is 'dram'; name the tier in kv_offload_backend (mooncake, "
+              "lmcache, ...)");
+    ok = false;
+  }
+  if (e.kv_offloading.value_or("none") == "none" && backend) {
+    r.ErrorAt("kv_offload_backend", "is set but kv_offloading is not 'dram'");
+    ok = false;
+  }
+  if (auto v = r.PositiveInt("total_cpu_dram_gb")) e.total_cpu_dram_gb = static_cast<int>(*v);
   if (!ok) return std::nullopt;
   return e;
 }
@@ -682,7 +724,8 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
     return std::nullopt;
   }
   std::vector<std::string> scenario_keys = kLoadKeys;
-  for (const char* k : {"isl", "osl", "search_space"}) scenario_keys.push_back(k);
+  for (const char* k : {"isl", "osl", "search_space", "scenario", "duration_s"})
+    scenario_keys.push_back(k);
   for (size_t i = 0; i < scenarios->items.size(); ++i) {
     std::string spath = IndexPath(r.PathOf("scenarios"), i);
     FieldReader sr(ctx, scenarios->items[i], spath, scenario_keys);
@@ -694,13 +737,42 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
     sc.load = defaults;
     sc.prompts_per_concurrency = per_conc;
     sc.warmups_per_concurrency = warmups_per_conc;
+    sc.type = sr.Enum("scenario", {"fixed-seq-len", "agentic-coding"}).value_or("fixed-seq-len");
+    const bool agentic = sc.type == "agentic-coding";
+    if (agentic) {
+      // A trace replay for a duration (docs/agentic.md): what InferenceX's agentic
+      // rows offer, unless the scenario says otherwise.
+      sc.load.scenario = sc.type;
+      sc.load.dataset = "agentic-coding";
+      sc.load.endpoint = "/v1/chat/completions";
+      sc.load.ignore_eos = true;
+    }
     ReadLoad(ctx, sr, &sc.load, &sc.prompts_per_concurrency, &sc.warmups_per_concurrency, &ok);
-    auto isl = sr.PositiveInt("isl", true, limits::kMaxTokensPerRequest);
-    auto osl = sr.PositiveInt("osl", true, limits::kMaxTokensPerRequest);
-    if (!isl || !osl) ok = false;
-    sc.isl = static_cast<int>(isl.value_or(0));
-    sc.osl = static_cast<int>(osl.value_or(0));
-    if (!CheckPrefixPool(ctx, scenarios->items[i], spath, sc)) ok = false;
+    if (agentic) {
+      for (const char* k : {"isl", "osl"}) {
+        if (sr.Has(k)) {
+          sr.ErrorAt(k,
+                     "is set in an agentic-coding scenario; its requests' lengths are the "
+                     "trace's");
+          ok = false;
+        }
+      }
+      sc.duration_s =
+          static_cast<int>(sr.PositiveInt("duration_s", false, 7 * 24 * 3600).value_or(3600));
+    } else {
+      if (sr.Has("duration_s")) {
+        sr.ErrorAt("duration_s",
+                   "is set in a fixed-seq-len scenario; only an agentic-coding "
+                   "scenario (scenario: agentic-coding) runs for a duration");
+        ok = false;
+      }
+      auto isl = sr.PositiveInt("isl", true, limits::kMaxTokensPerRequest);
+      auto osl = sr.PositiveInt("osl", true, limits::kMaxTokensPerRequest);
+      if (!isl || !osl) ok = false;
+      sc.isl = static_cast<int>(isl.value_or(0));
+      sc.osl = static_cast<int>(osl.value_or(0));
+      if (!CheckPrefixPool(ctx, scenarios->items[i], spath, sc)) ok = false;
+    }
     const YNode* space = sr.Get("search_space");
     if (space == nullptr) {
       sr.Missing("search_space");
@@ -719,6 +791,13 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
       if (!e) {
         ok = false;
         continue;
+      }
+      if (!agentic && (e->kv_offloading || e->kv_offload_backend || e->total_cpu_dram_gb)) {
+        ctx.Error(space->items[j], e->path,
+                  "sets a KV offload tier (kv_offloading, kv_offload_backend, "
+                  "total_cpu_dram_gb) in a fixed-seq-len scenario; only agentic-coding "
+                  "scenarios have one");
+        ok = false;
       }
       // A verbatim command is run as written: nothing is appended to it.
       bool verbatim = e->command.has_value() || !s.command.argv.empty();

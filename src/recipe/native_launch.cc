@@ -30,7 +30,8 @@ bool ReadVerbatimCommand(const LoadContext& ctx, FieldReader& parent,
                          std::optional<VerbatimCommand>* out) {
   const YNode* n = parent.Get("command");
   if (n == nullptr) return true;
-  FieldReader r(ctx, *n, parent.PathOf("command"), {"argv", "port", "files", "folder", "source"});
+  FieldReader r(ctx, *n, parent.PathOf("command"),
+                {"argv", "port", "files", "folder", "source", "auxiliary"});
   if (!r.valid()) return false;
   bool ok = true;
   VerbatimCommand c;
@@ -80,6 +81,41 @@ bool ReadVerbatimCommand(const LoadContext& ctx, FieldReader& parent,
           ok = false;
         }
         c.files.push_back({*path, *contents});
+      }
+    }
+  }
+  if (const YNode* auxiliary = r.Get("auxiliary")) {
+    if (!auxiliary->IsSequence()) {
+      ctx.Error(*auxiliary, r.PathOf("auxiliary"), "expected a list of {argv, env}");
+      ok = false;
+    } else {
+      for (size_t i = 0; i < auxiliary->items.size(); ++i) {
+        FieldReader ar(ctx, auxiliary->items[i], IndexPath(r.PathOf("auxiliary"), i),
+                       {"argv", "env"});
+        AuxiliaryCommand a;
+        auto argv = ar.StringList("argv", true);
+        auto env = ar.StringMap("env");
+        if (!ar.valid() || !argv || (!env && ar.Has("env"))) {
+          ok = false;
+          continue;
+        }
+        if (argv->empty()) {
+          ar.ErrorAt("argv", "is empty; give the auxiliary server's program and its arguments");
+          ok = false;
+        }
+        a.argv = *argv;
+        if (env) {
+          for (const auto& [name, value] : *env) {
+            if (!IsEnvName(name)) {
+              ar.ErrorAt("env", fmt::format("{}: not an environment variable name (letters, "
+                                            "digits, _)",
+                                            name));
+              ok = false;
+            }
+            a.env[name] = value;
+          }
+        }
+        c.auxiliary.push_back(std::move(a));
       }
     }
   }

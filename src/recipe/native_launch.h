@@ -3,7 +3,8 @@
 // entries:
 //
 //   command:  {argv: [vllm, serve, M, ...], port: 8888, files: [{path, contents}],
-//              folder: /workspace, source: "inferencex:benchmarks/..."}
+//              folder: /workspace, source: "inferencex:benchmarks/...",
+//              auxiliary: [{argv: [mooncake_master, --port, "20888"], env: {...}}]}
 //                                                      run as written, not rendered
 //   env_from: {HIP_VISIBLE_DEVICES: ROCR_VISIBLE_DEVICES}   NAME = $SOURCE at launch
 //   prepare:  [[hf, download, org/draft], ...]             run before the engine
@@ -24,7 +25,8 @@ namespace servebench::recipe {
 
 // `command`: argv (a non-empty list of strings), port (1..65535), files (a list of
 // {path, contents}, each path relative and inside the command's folder), folder
-// (absolute, optional), source.
+// (absolute, optional), source, auxiliary (a list of {argv, env}: servers started
+// before the command, beside it; argv non-empty, env names valid).
 bool ReadVerbatimCommand(const LoadContext& ctx, FieldReader& parent,
                          std::optional<VerbatimCommand>* out);
 

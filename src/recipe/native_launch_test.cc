@@ -80,6 +80,149 @@ TEST(NativeLaunchTest, CommandEnvFromPrepareAndWarmupsReachEveryPoint) {
   EXPECT_EQ(GroupSessions(plan.points).size(), 2u);
 }
 
+// An InferenceX agentic script's KV offload tier, written as the capture writes it.
+constexpr const char* kAuxiliary =
+    "              auxiliary:\n"
+    "                - argv: [mooncake_master, --port, \"20888\"]\n"
+    "                  env: {MOONCAKE_CONFIG_PATH: /workspace/results/mooncake_config.json}\n"
+    "                - argv: [lmcache, server]\n";
+
+TEST(NativeLaunchTest, AuxiliaryServersReachThePointAndItsIdentity) {
+  std::string text = Replaced(kCaptured, "              source: \"inferencex:",
+                              std::string(kAuxiliary) + "              source: \"inferencex:");
+  Plan plan = ExpandText(text);
+  ASSERT_EQ(plan.points.size(), 2u);
+  const VerbatimCommand& c = plan.points[0].serve.command;
+  ASSERT_EQ(c.auxiliary.size(), 2u);
+  EXPECT_EQ(c.auxiliary[0].argv, (std::vector<std::string>{"mooncake_master", "--port", "20888"}));
+  EXPECT_EQ(c.auxiliary[0].env.at("MOONCAKE_CONFIG_PATH"),
+            "/workspace/results/mooncake_config.json");
+  EXPECT_EQ(c.auxiliary[1].argv, (std::vector<std::string>{"lmcache", "server"}));
+  EXPECT_TRUE(c.auxiliary[1].env.empty());
+  EXPECT_TRUE(plan.points[1].serve.command.auxiliary.empty());
+  // Its environment is redacted where the engine's is (records, --dry-run).
+  EXPECT_EQ(
+      WithSecretsRedacted(plan.points[0]).serve.command.auxiliary[0].env.at("MOONCAKE_CONFIG_PATH"),
+      kRedactedValue);
+  Point shown = plan.points[0];
+  shown.env_not_secret = {"MOONCAKE_CONFIG_PATH"};
+  EXPECT_EQ(WithSecretsRedacted(shown).serve.command.auxiliary[0].env.at("MOONCAKE_CONFIG_PATH"),
+            "/workspace/results/mooncake_config.json");
+  // Part of the serve spec: the point JSON carries it and reads it back, and a point
+  // without auxiliary servers keeps the id it had before the field existed.
+  std::string json = PointToJson(plan.points[0]);
+  EXPECT_NE(json.find("\"auxiliary\":[{\"argv\":[\"mooncake_master\""), std::string::npos) << json;
+  EXPECT_EQ(PointToJson(plan.points[1]).find("auxiliary"), std::string::npos);
+  auto back = PointFromJson(json);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(PointToJson(*back), json);
+  EXPECT_NE(ExpandText(kCaptured).points[0].point_id, plan.points[0].point_id);
+  EXPECT_EQ(ExpandText(kCaptured).points[1].point_id, plan.points[1].point_id);
+}
+
+TEST(NativeLaunchTest, BadAuxiliaryServersAreLocatedErrors) {
+  auto with = [](const std::string& aux) {
+    return Replaced(kCaptured, "              source: \"inferencex:",
+                    aux + "              source: \"inferencex:");
+  };
+  std::string empty = with("              auxiliary:\n                - argv: []\n");
+  EXPECT_NE(Problems(empty).find("command.auxiliary[0].argv: is empty"), std::string::npos)
+      << Problems(empty);
+  std::string name = with(
+      "              auxiliary:\n                - argv: [lmcache]\n"
+      "                  env: {BAD-NAME: x}\n");
+  EXPECT_NE(Problems(name).find("command.auxiliary[0].env: BAD-NAME: not an environment variable "
+                                "name"),
+            std::string::npos)
+      << Problems(name);
+  std::string key =
+      with("              auxiliary:\n                - {argv: [lmcache], port: 1}\n");
+  EXPECT_NE(Problems(key).find("command.auxiliary[0]"), std::string::npos) << Problems(key);
+  EXPECT_NE(Problems(key).find("port"), std::string::npos) << Problems(key);
+  std::string scalar = with("              auxiliary: lmcache\n");
+  EXPECT_NE(Problems(scalar).find("command.auxiliary: expected a list of {argv, env}"),
+            std::string::npos)
+      << Problems(scalar);
+}
+
+// An agentic-coding scenario: a trace replay for a duration, no lengths, each entry
+// with its KV offload tier; its points are InferenceX's agentic rows' (exp name, load).
+constexpr const char* kAgentic = R"(servebench: 1
+recipes:
+  m-fp8-h200-agentic:
+    engine: vllm
+    model: org/m
+    model_prefix: m
+    hardware: h200
+    max_model_len: auto
+    scenarios:
+      - scenario: agentic-coding
+        duration_s: 1800
+        search_space:
+          - tp: 8
+            spec_decoding: {method: mtp, num_speculative_tokens: 3}
+            concurrency: [4]
+          - tp: 8
+            concurrency: [8]
+            kv_offloading: dram
+            kv_offload_backend: mooncake
+            kv_offload_backend_version: "0.3.11"
+            total_cpu_dram_gb: 1031
+      - isl: 1024
+        osl: 1024
+        search_space:
+          - {tp: 8, concurrency: [4]}
+)";
+
+TEST(NativeLaunchTest, AnAgenticScenarioGivesInferenceXsAgenticPoints) {
+  Plan plan = ExpandText(kAgentic);
+  ASSERT_EQ(plan.points.size(), 3u);
+  const Point& none = plan.points[0];
+  EXPECT_EQ(none.load.scenario, "agentic-coding");
+  EXPECT_EQ(none.load.dataset, "agentic-coding");
+  EXPECT_EQ(none.load.endpoint, "/v1/chat/completions");
+  EXPECT_TRUE(none.load.ignore_eos);
+  EXPECT_EQ(none.load.duration_s, 1800);
+  EXPECT_EQ(none.load.isl, 0);
+  EXPECT_EQ(none.serve.max_model_len, 0) << "auto: the model's own context length";
+  EXPECT_EQ(none.serve.kv_offloading, "none");
+  EXPECT_EQ(none.exp_name, "m_tp8_conc4_kvnone_spec-mtp");
+  const Point& dram = plan.points[1];
+  EXPECT_EQ(dram.serve.kv_offloading, "dram");
+  EXPECT_EQ(dram.serve.kv_offload_backend, "mooncake");
+  EXPECT_EQ(dram.serve.kv_offload_backend_version, "0.3.11");
+  EXPECT_EQ(dram.serve.total_cpu_dram_gb, 1031);
+  EXPECT_EQ(dram.exp_name, "m_tp8_conc8_kvdram-mooncake");
+  EXPECT_EQ(plan.points[2].load.scenario, "fixed-seq-len");
+  EXPECT_EQ(plan.points[2].serve.max_model_len, 1024 + 1024 + 256);
+  EXPECT_EQ(plan.points[2].load.duration_s, 0);
+}
+
+TEST(NativeLaunchTest, AgenticScenarioMistakesAreLocatedErrors) {
+  std::string lengths = Replaced(kAgentic, "        duration_s: 1800\n",
+                                 "        duration_s: 1800\n        isl: 1024\n");
+  EXPECT_NE(Problems(lengths).find("scenarios[0].isl: is set in an agentic-coding scenario"),
+            std::string::npos)
+      << Problems(lengths);
+  std::string tier = Replaced(kAgentic, "          - {tp: 8, concurrency: [4]}",
+                              "          - {tp: 8, concurrency: [4], kv_offloading: none}");
+  EXPECT_NE(Problems(tier).find("scenarios[1].search_space[0]: sets a KV offload tier"),
+            std::string::npos)
+      << Problems(tier);
+  std::string unnamed = Replaced(kAgentic, "            kv_offload_backend: mooncake\n", "");
+  EXPECT_NE(Problems(unnamed).find("kv_offloading: is 'dram'; name the tier in "
+                                   "kv_offload_backend"),
+            std::string::npos)
+      << Problems(unnamed);
+  std::string kind = Replaced(kAgentic, "scenario: agentic-coding", "scenario: agentic");
+  EXPECT_NE(Problems(kind).find("scenarios[0].scenario"), std::string::npos) << Problems(kind);
+  std::string fixed_duration =
+      Replaced(kAgentic, "      - isl: 1024\n", "      - isl: 1024\n        duration_s: 60\n");
+  EXPECT_NE(Problems(fixed_duration).find("duration_s: is set in a fixed-seq-len scenario"),
+            std::string::npos)
+      << Problems(fixed_duration);
+}
+
 TEST(NativeLaunchTest, ExtraArgumentsCannotBeAppendedToAVerbatimCommand) {
   std::string bad =
       Replaced(kCaptured, "            concurrency: [2]\n",

@@ -90,6 +90,15 @@ struct CommandFile {
   std::string contents;
 };
 
+// A server the command needs running beside it, as written (InferenceX's agentic
+// scripts start `mooncake_master` or `lmcache server` for the KV offload tier before
+// vLLM): started before the command, in the same folder, supervised with it and
+// stopped after it. Its files are the command's (VerbatimCommand::files).
+struct AuxiliaryCommand {
+  std::vector<std::string> argv;           // argv[0] is looked up on PATH
+  std::map<std::string, std::string> env;  // added to servebench's, as the script gave it
+};
+
 // A server command taken as written from elsewhere: captured from an InferenceX
 // launch script (capture/), or written out in a native recipe. When `argv` is set
 // the engine adapter runs it exactly, in the session's work folder, instead of
@@ -106,6 +115,8 @@ struct VerbatimCommand {
   std::string folder;
   // Where it came from, e.g. "inferencex:benchmarks/single_node/fixed_seq_len/x.sh".
   std::string source;
+  // Started in order before the command (AuxiliaryCommand); empty for most.
+  std::vector<AuxiliaryCommand> auxiliary;
 };
 
 // Everything that starts a server. Two points with equal ServeSpecs share one server.

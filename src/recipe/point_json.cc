@@ -70,6 +70,13 @@ void AddLaunchFields(const ServeSpec& s, json::object* serve) {
   json::object command{
       {"argv", StringsJson(c.argv)}, {"port", c.port}, {"files", files}, {"source", c.source}};
   if (!c.folder.empty()) command["folder"] = c.folder;
+  if (!c.auxiliary.empty()) {
+    json::array auxiliary;
+    for (const auto& a : c.auxiliary)
+      auxiliary.push_back(
+          json::object{{"argv", StringsJson(a.argv)}, {"env", StringMapJson(a.env)}});
+    command["auxiliary"] = std::move(auxiliary);
+  }
   (*serve)["command"] = std::move(command);
 }
 
@@ -319,6 +326,20 @@ void ReadLaunchFields(Reader& sr, ServeSpec* s, std::vector<std::string>* errs) 
         }
       }
     }
+    if (const json::value* auxiliary = cr.Optional("auxiliary")) {
+      if (!auxiliary->is_array()) {
+        cr.Bad("auxiliary", "a list");
+      } else {
+        for (size_t i = 0; i < auxiliary->get_array().size(); ++i) {
+          AuxiliaryCommand a;
+          Reader ar(auxiliary->get_array()[i], fmt::format("{}[{}]", cr.PathOf("auxiliary"), i),
+                    errs);
+          ar.Strings("argv", &a.argv);
+          ar.StringMap("env", &a.env);
+          c.auxiliary.push_back(std::move(a));
+        }
+      }
+    }
   }
 }
 
@@ -375,6 +396,14 @@ Point WithSecretsRedacted(const Point& point) {
     bool shown = std::find(point.env_not_secret.begin(), point.env_not_secret.end(), name) !=
                  point.env_not_secret.end();
     if (!shown) value = kRedactedValue;
+  }
+  // An auxiliary server's environment is the server's too: redacted by the same names.
+  for (auto& aux : out.serve.command.auxiliary) {
+    for (auto& [name, value] : aux.env) {
+      bool shown = std::find(point.env_not_secret.begin(), point.env_not_secret.end(), name) !=
+                   point.env_not_secret.end();
+      if (!shown) value = kRedactedValue;
+    }
   }
   return out;
 }

@@ -89,7 +89,8 @@ void AssignIds(Point* point);
 // `matrix --format jsonl`, --dry-run): the name stays, the value does not.
 inline constexpr char kRedactedValue[] = "<redacted>";
 
-// A copy of `point` to write out: every serve.env value replaced by kRedactedValue
+// A copy of `point` to write out: every serve.env value (and every value of an
+// auxiliary server's env, serve.command.auxiliary) replaced by kRedactedValue
 // unless its name is in point.env_not_secret. The ids are those of `point` (secrets
 // are part of what ran; their values never leave the process).
 Point WithSecretsRedacted(const Point& point);

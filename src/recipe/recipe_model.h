@@ -56,6 +56,7 @@ struct SearchEntry {
   std::optional<std::string> kv_p2p_transfer;
   std::optional<std::string> kv_offloading;  // agentic: none | dram
   std::optional<boost::json::object> kv_offload_backend;
+  std::optional<int> total_cpu_dram_gb;  // native agentic: the KV offload DRAM budget
   ConcurrencySpec conc;
   // Native: overrides of the recipe's serve options for this entry.
   std::vector<std::string> extra_args;
@@ -75,6 +76,7 @@ struct Scenario {
   std::vector<int> num_prompts_per_conc;  // nightly: num_prompts list paired with conc list
   int prompts_per_concurrency = 0;        // native: num_prompts = this × concurrency
   int warmups_per_concurrency = 0;        // native: LoadSpec.warmups_per_concurrency
+  int duration_s = 0;                     // native agentic-coding: the replay's length
 };
 
 struct Recipe {

@@ -23,11 +23,35 @@ std::string FirstModelId(const std::string& models_json) {
   return id != nullptr && id->is_string() ? std::string(id->as_string()) : "";
 }
 
+using Supervisors = std::vector<std::unique_ptr<engine::Supervisor>>;
+
+// Stops the engine's auxiliary servers, last started first.
+void StopAll(Supervisors* auxiliary) {
+  for (auto it = auxiliary->rbegin(); it != auxiliary->rend(); ++it) (void)(*it)->Stop();
+  auxiliary->clear();
+}
+
+// The first auxiliary server that is no longer running, or null.
+engine::Supervisor* EndedAuxiliary(const Supervisors& auxiliary) {
+  for (const auto& aux : auxiliary)
+    if (!aux->IsAlive()) return aux.get();
+  return nullptr;
+}
+
+// An auxiliary server that ended: what the run reports (it has no signatures of
+// its own; its log says why).
+Failure AuxiliaryEnded(engine::Supervisor* aux, const char* when) {
+  return {failure_class::kInfraStartFailed,
+          fmt::format("auxiliary server {} ended {}; its log: {}", aux->command().engine, when,
+                      aux->log_path())};
+}
+
 class SupervisedEngine final : public LiveEngine {
  public:
-  SupervisedEngine(std::unique_ptr<engine::Supervisor> supervisor, const engine::ReadyInfo& ready,
-                   std::string profile_dir)
+  SupervisedEngine(std::unique_ptr<engine::Supervisor> supervisor, Supervisors auxiliary,
+                   const engine::ReadyInfo& ready, std::string profile_dir)
       : supervisor_(std::move(supervisor)),
+        auxiliary_(std::move(auxiliary)),
         version_(ready.engine_version),
         served_model_(FirstModelId(ready.models_json)),
         profile_dir_(std::move(profile_dir)) {}
@@ -38,11 +62,18 @@ class SupervisedEngine final : public LiveEngine {
   std::string served_model() const override { return served_model_; }
   std::string log_path() const override { return supervisor_->log_path(); }
   std::string profile_dir() const override { return profile_dir_; }
-  bool IsAlive() override { return supervisor_->IsAlive(); }
+  // The engine and every server it needs: one ending ends the session.
+  bool IsAlive() override {
+    return supervisor_->IsAlive() && EndedAuxiliary(auxiliary_) == nullptr;
+  }
   bool ExitsWithin(int timeout_ms) override {
     return supervisor_->WaitForExit(timeout_ms).has_value();
   }
   Failure Diagnose() override {
+    if (supervisor_->IsAlive()) {
+      if (engine::Supervisor* aux = EndedAuxiliary(auxiliary_))
+        return AuxiliaryEnded(aux, "during the run");
+    }
     engine::EngineFailure f = supervisor_->Classify(engine::Situation::kDiedDuringRun);
     return {f.failure_class, f.summary};
   }
@@ -51,10 +82,14 @@ class SupervisedEngine final : public LiveEngine {
     if (!f.signature_matched) return {};
     return {f.failure_class, f.summary};
   }
-  void Stop() override { (void)supervisor_->Stop(); }
+  void Stop() override {
+    (void)supervisor_->Stop();
+    StopAll(&auxiliary_);
+  }
 
  private:
   std::unique_ptr<engine::Supervisor> supervisor_;
+  Supervisors auxiliary_;  // in start order; stopped after the engine
   std::string version_;
   std::string served_model_;
   std::string profile_dir_;
@@ -152,6 +187,25 @@ std::unique_ptr<LiveEngine> SupervisedEngineBackend::Start(const recipe::ServeSp
       return nullptr;
     }
   }
+  // Auxiliary servers first (serve.command.auxiliary), each with its own log beside
+  // the engine's: <log>.aux<i>-<program>.log. They answer no readiness probe; the
+  // engine's readiness is the session's, and one that ended by then fails it.
+  Supervisors auxiliary;
+  for (size_t i = 0; i < command->auxiliary.size(); ++i) {
+    const engine::ServerCommand& aux = command->auxiliary[i];
+    engine::SupervisorOptions aux_options;
+    aux_options.log_path = fmt::format("{}.aux{}-{}.log", log_path, i, aux.engine);
+    aux_options.echo = settings_.echo_engine_log;
+    aux_options.echo_prefix = "[" + aux.engine + "] ";
+    auto started = engine::Supervisor::Start(aux, aux_options);
+    if (!started.ok()) {
+      *failure = {failure_class::kInfraStartFailed,
+                  fmt::format("auxiliary server {}: {}", aux.engine, started.status().message())};
+      StopAll(&auxiliary);
+      return nullptr;
+    }
+    auxiliary.push_back(std::move(*started));
+  }
   engine::SupervisorOptions options;
   options.log_path = log_path;
   options.echo = settings_.echo_engine_log;
@@ -160,17 +214,25 @@ std::unique_ptr<LiveEngine> SupervisedEngineBackend::Start(const recipe::ServeSp
   auto supervisor = engine::Supervisor::Start(*command, options);
   if (!supervisor.ok()) {
     *failure = {failure_class::kInfraStartFailed, supervisor.status().message()};
+    StopAll(&auxiliary);
     return nullptr;
   }
   auto ready = (*supervisor)->WaitUntilReady();
-  if (!ready.ok()) {
+  engine::Supervisor* ended = EndedAuxiliary(auxiliary);
+  if (!ready.ok() || ended != nullptr) {
     const auto& f = (*supervisor)->failure();
-    *failure = f ? Failure{f->failure_class, f->summary}
-                 : Failure{failure_class::kUnknown, ready.status().message()};
+    if (ended != nullptr) {
+      *failure = AuxiliaryEnded(ended, "before the engine was ready");
+    } else {
+      *failure = f ? Failure{f->failure_class, f->summary}
+                   : Failure{failure_class::kUnknown, ready.status().message()};
+    }
     (void)(*supervisor)->Stop();
+    StopAll(&auxiliary);
     return nullptr;
   }
-  return std::make_unique<SupervisedEngine>(std::move(*supervisor), *ready, profile_dir);
+  return std::make_unique<SupervisedEngine>(std::move(*supervisor), std::move(auxiliary), *ready,
+                                            profile_dir);
 }
 
 }  // namespace servebench::run

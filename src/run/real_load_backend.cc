@@ -103,15 +103,14 @@ client::BenchSettings BenchSettingsFor(const recipe::Point& point, const RunSett
     b.duration_s = load.duration_s;
     if (auto block = recipe::KvBlockTokens(point.serve)) b.engine_block_tokens = *block;
     if (load.scenario == "agentic-coding") {
-      // What InferenceX's build_replay_cmd gives AIPerf (reference agentic.md §1.4):
-      // --random-seed 42, per-tree and system idle caps of 300 s and 10 s, each lane's
-      // first trajectory from a turn between 25 % and 75 % of it, 10 warm-up turns a lane.
-      b.seed = 42;
-      b.trace_idle_gap_cap_s = 300;
-      b.system_idle_gap_cap_s = 10;
-      b.trajectory_start_min_ratio = 0.25;
-      b.trajectory_start_max_ratio = 0.75;
-      b.warmup_requests_per_lane = 10;
+      // What InferenceX's build_replay_cmd gives AIPerf (recipe/agentic_trace.h).
+      const recipe::AgenticLaneSettings& lanes = recipe::kInferenceXAgenticLanes;
+      b.seed = lanes.seed;
+      b.trace_idle_gap_cap_s = lanes.trace_idle_gap_cap_s;
+      b.system_idle_gap_cap_s = lanes.system_idle_gap_cap_s;
+      b.trajectory_start_min_ratio = lanes.trajectory_start_min_ratio;
+      b.trajectory_start_max_ratio = lanes.trajectory_start_max_ratio;
+      b.warmup_requests_per_lane = lanes.warmup_requests_per_lane;
     }
   }
   // The point's progress line (bench's, inside `run`'s point k of N).

@@ -16,6 +16,8 @@
 #include "capture/call_record.h"
 #include "capture/sandbox.h"
 #include "common/atomic_file.h"
+#include "engine/command_display.h"
+#include "recipe/point.h"
 
 namespace servebench::capture::testing {
 
@@ -47,7 +49,8 @@ class TempFolder {
 // Runs `shell_text` with bash in `dir`, every name in StandinNames() a recorder, in
 // an environment of only PATH, RECORD_DIR and `launch_env` (the launching machine's
 // variables, for env_from), and returns the recorded calls in order. Empty on failure
-// (the test then fails on the count).
+// (the test then fails on the count). Calls started in the background may be
+// recorded in either order with the next one.
 inline std::vector<CallRecord> ReplayDryRun(const std::string& shell_text, const std::string& dir,
                                             const std::map<std::string, std::string>& launch_env) {
   const std::string bin = dir + "/bin", records = dir + "/records";
@@ -56,7 +59,9 @@ inline std::vector<CallRecord> ReplayDryRun(const std::string& shell_text, const
   for (const auto& name : StandinNames())
     std::filesystem::create_symlink(SourceDir() + "/src/capture/testdata/recorder.sh",
                                     bin + "/" + name);
-  if (!WriteFileAtomically(dir + "/dry_run.sh", shell_text).ok()) return {};
+  // `wait`: the auxiliary servers a dry run starts in the background have recorded
+  // themselves before the calls are read.
+  if (!WriteFileAtomically(dir + "/dry_run.sh", shell_text + "wait\n").ok()) return {};
   std::string command =
       "cd '" + dir + "' && env -i PATH='" + bin + ":/usr/bin:/bin' RECORD_DIR='" + records + "'";
   for (const auto& [name, value] : launch_env) command += " " + name + "='" + value + "'";
@@ -64,6 +69,45 @@ inline std::vector<CallRecord> ReplayDryRun(const std::string& shell_text, const
   if (std::system(command.c_str()) != 0) return {};
   auto calls = ReadCallRecords(records);
   return calls.ok() ? *calls : std::vector<CallRecord>{};
+}
+
+// The dry run starts each auxiliary server of `serve` in the background just before
+// the engine, so their records and the engine's may come in either order: takes the
+// record of each out of `calls` by what it started (its argv and environment, or the
+// container command that runs them from serve.image) and returns "" when each was
+// there, else what was missing.
+inline std::string TakeAuxiliaryCalls(const recipe::ServeSpec& serve,
+                                      std::vector<CallRecord>* calls) {
+  std::string missing;
+  const bool contained = !serve.command.folder.empty();
+  for (const auto& aux : serve.command.auxiliary) {
+    auto it = calls->begin();
+    for (; it != calls->end(); ++it) {
+      std::vector<std::string> argv = {it->tool};
+      argv.insert(argv.end(), it->argv.begin(), it->argv.end());
+      const std::string line = engine::JoinForShell(argv);
+      bool same = true;
+      if (!contained) {
+        same = argv == aux.argv;
+        for (const auto& [k, v] : aux.env) same = same && it->env.count(k) && it->env.at(k) == v;
+      } else {
+        same = line.find("-aux") != std::string::npos &&
+               line.find("--entrypoint " + engine::ShellQuote(aux.argv[0]) + " " +
+                         engine::ShellQuote(serve.image) + " " +
+                         engine::JoinForShell(std::vector<std::string>(
+                             aux.argv.begin() + 1, aux.argv.end()))) != std::string::npos;
+        for (const auto& [k, v] : aux.env)
+          same = same && line.find("-e " + engine::ShellQuote(k + "=" + v)) != std::string::npos;
+      }
+      if (same) break;
+    }
+    if (it == calls->end()) {
+      missing += "no auxiliary server " + engine::JoinForShell(aux.argv) + "\n";
+      continue;
+    }
+    calls->erase(it);
+  }
+  return missing;
 }
 
 }  // namespace servebench::capture::testing
