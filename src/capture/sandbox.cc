@@ -45,7 +45,7 @@ const std::vector<std::string>& StandinNames() {
       "python3", "nvidia-smi",   "amd-smi", "rocm-smi", "rocminfo",        "curl",        "wget",
       "pip",     "pip3",         "uv",      "git",      "apt-get",         "sudo",        "docker",
       "podman",  "enroot",       "srun",    "salloc",   "sbatch",          "squeue",      "scancel",
-      "sleep",   "sed"};
+      "sleep",   "sed",          "df"};
   return kNames;
 }
 

@@ -211,6 +211,19 @@ case "$role" in
         [[ " $* " == *" --showfw "* ]] && echo "GPU[$g]          : MEC firmware version: 177"
       done
     fi
+    # df of /dev/shm answers as on a GPU node, whose tmpfs is half its memory (1430 GB:
+    # half of InferenceX's 3 TB DRAM cap): the LMCache scripts size their L1 tier
+    # against it, and this machine's is not what InferenceX's job sees. Other paths
+    # get the real df.
+    if [[ "$tool" == df ]]; then
+      if [[ " $* " != *" /dev/shm "* ]]; then exec /bin/df "$@"; fi
+      if [[ " $* " == *"--output=avail"* ]]; then
+        printf 'Avail\n1430G\n'
+      else
+        printf 'Filesystem     1G-blocks  Used Available Use%% Mounted on\n'
+        printf 'tmpfs              1430G    0G     1430G   0%% /dev/shm\n'
+      fi
+    fi
     ;;
 esac
 # `uv venv [--python V] DIR` and `python3 -m venv DIR`: a venv whose tools are

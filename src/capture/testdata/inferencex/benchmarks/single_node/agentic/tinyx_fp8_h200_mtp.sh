@@ -15,6 +15,12 @@ mkdir -p "$RESULT_DIR"
 SERVER_LOG="$RESULT_DIR/server.log"
 OFFLOAD_ARGS=()
 if [ "$KV_OFFLOADING" = "dram" ]; then
+    # As InferenceX's LMCache scripts do: the L1 tier must fit the node's /dev/shm.
+    SHM_FREE_GB=$(df -BG --output=avail /dev/shm 2>/dev/null | tail -1 | tr -dc '0-9')
+    if [ -n "$SHM_FREE_GB" ] && [ "$TOTAL_CPU_DRAM_GB" -gt $((SHM_FREE_GB * 90 / 100)) ]; then
+        echo "Error: LMCache L1 ${TOTAL_CPU_DRAM_GB} GB exceeds 90% of free /dev/shm." >&2
+        exit 1
+    fi
     lmcache server --port 5555 --l1-size-gb "$TOTAL_CPU_DRAM_GB" > "$RESULT_DIR/lmcache.log" 2>&1 &
     OFFLOAD_ARGS=(--kv-transfer-config '{"kv_connector":"LMCacheMPConnector","kv_role":"kv_both"}')
 fi
