@@ -72,6 +72,13 @@ void AddSimFlags(CLI::App& app, SimFlags* flags) {
   app.add_option("--num-gpu-blocks-override", s.num_gpu_blocks_override,
                  "KV blocks in the pool (prefix caching); 0 = what the KV budget holds")
       ->capture_default_str();
+  app.add_option("--kv-offload-gb", s.kv_offload_gb,
+                 "CPU offload tier for evicted prefix blocks, decimal GB over all GPUs (needs "
+                 "--enable-prefix-caching; /metrics counts vllm:external_prefix_cache_*); 0 = none")
+      ->capture_default_str();
+  app.add_option("--kv-offload-gb-per-s", s.kv_offload_gb_per_s,
+                 "the CPU tier's host link, GB/s per GPU and direction (PCIe Gen5 x16)")
+      ->capture_default_str();
   app.add_option("--profile-dir", s.profile_dir,
                  "enable POST /start_profile and /stop_profile: write a Chrome trace of the "
                  "engine's steps here (default: $VLLM_TORCH_PROFILER_DIR; unset = endpoints 404)");

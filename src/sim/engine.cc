@@ -169,6 +169,25 @@ void Engine::UpdateGauges() {
   metrics_.num_preemptions_total = static_cast<uint64_t>(scheduler_.preemptions_total());
   metrics_.prefix_cache_queries_total = static_cast<uint64_t>(scheduler_.prefix_cache_queries());
   metrics_.prefix_cache_hits_total = static_cast<uint64_t>(scheduler_.prefix_cache_hits());
+  if (scheduler_.prefix_cache() != nullptr) {
+    metrics_.prefix_caching = true;
+    metrics_.prompt_tokens_local_compute =
+        static_cast<uint64_t>(scheduler_.prefix_cache_queries() - scheduler_.prefix_cache_hits() -
+                              scheduler_.external_prefix_cache_hits());
+  }
+  if (scheduler_.cpu_blocks() > 0) {
+    metrics_.cpu_kv_tier = true;
+    metrics_.external_prefix_cache_queries_total =
+        static_cast<uint64_t>(scheduler_.external_prefix_cache_queries());
+    metrics_.external_prefix_cache_hits_total =
+        static_cast<uint64_t>(scheduler_.external_prefix_cache_hits());
+    metrics_.cpu_kv_cache_usage_perc = scheduler_.cpu_kv_usage();
+    const Scheduler::OffloadTotals t = scheduler_.offload_totals();
+    metrics_.kv_offload_bytes_gpu_to_cpu = t.bytes_gpu_to_cpu;
+    metrics_.kv_offload_bytes_cpu_to_gpu = t.bytes_cpu_to_gpu;
+    metrics_.kv_offload_time_gpu_to_cpu = t.seconds_gpu_to_cpu;
+    metrics_.kv_offload_time_cpu_to_gpu = t.seconds_cpu_to_gpu;
+  }
 }
 
 std::optional<int64_t> Engine::NextStartNs() const {

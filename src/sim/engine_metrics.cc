@@ -85,6 +85,42 @@ std::string EngineMetrics::Render(const std::string& model_name) const {
   counter("prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.",
           prefix_cache_hits_total);
   counter("generation_tokens", "Number of generation tokens processed.", generation_tokens_total);
+  if (prefix_caching) {
+    const uint64_t external = cpu_kv_tier ? external_prefix_cache_hits_total : 0;
+    fmt::format_to(std::back_inserter(out),
+                   "# HELP vllm:prompt_tokens_by_source Number of prompt tokens by source.\n"
+                   "# TYPE vllm:prompt_tokens_by_source counter\n"
+                   "vllm:prompt_tokens_by_source_total{{{},source=\"local_compute\"}} {}\n"
+                   "vllm:prompt_tokens_by_source_total{{{},source=\"local_cache_hit\"}} {}\n"
+                   "vllm:prompt_tokens_by_source_total{{{},source=\"external_kv_transfer\"}} {}\n",
+                   labels, prompt_tokens_local_compute, labels, prefix_cache_hits_total, labels,
+                   external);
+  }
+  if (cpu_kv_tier) {
+    counter("external_prefix_cache_queries",
+            "External prefix cache queries from KV connector cross-instance cache sharing, in "
+            "terms of number of queried tokens.",
+            external_prefix_cache_queries_total);
+    counter("external_prefix_cache_hits",
+            "External prefix cache hits from KV connector cross-instance cache sharing, in terms "
+            "of number of cached tokens.",
+            external_prefix_cache_hits_total);
+    gauge("cpu_kv_cache_usage_perc", "CPU KV-cache usage. 1 means 100 percent usage.",
+          cpu_kv_cache_usage_perc);
+    auto float_counter = [&](const char* name, const char* help, double v) {
+      fmt::format_to(std::back_inserter(out),
+                     "# HELP vllm:{} {}\n# TYPE vllm:{} counter\nvllm:{}_total{{{}}} {}\n", name,
+                     help, name, name, labels, v);
+    };
+    float_counter("kv_offload_bytes_gpu_to_cpu", "KV bytes offloaded to the CPU tier.",
+                  kv_offload_bytes_gpu_to_cpu);
+    float_counter("kv_offload_bytes_cpu_to_gpu", "KV bytes loaded back from the CPU tier.",
+                  kv_offload_bytes_cpu_to_gpu);
+    float_counter("kv_offload_time_gpu_to_cpu", "Seconds of offload transfers to the CPU tier.",
+                  kv_offload_time_gpu_to_cpu);
+    float_counter("kv_offload_time_cpu_to_gpu", "Seconds of load transfers from the CPU tier.",
+                  kv_offload_time_cpu_to_gpu);
+  }
   fmt::format_to(std::back_inserter(out),
                  "# HELP vllm:request_success Count of successfully processed requests.\n"
                  "# TYPE vllm:request_success counter\n"

@@ -42,6 +42,20 @@ struct EngineMetrics {
   // requests); stay 0 without --enable-prefix-caching.
   uint64_t prefix_cache_queries_total = 0;
   uint64_t prefix_cache_hits_total = 0;
+  // The CPU offload tier (--kv-offload-gb), vLLM's KV-connector names; rendered only
+  // with a tier (cpu_kv_tier = true). Tokens looked up past / found beyond the GPU hits.
+  bool cpu_kv_tier = false;
+  uint64_t external_prefix_cache_queries_total = 0;
+  uint64_t external_prefix_cache_hits_total = 0;
+  double cpu_kv_cache_usage_perc = 0;  // 0..1
+  // Bytes over all GPUs and link seconds of the copies to and from the tier
+  // (InferenceX's vLLM adapter names; counters, as floats).
+  double kv_offload_bytes_gpu_to_cpu = 0, kv_offload_bytes_cpu_to_gpu = 0;
+  double kv_offload_time_gpu_to_cpu = 0, kv_offload_time_cpu_to_gpu = 0;
+  // Prefix caching on (prompt_tokens_by_source is rendered): prompt tokens computed
+  // here, reused from the GPU cache, copied back from the CPU tier.
+  bool prefix_caching = false;
+  uint64_t prompt_tokens_local_compute = 0;
   uint64_t spec_decode_num_drafts = 0;
   uint64_t spec_decode_num_draft_tokens = 0;
   uint64_t spec_decode_num_accepted_tokens = 0;

@@ -242,6 +242,12 @@ StepBreakdown PerfModel::Step(const StepShape& shape) const {
   // A "faster build" (build_slowdown < 1) speeds the software up, never the GPU past
   // its roofline.
   b.total_s = std::max(step_s * settings_.build_slowdown, b.roofline_s);
+  // The host link is hardware, like the roofline: no build makes the copy faster.
+  // It is not overlapped with the step's compute (a blocking load, the simple model).
+  if (shape.kv_load_bytes > 0 && settings_.kv_offload_gb_per_s > 0) {
+    b.kv_load_s = static_cast<double>(shape.kv_load_bytes) / (settings_.kv_offload_gb_per_s * 1e9);
+    b.total_s += b.kv_load_s;
+  }
   b.hbm_utilization = b.hbm_bytes / (peak_bw * b.total_s);
   b.compute_utilization = (linear_flops / peak_flops_ + attention_flops / attention_peak_flops_ +
                            draft_flops / peak_flops_) /

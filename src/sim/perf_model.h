@@ -38,6 +38,9 @@ struct PerfSettings {
   int num_speculative_tokens = 0;
   std::string spec_method;      // eagle, eagle3, mtp, draft_model, ngram
   double build_slowdown = 1.0;  // multiplies every step time
+  // Host link of the CPU KV offload tier, GB/s per GPU and direction (PCIe-class;
+  // docs/simulator.md "KV offload"): what a step pays per byte of KV copied back.
+  double kv_offload_gb_per_s = 50;
 };
 
 // What one step processes; quantities are over all DP ranks.
@@ -54,6 +57,9 @@ struct StepShape {
   double rank_max_tokens = 0;
   double rank_max_pairs = 0;
   double rank_max_kv_bytes = 0;
+  // KV bytes per GPU copied back from the CPU offload tier for sequences admitted
+  // this step (Scheduler); the step waits for the copy.
+  int64_t kv_load_bytes = 0;
 };
 
 struct StepBreakdown {
@@ -64,6 +70,7 @@ struct StepBreakdown {
   double fixed_s = 0;          // per-layer kernel latency
   double draft_s = 0;          // speculative-decoding draft passes
   double cpu_s = 0;            // scheduler, sampling, detokenization
+  double kv_load_s = 0;        // KV copied back from the CPU tier over the host link
   double total_s = 0;          // what the step takes, build_slowdown included
   // What the step did, per GPU: bytes read from or written to HBM (weights, KV) and
   // FLOPs (linear layers + attention), and the least time the GPU's peak bandwidth

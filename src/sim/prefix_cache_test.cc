@@ -123,5 +123,74 @@ TEST(PrefixCacheTest, WithoutPrefixCachingNothingIsCountedOrReused) {
   EXPECT_EQ(sched.prefix_cache_queries(), 0);
 }
 
+TEST(CpuKvTierTest, AFullTierDropsItsLeastRecentKeyAndATakenKeyLeaves) {
+  CpuKvTier tier(2);
+  tier.Store(1);
+  tier.Store(2);
+  tier.Store(1);  // 1 is the most recent now
+  tier.Store(3);  // drops 2
+  EXPECT_TRUE(tier.Contains(1));
+  EXPECT_FALSE(tier.Contains(2));
+  EXPECT_TRUE(tier.Contains(3));
+  EXPECT_TRUE(tier.Take(1));
+  EXPECT_FALSE(tier.Contains(1));
+  EXPECT_FALSE(tier.Take(1));
+  EXPECT_DOUBLE_EQ(tier.usage(), 0.5);
+}
+
+// Llama-3.1-8B in BF16 holds 2 × 32 layers × 8 KV heads × 128 × 2 bytes = 131,072
+// bytes of KV per token on one GPU: a 16-token block is 2,097,152 bytes.
+constexpr int64_t kBlockBytes = 16 * 131072;
+
+TEST(PrefixCacheTest, AnEvictedPrefixIsCopiedBackFromTheCpuTierInsteadOfRecomputed) {
+  PerfModel perf = MakePerf();
+  SchedulerSettings settings = Caching(/*blocks=*/8);
+  settings.kv_offload_gb = 9.5 * kBlockBytes / 1e9;  // 9 blocks of host memory
+  Scheduler sched(settings, &perf);
+  EXPECT_EQ(sched.cpu_blocks(), 9);
+  std::vector<Sequence> seqs(3);
+  for (int i = 0; i < 3; ++i) seqs[i].id = i + 1;
+  RunPrefill(&sched, &seqs[0], Ids(1000, 64));   // 4 blocks, cached
+  RunPrefill(&sched, &seqs[1], Ids(3000, 128));  // 8 blocks: the first 4 go to the CPU tier
+  EXPECT_DOUBLE_EQ(sched.cpu_kv_usage(), 4.0 / 9);
+
+  Sequence& again = seqs[2];
+  const std::vector<uint32_t> prompt = Ids(1000, 80);
+  again.prompt_tokens = 80;
+  again.block_keys = sched.prefix_cache()->BlockKeys(prompt);
+  sched.Add(&again);
+  StepPlan plan = sched.Plan();
+  ASSERT_EQ(plan.work.size(), 1u);
+  EXPECT_EQ(plan.work[0].prefill_tokens, 16);  // the 64 cached tokens are not computed
+  EXPECT_EQ(plan.shape.kv_load_bytes, 4 * kBlockBytes);
+  // The step waits for the copy over the host link.
+  StepShape no_copy = plan.shape;
+  no_copy.kv_load_bytes = 0;
+  EXPECT_NEAR(perf.StepSeconds(plan.shape) - perf.StepSeconds(no_copy),
+              4.0 * kBlockBytes / (perf.settings().kv_offload_gb_per_s * 1e9), 1e-12);
+  // vLLM's split: no GPU hit; the connector was asked for all 80 and had 64.
+  EXPECT_EQ(sched.prefix_cache_hits(), 0);
+  EXPECT_EQ(sched.external_prefix_cache_queries(), 64 + 128 + 80);
+  EXPECT_EQ(sched.external_prefix_cache_hits(), 64);
+  // The loaded blocks left the tier (exclusive tiers): the 4 evicted by the load are in.
+  EXPECT_EQ(sched.prefix_cache()->cpu_tier()->used_blocks(), 4 + 1);
+  const Scheduler::OffloadTotals t = sched.offload_totals();
+  EXPECT_DOUBLE_EQ(t.bytes_cpu_to_gpu, 4.0 * kBlockBytes);
+  EXPECT_DOUBLE_EQ(t.bytes_gpu_to_cpu, 9.0 * kBlockBytes);
+}
+
+TEST(PrefixCacheTest, WithoutACpuTierAnEvictedPrefixIsRecomputed) {
+  PerfModel perf = MakePerf();
+  Scheduler sched(Caching(/*blocks=*/8), &perf);
+  EXPECT_EQ(sched.cpu_blocks(), 0);
+  std::vector<Sequence> seqs(3);
+  for (int i = 0; i < 3; ++i) seqs[i].id = i + 1;
+  RunPrefill(&sched, &seqs[0], Ids(1000, 64));
+  RunPrefill(&sched, &seqs[1], Ids(3000, 128));
+  EXPECT_EQ(RunPrefill(&sched, &seqs[2], Ids(1000, 80)), 80);
+  EXPECT_EQ(sched.external_prefix_cache_hits(), 0);
+  EXPECT_EQ(sched.offload_totals().bytes_cpu_to_gpu, 0);
+}
+
 }  // namespace
 }  // namespace servebench::sim

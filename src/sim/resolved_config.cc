@@ -42,6 +42,7 @@ StatusOr<ResolvedConfig> Resolve(const SimSettings& s, const Catalogue& catalogu
   perf.num_speculative_tokens = s.spec.num_speculative_tokens;
   perf.spec_method = s.spec.method;
   perf.build_slowdown = s.build_slowdown;
+  perf.kv_offload_gb_per_s = s.kv_offload_gb_per_s;
   SB_ASSIGN_OR_RETURN(PerfModel pm, PerfModel::Create(*model, *hardware, *profile, perf));
   if (pm.KvBudgetBytesPerGpu() <= 0) {
     return Status::FailedPrecondition(fmt::format(
@@ -57,6 +58,7 @@ StatusOr<ResolvedConfig> Resolve(const SimSettings& s, const Catalogue& catalogu
   r.scheduler.block_size = s.block_size;
   r.scheduler.enable_prefix_caching = s.enable_prefix_caching;
   r.scheduler.num_gpu_blocks_override = s.num_gpu_blocks_override;
+  r.scheduler.kv_offload_gb = s.kv_offload_gb;
   r.scheduler.num_speculative_tokens = s.spec.num_speculative_tokens;
   r.scheduler.long_prefill_token_threshold = s.long_prefill_token_threshold >= 0
                                                  ? s.long_prefill_token_threshold

@@ -15,7 +15,14 @@ Scheduler::Scheduler(const SchedulerSettings& settings, const PerfModel* perf)
         settings_.num_gpu_blocks_override > 0
             ? settings_.num_gpu_blocks_override
             : pool_bytes_ / std::max<int64_t>(BlockBytes(settings_.block_size), 1);
-    cache_.emplace(blocks, settings_.block_size);
+    // A host block holds the block's KV of every tensor-parallel GPU.
+    const double host_block_bytes =
+        static_cast<double>(BlockBytes(settings_.block_size)) * perf->settings().tensor_parallel;
+    const int64_t cpu_blocks =
+        host_block_bytes > 0
+            ? static_cast<int64_t>(settings_.kv_offload_gb * 1e9 / host_block_bytes)
+            : 0;
+    cache_.emplace(blocks, settings_.block_size, cpu_blocks);
     pool_bytes_ = blocks * BlockBytes(settings_.block_size);
   }
 }
@@ -97,6 +104,7 @@ StepPlan Scheduler::Plan() {
   const size_t ranks = rank_running_.size();
   // vLLM's limits are per engine: each data-parallel rank has its own token budget.
   std::vector<int> budget(ranks, settings_.max_num_batched_tokens);
+  step_load_bytes_ = 0;
 
   // 1. Running sequences, oldest first; the newest is the preemption victim.
   for (size_t i = 0; i < running_.size();) {
@@ -174,6 +182,7 @@ StepPlan Scheduler::Plan() {
       rank_kv[s->rank] += static_cast<double>(kv);
     }
   }
+  plan.shape.kv_load_bytes = step_load_bytes_;
   plan.shape.rank_max_seqs = *std::max_element(rank_seqs.begin(), rank_seqs.end());
   plan.shape.rank_max_tokens = *std::max_element(rank_tokens.begin(), rank_tokens.end());
   plan.shape.rank_max_pairs = *std::max_element(rank_pairs.begin(), rank_pairs.end());
@@ -188,20 +197,44 @@ bool Scheduler::Admit(Sequence* seq, int budget, int* tokens) {
   }
   // Reuse the cached leading prompt blocks: prefill starts after them (and takes at
   // most the long-prefill cap this step, as PrefillChunk).
-  const int64_t cached = cache_->CachedTokens(*seq);
+  // CPU-tier hits are reused too, their KV copied back in this step.
+  const CacheHit hit = cache_->CachedTokens(*seq);
+  const int64_t cached = hit.tokens();
   int64_t chunk = seq->prefill_target - cached;
   if (settings_.long_prefill_token_threshold > 0)
     chunk = std::min<int64_t>(chunk, settings_.long_prefill_token_threshold);
   *tokens = static_cast<int>(std::min<int64_t>(budget, chunk));
-  if (!cache_->Admit(seq, cached, cached + *tokens)) return false;
+  if (!cache_->Admit(seq, hit, cached + *tokens)) return false;
   seq->context = cached;
   seq->prefilled = static_cast<int>(cached);
+  step_load_bytes_ += perf_->KvBytesPerGpu(hit.cpu_tokens);
   if (!seq->looked_up) {
     seq->looked_up = true;
+    // vLLM's split: the GPU prefix cache counts its own hits; the KV connector (the
+    // CPU tier) is asked for what the GPU missed.
     prefix_queries_ += seq->prompt_tokens;
-    prefix_hits_ += cached;
+    prefix_hits_ += hit.gpu_tokens;
+    if (cache_->cpu_tier() != nullptr) {
+      external_queries_ += seq->prompt_tokens - hit.gpu_tokens;
+      external_hits_ += hit.cpu_tokens;
+    }
   }
   return true;
+}
+
+Scheduler::OffloadTotals Scheduler::offload_totals() const {
+  OffloadTotals t;
+  if (!cache_ || cache_->cpu_tier() == nullptr) return t;
+  const double per_gpu = static_cast<double>(BlockBytes(settings_.block_size));
+  const double tp = perf_->settings().tensor_parallel;
+  const double link = perf_->settings().kv_offload_gb_per_s * 1e9;
+  t.bytes_gpu_to_cpu = static_cast<double>(cache_->offloaded_blocks()) * per_gpu * tp;
+  t.bytes_cpu_to_gpu = static_cast<double>(cache_->loaded_blocks()) * per_gpu * tp;
+  if (link > 0) {
+    t.seconds_gpu_to_cpu = static_cast<double>(cache_->offloaded_blocks()) * per_gpu / link;
+    t.seconds_cpu_to_gpu = static_cast<double>(cache_->loaded_blocks()) * per_gpu / link;
+  }
+  return t;
 }
 
 void Scheduler::ResetPrefixCache() {

@@ -18,7 +18,11 @@
 // With enable_prefix_caching the KV is kept in blocks by a PrefixCache instead: a
 // sequence is admitted with its leading cached prompt blocks reused, so its prefill
 // starts after them (prefill time skips cached tokens), and the pool is the perf
-// model's budget in blocks (or num_gpu_blocks_override).
+// model's budget in blocks (or num_gpu_blocks_override). A CPU offload tier
+// (kv_offload_gb) holds what the pool evicts; a sequence admitted with blocks from it
+// has their KV copied back, and the step that admits it pays the copy
+// (StepShape::kv_load_bytes over PerfSettings::kv_offload_gb_per_s) instead of their
+// prefill.
 // Not thread-safe: the engine's loop thread only.
 #pragma once
 
@@ -42,6 +46,9 @@ struct SchedulerSettings {
   // vLLM --long-prefill-token-threshold: a prompt gets at most this many tokens per
   // step, however much budget is left (0 = no cap).
   int long_prefill_token_threshold = 0;
+  // Host memory for the CPU offload tier, decimal GB over all GPUs (vLLM
+  // kv_offloading_size, SGLang --hicache-size × TP); 0 = no tier. Needs prefix caching.
+  double kv_offload_gb = 0;
 };
 
 // A sequence as the scheduler sees it; owned by the engine.
@@ -110,6 +117,23 @@ class Scheduler {
   // first admission (vLLM's prefix_cache_queries / prefix_cache_hits, in tokens).
   int64_t prefix_cache_queries() const { return prefix_queries_; }
   int64_t prefix_cache_hits() const { return prefix_hits_; }
+  // CPU tier (0 without one), vLLM's KV-connector view: prompt tokens looked up past
+  // the GPU hits / found in the CPU tier, at first admission.
+  int64_t external_prefix_cache_queries() const { return external_queries_; }
+  int64_t external_prefix_cache_hits() const { return external_hits_; }
+  double cpu_kv_usage() const {
+    return cache_ && cache_->cpu_tier() ? cache_->cpu_tier()->usage() : 0.0;
+  }
+  int64_t cpu_blocks() const {
+    return cache_ && cache_->cpu_tier() ? cache_->cpu_tier()->num_blocks() : 0;
+  }
+  // Bytes over all GPUs of the blocks copied to and from the CPU tier, and the
+  // seconds the host link took for them (per-GPU bytes ÷ kv_offload_gb_per_s).
+  struct OffloadTotals {
+    double bytes_gpu_to_cpu = 0, bytes_cpu_to_gpu = 0;
+    double seconds_gpu_to_cpu = 0, seconds_cpu_to_gpu = 0;
+  };
+  OffloadTotals offload_totals() const;
   int64_t preemptions_total() const { return preemptions_total_; }
   int64_t pool_bytes() const { return pool_bytes_; }
 
@@ -133,6 +157,8 @@ class Scheduler {
   int64_t preemptions_total_ = 0;
   std::optional<PrefixCache> cache_;
   int64_t prefix_queries_ = 0, prefix_hits_ = 0;
+  int64_t external_queries_ = 0, external_hits_ = 0;
+  int64_t step_load_bytes_ = 0;  // per GPU, copied from the CPU tier in the step being planned
 };
 
 }  // namespace servebench::sim

@@ -108,6 +108,17 @@ Status Validate(const SimSettings& s) {
   if (s.reasoning_tokens < 0 || s.reasoning_tokens > (1 << 24))
     return bad(fmt::format("--reasoning-tokens {}: must be 0 (none) .. {} tokens",
                            s.reasoning_tokens, 1 << 24));
+  if (!(s.kv_offload_gb >= 0 && s.kv_offload_gb <= 1e6))
+    return bad(
+        fmt::format("--kv-offload-gb {}: must be 0 (no CPU tier) to 1e6 GB", s.kv_offload_gb));
+  if (s.kv_offload_gb > 0 && !s.enable_prefix_caching)
+    return bad(
+        fmt::format("--kv-offload-gb {}: the CPU tier keeps evicted prefix blocks; add "
+                    "--enable-prefix-caching",
+                    s.kv_offload_gb));
+  if (!(s.kv_offload_gb_per_s > 0 && s.kv_offload_gb_per_s <= 1e4))
+    return bad(fmt::format("--kv-offload-gb-per-s {}: must be > 0 and <= 1e4 GB/s per GPU",
+                           s.kv_offload_gb_per_s));
   if (s.stream_interval < 1)
     return bad(fmt::format("--stream-interval {}: must be >= 1", s.stream_interval));
   if (!(s.power_average_s >= 0.01 && s.power_average_s <= 60)) {

@@ -81,6 +81,11 @@ struct SimSettings {
   bool enable_prefix_caching = false;   // vLLM --enable-prefix-caching (off: vLLM v0's default)
   int block_size = 16;                  // vLLM --block-size: tokens per KV block
   int64_t num_gpu_blocks_override = 0;  // vLLM --num-gpu-blocks-override; 0 = the perf model's
+  // CPU offload tier (sim/cpu_kv_tier.h; docs/simulator.md "KV offload"): host memory
+  // for evicted prefix blocks, decimal GB over all GPUs (0 = none; needs prefix
+  // caching), and its host link, GB/s per GPU and direction (PCIe Gen5 x16 achieved).
+  double kv_offload_gb = 0;
+  double kv_offload_gb_per_s = 50;
   SpecConfig spec;
   GoldenAlSource golden_al;
   // ---- Simulation ----

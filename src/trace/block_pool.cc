@@ -61,11 +61,13 @@ void BlockPool::Touch(int32_t block) {
   ++ref_[block];
 }
 
-std::optional<int32_t> BlockPool::Allocate() {
+std::optional<int32_t> BlockPool::Allocate(std::optional<uint64_t>* evicted_key) {
+  if (evicted_key != nullptr) evicted_key->reset();
   if (head_ == kNone) return std::nullopt;
   const int32_t block = head_;
   Unlink(block);
   if (key_[block]) {
+    if (evicted_key != nullptr) *evicted_key = key_[block];
     by_key_.erase(*key_[block]);
     key_[block].reset();
   }

@@ -47,8 +47,9 @@ class BlockPool {
   // free queue if it was there.
   void Touch(int32_t block);
   // Takes the head of the free queue (forgetting its key), or nullopt when no block is
-  // free.
-  std::optional<int32_t> Allocate();
+  // free. When the block carried a key and `evicted_key` is given, the key is put
+  // there (the sim's CPU offload tier keeps what the pool evicts).
+  std::optional<int32_t> Allocate(std::optional<uint64_t>* evicted_key = nullptr);
   // Gives `block` (in use) the key `key`. Returns false, changing nothing, when the key
   // is already cached in another block (vLLM keeps the first copy).
   bool Register(int32_t block, uint64_t key);
