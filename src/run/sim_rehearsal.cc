@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "recipe/recipe.h"
@@ -70,6 +72,41 @@ std::vector<std::string> TranslateExtras(recipe::ServeSpec* s) {
   }
   s->extra_args.clear();
   return dropped;
+}
+
+// The CPU offload tier of a kv-offloading: dram point, in the sim's unit (decimal GB
+// over all GPUs, --kv-offload-gb): the launch command's own size when it names one —
+// vLLM's --kv-offloading-size (GiB over all ranks, the native backend) or SGLang's
+// --hicache-size (GB per rank, × TP) — else the row's total-cpu-dram-gb. Those flags
+// are taken out of extra_args. nullopt when the point offloads nothing.
+std::optional<double> OffloadGb(recipe::ServeSpec* s) {
+  if (s->kv_offloading != "dram") return std::nullopt;
+  std::optional<double> from_flag;
+  std::vector<std::string>& args = s->extra_args;
+  for (size_t i = 0; i < args.size();) {
+    const std::string name = args[i].substr(0, args[i].find('='));
+    double scale = 0;
+    if ((s->stands_in_for == "vllm" || s->stands_in_for == "atom") &&
+        (name == "--kv-offloading-size" || name == "--kv_offloading_size")) {
+      scale = 1.073741824;  // GiB → GB
+    } else if (s->stands_in_for == "sglang" && name == "--hicache-size") {
+      scale = std::max(1, s->tp);
+    }
+    const bool inline_value = args[i].find('=') != std::string::npos;
+    if (scale == 0 || (!inline_value && i + 1 >= args.size())) {
+      ++i;
+      continue;
+    }
+    const std::string value = inline_value ? args[i].substr(args[i].find('=') + 1) : args[i + 1];
+    char* end = nullptr;
+    const double gb = std::strtod(value.c_str(), &end);
+    if (end != value.c_str() && *end == '\0' && gb > 0) from_flag = gb * scale;
+    args.erase(args.begin() + static_cast<std::ptrdiff_t>(i),
+               args.begin() + static_cast<std::ptrdiff_t>(i + (inline_value ? 1 : 2)));
+  }
+  if (from_flag) return from_flag;
+  if (s->total_cpu_dram_gb > 0) return static_cast<double>(s->total_cpu_dram_gb);
+  return std::nullopt;
 }
 
 std::string Known(const std::vector<std::string>& names) {
@@ -145,12 +182,16 @@ Status RehearseOnSim(std::vector<recipe::Point>* points, const RehearsalSettings
         s.extra_args.assign(first_flag, argv.end());
         captured_flags = true;
       }
-      // KV offload to CPU DRAM (agentic rows' kv-offloading: dram) has no simulated
-      // tier yet: say so rather than let such a row look like it measured one.
-      if (s.kv_offloading == "dram" && seen_notes.insert("offload:" + p.recipe).second) {
+      // KV offload to CPU DRAM (agentic rows' kv-offloading: dram): the sim's CPU tier
+      // of the size the row gives it, behind its prefix cache; a row without a size
+      // is simulated without one, and says so.
+      if (std::optional<double> gb = OffloadGb(&s)) {
+        s.sim_options["kv-offload-gb"] = fmt::format("{}", *gb);
+        s.sim_options["enable-prefix-caching"] = "";
+      } else if (s.kv_offloading == "dram" && seen_notes.insert("offload:" + p.recipe).second) {
         notes->push_back(fmt::format(
-            "--engine sim: {}: kv-offloading dram ({}): the simulator has no CPU offload "
-            "tier; these points are simulated without offload",
+            "--engine sim: {}: kv-offloading dram ({}) without total-cpu-dram-gb or a size "
+            "flag: these points are simulated without a CPU offload tier",
             p.recipe, s.kv_offload_backend.empty() ? "no backend" : s.kv_offload_backend));
       }
       // SGLang's radix cache is on unless the command turns it off; the sim's prefix

@@ -139,13 +139,46 @@ TEST(SimRehearsalTest, AnAgenticRowsPrefixCacheFlagsBecomeTheSimsOwn) {
   EXPECT_GT(vllm, 0);
   EXPECT_GT(sglang, 0);
   for (const auto& n : notes) EXPECT_EQ(n.find("--enable-prefix-caching"), std::string::npos) << n;
-  // The key's concurrencies 12 and 14 offload KV to DRAM (mooncake), which the sim lacks.
-  bool offload_noted = false;
-  for (const auto& n : notes)
-    offload_noted = offload_noted || n.find(
-                                         "kv-offloading dram (mooncake): the simulator has no "
-                                         "CPU offload tier") != std::string::npos;
-  EXPECT_TRUE(offload_noted);
+  // The key's concurrencies 12 and 14 offload KV to DRAM (mooncake): the sim's CPU
+  // tier gets the row's DRAM budget.
+  int offloading = 0;
+  for (const recipe::Point& p : points) {
+    if (p.serve.kv_offloading != "dram") continue;
+    ++offloading;
+    ASSERT_GT(p.serve.total_cpu_dram_gb, 0) << p.recipe;
+    EXPECT_EQ(p.serve.sim_options.at("kv-offload-gb"), std::to_string(p.serve.total_cpu_dram_gb))
+        << p.recipe;
+  }
+  EXPECT_GT(offloading, 0);
+  for (const auto& n : notes) EXPECT_EQ(n.find("kv-offloading dram"), std::string::npos) << n;
+}
+
+// The launch command's own offload size wins over the row's budget, in the sim's unit:
+// vLLM's --kv-offloading-size is GiB over all ranks, SGLang's --hicache-size GB per rank.
+TEST(SimRehearsalTest, AnOffloadSizeFlagBecomesTheSimsCpuTierInDecimalGb) {
+  auto points =
+      Expand({"src/recipe/testdata/nvidia-master.yaml"}, {"minimaxm3-fp8-h200-vllm-agentic-mtp"});
+  ASSERT_FALSE(points.empty());
+  points.resize(2);
+  for (recipe::Point& p : points) p.serve.command = {};  // the flags are the extras alone
+  points[0].serve.kv_offloading = "dram";
+  points[0].serve.total_cpu_dram_gb = 1000;
+  points[0].serve.extra_args = {"--kv_offloading_backend", "native", "--kv_offloading_size", "100"};
+  points[1].serve.kv_offloading = "dram";
+  points[1].serve.total_cpu_dram_gb = 1000;
+  points[1].serve.engine = "sglang";
+  points[1].serve.tp = 4;
+  points[1].serve.extra_args = {"--enable-hierarchical-cache", "--hicache-size=60"};
+  std::vector<std::string> notes;
+  ASSERT_TRUE(RehearseOnSim(&points, {}, &notes).ok());
+  EXPECT_NEAR(std::stod(points[0].serve.sim_options.at("kv-offload-gb")), 107.3741824, 1e-6);
+  EXPECT_NEAR(std::stod(points[1].serve.sim_options.at("kv-offload-gb")), 240, 1e-9);
+  for (const recipe::Point& p : points)
+    EXPECT_EQ(p.serve.sim_options.count("enable-prefix-caching"), 1u);
+  for (const auto& n : notes) {
+    EXPECT_EQ(n.find("--kv_offloading_size"), std::string::npos) << n;
+    EXPECT_EQ(n.find("--hicache-size"), std::string::npos) << n;
+  }
 }
 
 // A captured InferenceX command carries the engine's flags itself: the sim takes those
