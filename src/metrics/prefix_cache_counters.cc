@@ -33,6 +33,10 @@ PrefixCacheCounters ExtractPrefixCacheCounters(const std::vector<PromSample>& sa
   c.hit_tokens = Sum(samples, "vllm:prefix_cache_hits_total", &hits);
   if (queries && hits) {
     c.source = "vllm";
+    // A KV connector's hits (a CPU offload tier) are prompt tokens not computed
+    // either: queried among the same prompt tokens, found past the GPU hits.
+    bool external = false;
+    c.hit_tokens += Sum(samples, "vllm:external_prefix_cache_hits_total", &external);
     c.kv_usage = Max(samples, "vllm:kv_cache_usage_perc");
     return c;
   }

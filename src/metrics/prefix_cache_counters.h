@@ -3,7 +3,9 @@
 // summed over every label set (engines, DP ranks); the rate is a ratio of deltas,
 // never a ratio gauge. Pure functions; thread-safe.
 //
-//   vLLM       vllm:prefix_cache_hits_total / vllm:prefix_cache_queries_total (tokens)
+//   vLLM       (vllm:prefix_cache_hits_total + vllm:external_prefix_cache_hits_total) /
+//              vllm:prefix_cache_queries_total (tokens; the external counter, a KV
+//              connector's such as a CPU offload tier, counts hits past the GPU's)
 //   SGLang     sglang:cached_tokens_total / sglang:prompt_tokens_total
 //   llama.cpp  llamacpp:prompt_tokens_cached_total /
 //              (llamacpp:prompt_tokens_cached_total + llamacpp:prompt_tokens_total)

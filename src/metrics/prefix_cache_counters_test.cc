@@ -27,6 +27,19 @@ TEST(PrefixCacheCountersTest, VllmCountersAreSummedOverEnginesAndTheRateIsARatio
   EXPECT_DOUBLE_EQ(*PrefixHitRate(before, after), 600.0 / 1000.0);
 }
 
+// A KV connector (a CPU offload tier) serves prompt tokens the GPU cache missed: they
+// are hits too, among the same queried tokens.
+TEST(PrefixCacheCountersTest, VllmExternalHitsCountAsHits) {
+  const PrefixCacheCounters before = Parse(
+      "vllm:prefix_cache_queries_total 0\nvllm:prefix_cache_hits_total 0\n"
+      "vllm:external_prefix_cache_queries_total 0\nvllm:external_prefix_cache_hits_total 0\n");
+  const PrefixCacheCounters after = Parse(
+      "vllm:prefix_cache_queries_total 1000\nvllm:prefix_cache_hits_total 400\n"
+      "vllm:external_prefix_cache_queries_total 600\nvllm:external_prefix_cache_hits_total 300\n");
+  EXPECT_DOUBLE_EQ(after.hit_tokens, 700);
+  EXPECT_DOUBLE_EQ(*PrefixHitRate(before, after), 0.7);
+}
+
 TEST(PrefixCacheCountersTest, LlamaCppPromptTokensExcludeTheCachedOnes) {
   const PrefixCacheCounters before =
       Parse("llamacpp:prompt_tokens_total 0\nllamacpp:prompt_tokens_cached_total 0\n");
