@@ -193,6 +193,12 @@ void AddBenchFlags(CLI::App& app, BenchFlags* f) {
   app.add_option("--metrics-url", s.metrics_url,
                  "Prometheus endpoint (default base URL + /metrics)");
   app.add_flag("--no-metrics-scrape", f->no_scrape);
+  app.add_option("--metrics-interval-s", s.metrics_interval_s,
+                 "seconds between /metrics scrapes in the measured phase (KV usage over time, "
+                 "servebench.kv_usage); 0 = only before and after it")
+      ->capture_default_str();
+  app.add_option("--server-metrics-jsonl", f->server_metrics_jsonl,
+                 "write the measured phase's /metrics scrapes here (one JSON line each)");
   app.add_flag("--reset-prefix-cache", s.reset_prefix_cache,
                "POST /reset_prefix_cache after the warm-ups, before the measured phase (a "
                "server without it: a warning)");
@@ -412,6 +418,7 @@ Status FinishBenchFlags(BenchFlags* f) {
   s.progress = !f->no_progress;
   s.keep_generated_text = s.save_detailed;
   s.requests_jsonl_path = f->requests_jsonl;
+  s.server_metrics_jsonl_path = f->server_metrics_jsonl;
 
   // Where results go, before the run: a folder missing at the end would lose them.
   bool saving = f->save_result || s.save_detailed || !f->result_filename.empty();
@@ -426,6 +433,10 @@ Status FinishBenchFlags(BenchFlags* f) {
                                  .string()));
   }
   SB_RETURN_IF_ERROR(CheckOutputFile("--requests-jsonl", f->requests_jsonl));
+  SB_RETURN_IF_ERROR(CheckOutputFile("--server-metrics-jsonl", f->server_metrics_jsonl));
+  if (!f->server_metrics_jsonl.empty() && (f->no_scrape || s.metrics_interval_s == 0))
+    return Bad("--server-metrics-jsonl " + f->server_metrics_jsonl +
+               ": nothing to write with --no-metrics-scrape or --metrics-interval-s 0");
   if (f->duration_flag->count() > 0 && f->num_prompts_flag->count() == 0 &&
       s.request_rate_per_s > 0) {
     s.num_prompts = client::PromptsForDuration(s);

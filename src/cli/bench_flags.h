@@ -20,6 +20,7 @@ struct BenchFlags {
   // ---- Output (each command decides what it writes) ----
   bool save_result = false;
   std::string result_dir, result_filename, result_format = "vllm", requests_jsonl;
+  std::string server_metrics_jsonl;
 
   // ---- Raw values FinishBenchFlags reads ----
   std::string host = "127.0.0.1", request_rate = "inf", range_semantics = "vllm", arrival = "gamma",

@@ -17,6 +17,7 @@
 #include "common/status.h"
 #include "common/time_anchor.h"
 #include "metrics/metrics.h"
+#include "metrics/scrape_series.h"
 #include "telemetry/power_report.h"
 
 namespace servebench::client {
@@ -45,6 +46,9 @@ struct BenchResult {
   // InferenceX-shaped gpu_metrics CSV); samples are absent without a source.
   telemetry::PowerReport power;
   std::optional<telemetry::SampleSet> power_samples;
+  // The engine's /metrics every --metrics-interval-s over the measured phase (empty
+  // without periodic scrapes); their KV-usage statistics are servebench.kv_usage.
+  std::vector<metrics::TimedScrape> server_scrapes;
   TimeAnchor anchor;  // the run's realtime anchor
   bool interrupted = false;
   // kExitOk, kExitRunInvalid (a validity rule broke) or kExitInterrupted.

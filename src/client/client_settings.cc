@@ -174,6 +174,12 @@ Status Validate(const BenchSettings& s) {
   auto bad = [](std::string m) { return Status::InvalidArgument(std::move(m)); };
   using limits::kMaxTokensPerRequest;
   if (s.model.empty()) return bad("--model is empty: name the model the server serves");
+  if (!(s.metrics_interval_s == 0 ||
+        (s.metrics_interval_s >= 0.05 && s.metrics_interval_s <= 3600)))
+    return bad(fmt::format(
+        "--metrics-interval-s {}: must be 0 (scrape only before and after the measured phase) "
+        "or 0.05 to 3600 seconds",
+        s.metrics_interval_s));
   if (!s.endpoint.empty() && s.endpoint[0] != '/') {
     return bad(
         fmt::format("--endpoint '{}': must start with '/' (e.g. /v1/completions)", s.endpoint));

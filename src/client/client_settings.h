@@ -108,6 +108,10 @@ struct BenchSettings {
   std::string api_key_env;
   std::string metrics_url;  // empty = base_url + "/metrics"
   bool scrape_metrics = true;
+  // Seconds between /metrics scrapes during the measured phase, for KV usage over time
+  // (servebench.kv_usage; metrics/scrape_series.h); 0 = only the scrapes before and
+  // after it. AIPerf scrapes every 0.333 s; 1 s matches InferenceX's timeslices.
+  double metrics_interval_s = 1.0;
   net::TlsOptions tls;  // https:// verification (--ssl-ca-cert, --insecure)
 
   // ---- Hooks around the measured window (client/server_hooks.h, docs/bench.md) ----
@@ -286,7 +290,9 @@ struct BenchSettings {
   bool save_detailed = false;        // per-request arrays in the result
   bool keep_generated_text = false;  // generated text in records (--save-detailed)
   std::string requests_jsonl_path;   // per-request records; empty = none
-  bool progress = false;             // live progress line on stderr
+  // The measured phase's /metrics scrapes (metrics/scrape_series.h); empty = none.
+  std::string server_metrics_jsonl_path;
+  bool progress = false;  // live progress line on stderr
 };
 
 // Returns the first invalid field with its value and the allowed range, naming the

@@ -19,6 +19,7 @@
 #include "client/dataset.h"
 #include "client/length_mixture.h"
 #include "client/load_worker.h"
+#include "client/metrics_poller.h"
 #include "client/prefix_pool.h"
 #include "client/request_builder.h"
 #include "client/schedule.h"
@@ -34,6 +35,7 @@
 #include "common/progress_line.h"
 #include "common/time_format.h"
 #include "common/version.h"
+#include "metrics/scrape_series.h"
 #include "metrics/simulated_time.h"
 #include "net/http_fetch.h"
 #include "net/server_probe.h"
@@ -252,8 +254,10 @@ PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::resu
   return out;
 }
 
+// One /metrics scrape; nullopt when it failed, with a warning unless `quiet` (the
+// poller's scrapes: a gap each, the before/after scrapes already warn).
 std::optional<std::vector<metrics::PromSample>> Scrape(const std::string& metrics_url,
-                                                       const TlsOptions& tls) {
+                                                       const TlsOptions& tls, bool quiet = false) {
   StatusOr<Url> url = ParseUrl(metrics_url);
   if (!url.ok()) return std::nullopt;
   std::string path = url->path.empty() ? "/" : url->path;
@@ -261,12 +265,14 @@ std::optional<std::vector<metrics::PromSample>> Scrape(const std::string& metric
   base.path.clear();
   StatusOr<HttpReply> reply = HttpFetch(base, path, "", 10.0, {}, tls);
   if (!reply.ok() || reply->status != 200) {
+    if (quiet) return std::nullopt;
     Log(LogLevel::kWarning, "metrics scrape of {} failed: {}", metrics_url,
         reply.ok() ? fmt::format("HTTP {}", reply->status) : reply.status().ToString());
     return std::nullopt;
   }
   auto samples = metrics::ParsePrometheusText(reply->body);
   if (!samples.ok()) {
+    if (quiet) return std::nullopt;
     Log(LogLevel::kWarning, "{}", samples.status().ToString());
     return std::nullopt;
   }
@@ -667,12 +673,20 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
   std::optional<std::vector<metrics::PromSample>> before, after;
   if (s.scrape_metrics) before = Scrape(metrics_url, s.tls);
   if (s.profile) start_profile_hook = CallHook(url, "/start_profile", "--profile", 60.0, s.tls);
+  // KV usage over time: /metrics every --metrics-interval-s while the measured phase runs.
+  std::optional<MetricsPoller> poller;
+  if (s.scrape_metrics && s.metrics_interval_s > 0) {
+    poller.emplace([&metrics_url, &s] { return Scrape(metrics_url, s.tls, /*quiet=*/true); },
+                   s.metrics_interval_s);
+    poller->Start();
+  }
 
   int64_t anchor_rt = anchor.realtime_ns;
   int64_t anchor_mono = anchor.monotonic_ns;
   double cpu_before = CpuSeconds();
   PhaseOutcome main = RunPhase(plan, endpoints, tls.get(), url, s, cancel, show_progress);
   double cpu_s = CpuSeconds() - cpu_before;
+  if (poller) result.server_scrapes = poller->Stop();
   int64_t end_mono = MonotonicNowNs();
   int64_t end_rt = RealtimeNowNs();
   // Stopping may take minutes on a real engine (it writes the trace before it answers).
@@ -817,6 +831,8 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
   run["duration_s"] = s.duration_s > 0 ? json::value(s.duration_s) : nullptr;
   run["grace_period_s"] = s.duration_s > 0 ? json::value(s.grace_period_s) : nullptr;
   run["ended_by"] = ended_by;
+  // Where /metrics was scraped (null: not scraped), the series' endpoint.
+  run["metrics_url"] = s.scrape_metrics ? json::value(metrics_url) : json::value(nullptr);
   run["requests_offered"] = issued;  // sent, or cut while waiting for a slot
   // The stop rule that ended the run, in words (null when none fired).
   run["stop_reason"] = main.stopped ? json::value(main.stopped->reason) : json::value(nullptr);
@@ -859,6 +875,10 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
                    {"receive_lag_us", ReceiveLagJson(main.receive_lag)},
                    {"measured_phase_wall_s", static_cast<double>(end_mono - main.start_ns) / 1e9}};
   h.servebench_extra["power"] = telemetry::PowerReportJson(result.power);
+  // KV usage over the measured phase (null when it was not scraped periodically).
+  h.servebench_extra["kv_usage"] =
+      poller ? json::value(metrics::KvUsageJson(result.server_scrapes, s.metrics_interval_s))
+             : json::value(nullptr);
   // Each hook asked for, with its HTTP status (null: not asked).
   auto hook_json = [](const std::optional<HookOutcome>& o) {
     return o ? HookJson(*o) : json::value(nullptr);
@@ -927,6 +947,10 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
       lines += '\n';
     }
     SB_RETURN_IF_ERROR(WriteFileAtomically(s.requests_jsonl_path, lines));
+  }
+  if (!s.server_metrics_jsonl_path.empty() && poller) {
+    SB_RETURN_IF_ERROR(WriteFileAtomically(s.server_metrics_jsonl_path,
+                                           metrics::ScrapesToJsonl(result.server_scrapes)));
   }
   return result;
 }

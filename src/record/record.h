@@ -113,6 +113,9 @@ struct Artifacts {
   // `servebench run --profile`: the folder the engine's profiler wrote its traces into
   // for the point's serve session (one trace per profiled point; the sim names each).
   std::string profile;
+  // The engine's /metrics scraped every --metrics-interval-s over the measured phase:
+  // one JSON line per scrape (metrics/scrape_series.h), KV usage over time.
+  std::string server_metrics;
 
   bool operator==(const Artifacts&) const = default;
 };

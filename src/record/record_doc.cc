@@ -120,8 +120,12 @@ Record ExampleRecord() {
   SetEvals(&r,
            {{"tasks", boost::json::array{boost::json::object{
                           {"task", "gsm8k"}, {"accuracy", 0.86}, {"n", 1319}, {"floor", 0.85}}}}});
-  r.artifacts = {"out/logs/5d1c0a2b3e4f-0.log", "out/requests/9a8b7c6d5e4f3a2b.jsonl",
-                 "out/requests/9a8b7c6d5e4f3a2b.gpu_metrics.csv", "", ""};
+  r.artifacts = {"out/logs/5d1c0a2b3e4f-0.log",
+                 "out/requests/9a8b7c6d5e4f3a2b.jsonl",
+                 "out/requests/9a8b7c6d5e4f3a2b.gpu_metrics.csv",
+                 "",
+                 "",
+                 "out/requests/9a8b7c6d5e4f3a2b.server_metrics.jsonl"};
   return r;
 }
 

@@ -65,6 +65,10 @@ void VisitArtifacts(V& v, A& a) {
     {"servebench run --profile: the folder the engine's profiler wrote the session's traces into "
      "(docs/run.md)",
      Need::kOptional, TextRule::kAny, 2});
+  v("server_metrics", a.server_metrics,
+    {"the engine's /metrics scraped every --metrics-interval-s over the measured phase, one JSON "
+     "line per scrape: KV usage over time (docs/agentic.md)",
+     Need::kOptional, TextRule::kAny, 2});
 }
 
 template <class V, class R>

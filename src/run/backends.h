@@ -85,7 +85,9 @@ struct LoadOutcome {
   boost::json::object summary;     // vllm-bench-compatible result JSON (may be partial)
   std::string requests_path;       // per-request JSONL, when written
   std::string power_samples_path;  // GPU power samples (InferenceX gpu_metrics CSV), when any
-  std::string error;               // why it could not run, when !completed
+  // The measured phase's /metrics scrapes (metrics/scrape_series.h), when written.
+  std::string server_metrics_path;
+  std::string error;  // why it could not run, when !completed
   // Failed requests in words (metrics/failure_summary.h), "" when none failed: the
   // counts per kind ("19 read") and the same with each kind's first message.
   std::string failure_counts;

@@ -85,6 +85,11 @@ client::BenchSettings BenchSettingsFor(const recipe::Point& point, const RunSett
   b.gpus = record::GpuTopologyOf(point.serve);
   b.spec_decoding = point.serve.spec.method != recipe::SpecMethod::kNone;
   b.requests_jsonl_path = requests_path;
+  // The /metrics scrapes beside the per-request records.
+  if (!requests_path.empty()) {
+    b.server_metrics_jsonl_path =
+        std::filesystem::path(requests_path).replace_extension(".server_metrics.jsonl").string();
+  }
   b.metadata = {{"point_id", point.point_id}, {"recipe", point.recipe}};
   b.telemetry = settings.telemetry;
   // The GPUs the engine runs on, when its recipe pins them (docs/power.md "GPUs"); only
@@ -186,6 +191,10 @@ LoadOutcome NativeLoadBackend::Run(const recipe::Point& point, const std::string
               .ok()) {
         out.power_samples_path = csv;
       }
+    }
+    if (!bench.server_metrics_jsonl_path.empty() && bench.scrape_metrics &&
+        bench.metrics_interval_s > 0) {
+      out.server_metrics_path = bench.server_metrics_jsonl_path;
     }
     runs.push_back(std::move(result->result));
     if (result->interrupted) {

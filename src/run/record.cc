@@ -29,6 +29,7 @@ record::Record BuildRecord(const recipe::Point& point, const RunSettings& settin
     r.artifacts.gpu_metrics = result.load->power_samples_path;
     r.artifacts.inferencex_result = result.inferencex_result_path;
     r.artifacts.profile = result.profile_dir;
+    r.artifacts.server_metrics = result.load->server_metrics_path;
   }
   r.role_metrics = result.role_metrics;
   return r;
