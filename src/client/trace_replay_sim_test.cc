@@ -28,7 +28,9 @@ using sim::testing::SimProcess;
 // chained hashes give a partial block.
 // With `sessions`, each conversation's rows carry its session_id (one tree per
 // conversation, as a cache bust sees them); without, every row is a tree of its own.
-std::string WriteMultiTurnTrace(bool sessions = false) {
+// `scale` multiplies the block size and so every prompt's history (the offload test's
+// prompts are long enough for prefill to dominate their TTFT).
+std::string WriteMultiTurnTrace(bool sessions = false, int scale = 1) {
   const std::string path = servebench::testing::FreshTestDir("replay") + "/conversations.jsonl";
   std::ofstream out(path);
   uint64_t fresh_id = 100000;
@@ -38,7 +40,7 @@ std::string WriteMultiTurnTrace(bool sessions = false) {
       for (int b = 0; b < 2 * (turn + 1); ++b) ids.push_back(conv * 1000 + b);
       ids.push_back(fresh_id++);
       boost::json::object row{{"timestamp", conv * 50 + turn * 400},
-                              {"input_length", 128 * (turn + 1) + 30},
+                              {"input_length", 128 * scale * (turn + 1) + 30},
                               {"output_length", 8},
                               {"hash_ids", std::move(ids)}};
       if (sessions) row["session_id"] = fmt::format("conv-{}", conv);
@@ -70,6 +72,7 @@ BenchSettings Replay(const SimProcess& sim, const std::string& trace) {
 
 struct Rates {
   double server = -1, infinite = -1, lru = -1;
+  double mean_ttft_ms = -1;
   bool valid = false;
   std::string validity;
 };
@@ -87,6 +90,7 @@ Rates RunReplay(const BenchSettings& s) {
   if (!pc.at("expected").at("token_fraction_lru").is_null()) {
     rates.lru = pc.at("expected").at("token_fraction_lru").to_number<double>();
   }
+  rates.mean_ttft_ms = r->summary.ttft.mean;
   rates.valid = r->summary.validity.valid();
   rates.validity = boost::json::serialize(r->result.at("servebench").at("validity"));
   return rates;
@@ -152,6 +156,37 @@ TEST(TraceReplaySimTest, WithKvBelowTheWorkingSetBothDropAndAgreeWithTheLruModel
   EXPECT_LT(rates.server, rates.infinite - 0.1);
   EXPECT_NEAR(rates.server, rates.lru, 0.03);
   EXPECT_TRUE(rates.valid) << rates.validity;
+}
+
+// Llama-3.1-8B in BF16: 131,072 bytes of KV per token on one GPU, 16-token blocks.
+constexpr double kBlockGb = 16 * 131072 / 1e9;
+
+TEST(TraceReplaySimTest, ACpuOffloadTierRaisesTheHitRateAndLowersTtftAndMatchesTheLruOfBothTiers) {
+  // The trace and pool of the test above, 8 times larger (512-token ids, prompts up to
+  // 5,150 tokens, 1,440 GPU blocks), then 800 blocks in host memory: evicted histories
+  // come back over the host link (~10 ms for 4,000 tokens) instead of being prefilled
+  // again (~100 ms).
+  SimProcess gpu_only({"--enable-prefix-caching", "--block-size", "16", "--num-gpu-blocks-override",
+                       "1440", "--time-scale", "0.01"});
+  SimProcess offload({"--enable-prefix-caching", "--block-size", "16", "--num-gpu-blocks-override",
+                      "1440", "--kv-offload-gb", fmt::format("{}", 800.5 * kBlockGb),
+                      "--time-scale", "0.01"});
+  ASSERT_TRUE(gpu_only.ready()) << gpu_only.output();
+  ASSERT_TRUE(offload.ready()) << offload.output();
+  const std::string trace = WriteMultiTurnTrace(/*sessions=*/false, /*scale=*/8);
+  BenchSettings without = Replay(gpu_only, trace);
+  without.trace_block_tokens = 512;
+  without.engine_kv_blocks = 1440;
+  const Rates base = RunReplay(without);
+  BenchSettings with = Replay(offload, trace);
+  with.trace_block_tokens = 512;
+  with.engine_kv_blocks = 1440 + 800;  // the expected-hit model's LRU of both tiers
+  const Rates tiered = RunReplay(with);
+  EXPECT_GT(tiered.server, base.server + 0.05);
+  EXPECT_LT(tiered.mean_ttft_ms, base.mean_ttft_ms);
+  EXPECT_NEAR(base.server, base.lru, 0.03);
+  EXPECT_NEAR(tiered.server, tiered.lru, 0.03);
+  EXPECT_TRUE(tiered.valid) << tiered.validity;
 }
 
 TEST(TraceReplaySimTest, AnEngineThatDoesNotCacheMakesTheReplayInvalid) {
