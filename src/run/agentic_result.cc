@@ -14,6 +14,7 @@
 #include "metrics/headline.h"
 #include "metrics/percentile.h"
 #include "recipe/result_name.h"
+#include "run/agentic_server_metrics.h"
 
 namespace servebench::run {
 namespace json = boost::json;
@@ -320,8 +321,8 @@ json::object AiperfAggregateJson(const std::vector<AgenticRequest>& requests,
 }
 
 StatusOr<json::object> AgenticAggregateJson(const std::vector<AgenticRequest>& requests,
-                                            const json::object& aiperf,
-                                            const recipe::Point& point) {
+                                            const json::object& aiperf, const recipe::Point& point,
+                                            const json::object* server_metrics_export) {
   const recipe::ServeSpec& s = point.serve;
   if (s.multinode) {
     return Status::FailedPrecondition(
@@ -388,9 +389,21 @@ StatusOr<json::object> AgenticAggregateJson(const std::vector<AgenticRequest>& r
                                         {"tokens", TokensBlock(ok)},
                                         {"throughput", ThroughputBlock(ok, gpus)},
                                         {"cache", {{"theoretical_cache_hit_rate", theoretical}}}};
-  agg["server_metrics"] = ServerMetricsBlock(ok);
+  json::array warnings;
+  if (server_metrics_export != nullptr) {
+    int64_t in = 0, out = 0;
+    for (const AgenticRequest* r : ok) {
+      in += r->input_tokens;
+      out += r->output_tokens;
+    }
+    agg["server_metrics"] =
+        VllmServerMetricsBlock(*server_metrics_export, static_cast<int64_t>(ok.size()), in, out);
+  } else {
+    agg["server_metrics"] = ServerMetricsBlock(ok);
+    warnings.emplace_back("server_metrics_export.json missing or empty");
+  }
   agg["kv_cache_pool_tokens"] = nullptr;  // server_metrics.kv_cache.gpu_total_tokens
-  agg["warnings"] = json::array{"server_metrics_export.json missing or empty"};
+  if (!warnings.empty()) agg["warnings"] = std::move(warnings);  // InferenceX omits it empty
   return RoundFloats(agg).as_object();
 }
 
@@ -420,7 +433,18 @@ StatusOr<AgenticArtifacts> WriteAgenticResult(const std::string& out_dir,
   SB_ASSIGN_OR_RETURN(std::vector<AgenticRequest> requests,
                       ReadAgenticRequests(load.requests_path, anchor));
   const json::object aiperf = AiperfAggregateJson(requests, load);
-  SB_ASSIGN_OR_RETURN(json::object aggregate, AgenticAggregateJson(requests, aiperf, point));
+  // The engine's /metrics over the measured phase, as AIPerf exports its scrapes.
+  std::optional<json::object> server_export;
+  if (!load.server_metrics_path.empty()) {
+    SB_ASSIGN_OR_RETURN(std::vector<metrics::TimedScrape> scrapes,
+                        metrics::ReadScrapesJsonl(load.server_metrics_path));
+    const json::value* url = Path(load.summary, {"servebench", "run", "metrics_url"});
+    server_export = ServerMetricsExportJson(
+        scrapes, url != nullptr && url->is_string() ? std::string(url->as_string()) : "");
+  }
+  SB_ASSIGN_OR_RETURN(
+      json::object aggregate,
+      AgenticAggregateJson(requests, aiperf, point, server_export ? &*server_export : nullptr));
 
   const std::string name = AgenticResultName(point, runner_node);
   AgenticArtifacts out;
@@ -437,6 +461,10 @@ StatusOr<AgenticArtifacts> WriteAgenticResult(const std::string& out_dir,
   SB_RETURN_IF_ERROR(WriteFileAtomically(out.aiperf_dir + "/profile_export.jsonl", lines));
   SB_RETURN_IF_ERROR(WriteFileAtomically(out.aiperf_dir + "/profile_export_aiperf.json",
                                          json::serialize(aiperf) + "\n"));
+  if (server_export) {
+    SB_RETURN_IF_ERROR(WriteFileAtomically(out.aiperf_dir + "/server_metrics_export.json",
+                                           json::serialize(*server_export) + "\n"));
+  }
   SB_RETURN_IF_ERROR(WriteFileAtomically(out.aggregate_path, json::serialize(aggregate) + "\n"));
   return out;
 }

@@ -12,8 +12,9 @@
 // The aggregate is computed here, natively, by InferenceX's definitions (its
 // process_agentic_result.py over the same files gives the same numbers; the test
 // AgenticResultInferenceXTest checks that). What servebench does not measure is null or
-// empty exactly as InferenceX writes it when absent: no server_metrics_export.json is
-// written (server_metrics.present = false), output_tokens_expected is empty (it needs
+// empty exactly as InferenceX writes it when absent: without /metrics scrapes of a
+// vLLM-named engine no server_metrics_export.json is written (server_metrics.present =
+// false), output_tokens_expected is empty (it needs
 // the trace's top-level turns), full_response_itl is empty (AIPerf's
 // full_response_inter_token_latency has no servebench counterpart). Single-node points
 // only. Thread-safe: pure apart from the file reads and writes.
@@ -51,17 +52,22 @@ boost::json::object AiperfAggregateJson(const std::vector<AgenticRequest>& reque
                                         const LoadOutcome& load);
 
 // InferenceX's aggregate (§1.5 keys, §4.2 definitions) of `requests` at `point`, with
-// `aiperf` the object AiperfAggregateJson gave; floats rounded as InferenceX rounds them.
-// Fails for a multinode point (its prefill_*/decode_* identity is not built yet).
-StatusOr<boost::json::object> AgenticAggregateJson(const std::vector<AgenticRequest>& requests,
-                                                   const boost::json::object& aiperf,
-                                                   const recipe::Point& point);
+// `aiperf` the object AiperfAggregateJson gave and `server_metrics_export` AIPerf's
+// server_metrics_export.json when one was written (run/agentic_server_metrics.h; null:
+// the server_metrics block is absent, as InferenceX writes it without one); floats
+// rounded as InferenceX rounds them. Fails for a multinode point (its
+// prefill_*/decode_* identity is not built yet).
+StatusOr<boost::json::object> AgenticAggregateJson(
+    const std::vector<AgenticRequest>& requests, const boost::json::object& aiperf,
+    const recipe::Point& point, const boost::json::object* server_metrics_export = nullptr);
 
 // InferenceX's round_floats: every finite double rounded to 5 decimals, and one whose
 // rounded value is integral with |x| >= 1 written as an integer; recursively.
 boost::json::value RoundFloats(const boost::json::value& v);
 
-// Reads load.requests_path and writes the three files. Fails when the load did not
+// Reads load.requests_path (and load.server_metrics_path, the /metrics scrapes, when
+// there is one) and writes the files: also server_metrics_export.json when the scrapes
+// are an engine's an adapter reads (vLLM-named). Fails when the load did not
 // complete or wrote no per-request records, on a bad record (path:line: field), for a
 // multinode point, or when a file cannot be written.
 StatusOr<AgenticArtifacts> WriteAgenticResult(const std::string& out_dir,

@@ -1,5 +1,6 @@
 #include "run/agentic_result.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -153,6 +154,95 @@ double Num(const json::value& root, std::initializer_list<const char*> keys) {
 }
 
 constexpr double kRound = 5.01e-6;  // the aggregate's 5-decimal rounding
+
+// Three /metrics scrapes of a vLLM engine with a CPU offload tier, 1 s apart, over the
+// measured phase (metrics/scrape_series.h's file). Over the phase: 1,000 prompt tokens
+// queried, 400 GPU hits, 300 CPU-tier hits (of 600 asked past the GPU), 300 computed;
+// GPU KV usage peaks at 0.8, the CPU tier's at 0.5; 2 MB offloaded in 0.04 s.
+std::string WriteScrapes(const std::string& dir) {
+  struct At {
+    double queries, hits, ext_queries, ext_hits, usage, cpu_usage, prompt, generation, bytes, time;
+  };
+  const std::vector<At> at = {{100, 0, 100, 0, 0.2, 0.0, 100, 10, 0, 0},
+                              {600, 200, 400, 200, 0.8, 0.25, 600, 60, 1e6, 0.02},
+                              {1100, 400, 700, 300, 0.5, 0.5, 1100, 110, 2e6, 0.04}};
+  const std::string labels = "{\"engine\":\"0\",\"model_name\":\"m\"}";
+  std::string text;
+  for (size_t i = 0; i < at.size(); ++i) {
+    const At& a = at[i];
+    auto sample = [&](const std::string& name, double v, const std::string& l) {
+      return fmt::format("[\"{}\",{},{}]", name, l, v);
+    };
+    auto src = [&](const char* source) {
+      return fmt::format("{{\"engine\":\"0\",\"model_name\":\"m\",\"source\":\"{}\"}}", source);
+    };
+    std::vector<std::string> samples = {
+        sample("vllm:kv_cache_usage_perc", a.usage, labels),
+        sample("vllm:cpu_kv_cache_usage_perc", a.cpu_usage, labels),
+        sample("vllm:prompt_tokens_total", a.prompt, labels),
+        sample("vllm:generation_tokens_total", a.generation, labels),
+        sample("vllm:prefix_cache_queries_total", a.queries, labels),
+        sample("vllm:prefix_cache_hits_total", a.hits, labels),
+        sample("vllm:external_prefix_cache_queries_total", a.ext_queries, labels),
+        sample("vllm:external_prefix_cache_hits_total", a.ext_hits, labels),
+        sample("vllm:prompt_tokens_by_source_total", a.hits, src("local_cache_hit")),
+        sample("vllm:prompt_tokens_by_source_total", a.ext_hits, src("external_kv_transfer")),
+        sample("vllm:prompt_tokens_by_source_total", a.queries - a.hits - a.ext_hits,
+               src("local_compute")),
+        sample("vllm:kv_offload_bytes_gpu_to_cpu_total", a.bytes, labels),
+        sample("vllm:kv_offload_time_gpu_to_cpu_total", a.time, labels)};
+    std::string joined;
+    for (const std::string& x : samples) joined += (joined.empty() ? "" : ",") + x;
+    text += fmt::format("{{\"unix_ns\":{},\"kv_usage\":{{}},\"samples\":[{}]}}\n",
+                        kAnchorRealtime + static_cast<int64_t>(i) * 1'000'000'000, joined);
+  }
+  const std::string path = dir + "/requests.server_metrics.jsonl";
+  std::ofstream(path) << text;
+  return path;
+}
+
+LoadOutcome LoadWithScrapes(const std::string& dir) {
+  LoadOutcome load = Load(WriteRequests(dir));
+  load.server_metrics_path = WriteScrapes(dir);
+  load.summary["servebench"].as_object()["run"].as_object()["metrics_url"] =
+      "http://127.0.0.1:8000/metrics";
+  return load;
+}
+
+TEST(AgenticResultTest, ScrapesBecomeAiperfsExportAndFillTheServerMetricsBlock) {
+  const std::string dir = testing::FreshTestDir("agentic_scrapes");
+  auto written = WriteAgenticResult(dir, AgenticPoint(), "h200-node-7", LoadWithScrapes(dir));
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  const json::value exported = ReadJson(written->aiperf_dir + "/server_metrics_export.json");
+  const json::value& hits = exported.at("metrics").at("vllm:prefix_cache_hits");
+  EXPECT_EQ(hits.at("type").as_string(), "counter");
+  EXPECT_EQ(hits.at("series").at(0).at("endpoint_url").as_string(),
+            "http://127.0.0.1:8000/metrics");
+  EXPECT_DOUBLE_EQ(hits.at("series").at(0).at("stats").at("total").as_double(), 400);
+  EXPECT_DOUBLE_EQ(hits.at("series").at(0).at("stats").at("rate").as_double(), 200);
+  const json::value& usage = exported.at("metrics").at("vllm:kv_cache_usage_perc");
+  EXPECT_EQ(usage.at("type").as_string(), "gauge");
+  EXPECT_DOUBLE_EQ(usage.at("series").at(0).at("stats").at("max").as_double(), 0.8);
+  EXPECT_DOUBLE_EQ(usage.at("series").at(0).at("stats").at("avg").as_double(), 0.5);
+
+  const json::value agg = ReadJson(written->aggregate_path);
+  const json::value& sm = agg.at("server_metrics");
+  EXPECT_TRUE(sm.at("present").as_bool());
+  EXPECT_EQ(sm.at("adapter").as_string(), "vllm");
+  // By source over the phase: 400 GPU, 300 CPU tier, 300 computed, of 1,000.
+  EXPECT_NEAR(Num(sm, {"cache", "gpu_cache_hit_rate"}), 0.4, kRound);
+  EXPECT_NEAR(Num(sm, {"cache", "cpu_cache_hit_rate"}), 0.3, kRound);
+  EXPECT_NEAR(Num(sm, {"cache", "overall_cache_hit_rate"}), 0.7, kRound);
+  EXPECT_NEAR(Num(sm, {"cache", "prefix_cache_hits"}), 400, kRound);
+  EXPECT_NEAR(Num(sm, {"cache", "external_prefix_cache_queries"}), 600, kRound);
+  EXPECT_NEAR(Num(sm, {"kv_cache", "gpu_usage_pct"}), 0.8, kRound);
+  EXPECT_NEAR(Num(sm, {"kv_cache", "cpu_usage_pct"}), 0.5, kRound);
+  EXPECT_NEAR(Num(sm, {"kv_offload", "bytes_gpu_to_cpu"}), 2e6, kRound);
+  EXPECT_NEAR(Num(sm, {"kv_offload", "bandwidth_gpu_to_cpu_bytes_per_second"}), 5e7, 1);
+  EXPECT_NEAR(Num(sm, {"tokens", "prompt_total"}), 1000, kRound);
+  EXPECT_NEAR(Num(sm, {"tokens", "prompt_by_source", "computed"}), 300, kRound);
+  EXPECT_FALSE(agg.as_object().contains("warnings"));  // InferenceX writes none then
+}
 
 TEST(AgenticResultTest, AggregateHoldsInferenceXsNumbersOfTheRecords) {
   const std::string dir = testing::FreshTestDir("agentic");
@@ -370,7 +460,8 @@ TEST(AgenticResultInferenceXTest, ValidatorAcceptsAndAggregatorAgrees) {
   }
   const std::string dir = testing::FreshTestDir("agentic_ix");
   const recipe::Point point = AgenticPoint();
-  auto written = WriteAgenticResult(dir, point, "h200-node-7", Load(WriteRequests(dir)));
+  // With the engine's /metrics scrapes: InferenceX's vLLM adapter reads the export.
+  auto written = WriteAgenticResult(dir, point, "h200-node-7", LoadWithScrapes(dir));
   ASSERT_TRUE(written.ok()) << written.status().ToString();
 
   const testing::ShellResult validated =

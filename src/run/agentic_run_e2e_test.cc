@@ -174,6 +174,23 @@ TEST_F(AgenticRunE2eTest, TheRowReplaysItsCorpusInLanesWithThePrefixCacheItsScri
   EXPECT_TRUE(fs::exists(aiperf / "profile_export.jsonl")) << aiperf;
   EXPECT_TRUE(fs::exists(aiperf / "profile_export_aiperf.json")) << aiperf;
 
+  // KV usage over the measured phase (scraped once a second, and at its end), the series
+  // the record names, and InferenceX's server_metrics block filled from it: the sim's GPU
+  // hit rate as InferenceX's vLLM adapter reads it is the one servebench measured.
+  const boost::json::object& kv = sb.at("kv_usage").as_object();
+  EXPECT_GE(kv.at("scrapes").as_int64(), 2) << kv;
+  EXPECT_EQ(kv.at("source").as_string(), "vllm") << kv;
+  EXPECT_TRUE(kv.at("gpu").is_object()) << kv;
+  EXPECT_TRUE(fs::exists(std::string(rec.at("artifacts").at("server_metrics").as_string())))
+      << rec.at("artifacts");
+  EXPECT_TRUE(fs::exists(aiperf / "server_metrics_export.json")) << aiperf;
+  const boost::json::object& sm = aggregate.at("server_metrics").as_object();
+  EXPECT_TRUE(sm.at("present").as_bool());
+  EXPECT_EQ(sm.at("adapter").as_string(), "vllm");
+  EXPECT_NEAR(sm.at("cache").at("gpu_cache_hit_rate").to_number<double>(),
+              cache.at("server").at("hit_rate").to_number<double>(), 1e-4);
+  EXPECT_FALSE(aggregate.contains("warnings"));
+
   // InferenceX's own validator on them, when a checkout is at hand (never committed).
   if (const char* root = std::getenv("SERVEBENCH_INFERENCEX_ROOT")) {
     ShellResult v = servebench::testing::RunShell(

@@ -1,0 +1,334 @@
+#include "run/agentic_server_metrics.h"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <boost/json.hpp>
+#include <cmath>
+#include <ctime>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "metrics/percentile.h"
+
+namespace servebench::run {
+namespace json = boost::json;
+namespace {
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         std::string_view(s).substr(s.size() - suffix.size()) == suffix;
+}
+
+// One series across the scrapes: (unix ns, value) where the scrape had it.
+struct Series {
+  std::map<std::string, std::string> labels;
+  std::vector<std::pair<int64_t, double>> points;
+};
+
+json::object GaugeStats(const std::vector<std::pair<int64_t, double>>& points) {
+  std::vector<double> v;
+  for (const auto& [t, x] : points)
+    if (std::isfinite(x)) v.push_back(x);
+  if (v.empty()) return {};
+  const std::vector<double> ps = {1, 5, 10, 25, 50, 75, 90, 95, 99};
+  const metrics::Stats s = metrics::ComputeStats(v, ps);
+  json::object o{{"avg", s.mean}, {"min", s.min}, {"max", s.max}, {"std", s.std}};
+  for (size_t i = 0; i < ps.size(); ++i)
+    o[fmt::format("p{}", static_cast<int>(ps[i]))] = s.percentile_values[i];
+  return o;
+}
+
+// A counter's increase over the scrapes (a decrease is a reset: the new value is the
+// increase since it) and its rates between consecutive scrapes.
+json::object CounterStats(const std::vector<std::pair<int64_t, double>>& points) {
+  double total = 0;
+  std::vector<double> rates;
+  for (size_t i = 1; i < points.size(); ++i) {
+    const double delta = points[i].second >= points[i - 1].second
+                             ? points[i].second - points[i - 1].second
+                             : points[i].second;
+    total += delta;
+    const double dt = static_cast<double>(points[i].first - points[i - 1].first) / 1e9;
+    if (dt > 0) rates.push_back(delta / dt);
+  }
+  const double duration =
+      points.size() > 1 ? static_cast<double>(points.back().first - points.front().first) / 1e9 : 0;
+  const double rate = duration > 0 ? total / duration : 0;
+  json::object o{{"total", total}, {"rate", rate}};
+  if (!rates.empty()) {
+    const metrics::Stats s = metrics::ComputeStats(rates, {});
+    o["rate_avg"] = rate;  // time-weighted: the increase over the span it took
+    o["rate_min"] = s.min;
+    o["rate_max"] = s.max;
+    o["rate_std"] = s.std;
+  }
+  return o;
+}
+
+std::string IsoTime(int64_t unix_ns) {
+  const std::time_t t = static_cast<std::time_t>(unix_ns / 1'000'000'000);
+  return fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:06d}", fmt::gmtime(t),
+                     static_cast<int>(unix_ns % 1'000'000'000 / 1000));
+}
+
+// ---- InferenceX's aggregation_common.py over the export ----
+using Filter = std::function<bool(const json::object& series)>;
+
+std::optional<double> SeriesStat(const json::object& series,
+                                 std::initializer_list<const char*> keys) {
+  const json::value* stats = series.if_contains("stats");
+  if (stats == nullptr || !stats->is_object()) return std::nullopt;
+  for (const char* k : keys) {
+    const json::value* v = stats->as_object().if_contains(k);
+    if (v != nullptr && v->is_number()) return v->to_number<double>();
+  }
+  return std::nullopt;
+}
+
+template <class F>
+void ForSeries(const json::object& metrics, std::initializer_list<const char*> names, F&& f) {
+  for (const char* name : names) {
+    const json::value* m = metrics.if_contains(name);
+    if (m == nullptr || !m->is_object()) continue;
+    const json::value* series = m->as_object().if_contains("series");
+    if (series == nullptr || !series->is_array()) continue;
+    for (const json::value& s : series->as_array())
+      if (s.is_object()) f(s.as_object());
+  }
+}
+
+std::optional<double> SumStat(const json::object& metrics, const char* name,
+                              const Filter& filter = nullptr) {
+  std::optional<double> total;
+  ForSeries(metrics, {name}, [&](const json::object& s) {
+    if (filter && !filter(s)) return;
+    if (auto v = SeriesStat(s, {"total", "sum", "max", "avg"})) total = total.value_or(0) + *v;
+  });
+  return total;
+}
+
+std::optional<double> GaugeMax(const json::object& metrics,
+                               std::initializer_list<const char*> names,
+                               const Filter& filter = nullptr) {
+  std::optional<double> best;
+  ForSeries(metrics, names, [&](const json::object& s) {
+    if (filter && !filter(s)) return;
+    if (auto v = SeriesStat(s, {"max", "avg", "total"}); v && (!best || *v > *best)) best = *v;
+  });
+  return best;
+}
+
+std::optional<double> Rate(std::optional<double> num, std::optional<double> den) {
+  if (!num || !den || *den <= 0) return std::nullopt;
+  return *num / *den;
+}
+
+std::optional<double> Fraction(std::optional<double> v) {
+  if (v && *v > 1.5) return *v / 100.0;
+  return v;
+}
+
+json::value J(const std::optional<double>& v) { return v ? json::value(*v) : json::value(nullptr); }
+
+json::value CounterInt(const std::optional<double>& v) {
+  return v ? json::value(static_cast<int64_t>(std::llround(*v))) : json::value(nullptr);
+}
+
+std::string Label(const json::object& series, const char* key) {
+  const json::value* labels = series.if_contains("labels");
+  if (labels == nullptr || !labels->is_object()) return "";
+  const json::value* v = labels->as_object().if_contains(key);
+  return v != nullptr && v->is_string() ? std::string(v->as_string()) : "";
+}
+
+// InferenceX's _source_id: role, endpoint, worker/rank/engine labels.
+std::string SourceId(const json::object& series) {
+  std::string component = Label(series, "dynamo_component");
+  if (component.empty()) component = Label(series, "component");
+  std::string id = component == "prefill"                             ? "prefill"
+                   : component == "backend" || component == "decode"  ? "decode"
+                   : component == "frontend" || component == "router" ? "router"
+                                                                      : "combined";
+  if (const json::value* e = series.if_contains("endpoint_url"); e != nullptr && e->is_string())
+    id += "|" + std::string(e->as_string());
+  for (const char* key : {"worker_id", "dp_rank", "engine"}) {
+    if (std::string v = Label(series, key); !v.empty()) id += fmt::format("|{}={}", key, v);
+  }
+  return id;
+}
+
+json::array VllmSources(const json::object& metrics) {
+  std::set<std::string> ids;
+  ForSeries(
+      metrics,
+      {"vllm:prompt_tokens", "vllm:generation_tokens", "vllm:prefix_cache_hits",
+       "vllm:prefix_cache_queries", "vllm:kv_cache_usage_perc", "vllm:prompt_tokens_by_source"},
+      [&](const json::object& s) { ids.insert(SourceId(s)); });
+  json::array out;
+  for (const std::string& id : ids) {
+    const Filter mine = [&id](const json::object& s) { return SourceId(s) == id; };
+    out.push_back(json::object{
+        {"id", id},
+        {"role", id.substr(0, id.find('|'))},
+        {"prompt_tokens", J(SumStat(metrics, "vllm:prompt_tokens", mine))},
+        {"generation_tokens", J(SumStat(metrics, "vllm:generation_tokens", mine))},
+        {"prefix_cache_hit_rate", J(Rate(SumStat(metrics, "vllm:prefix_cache_hits", mine),
+                                         SumStat(metrics, "vllm:prefix_cache_queries", mine)))},
+        {"gpu_kv_cache_usage_pct",
+         J(Fraction(GaugeMax(metrics, {"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"},
+                             mine)))}});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<json::object> ServerMetricsExportJson(
+    const std::vector<metrics::TimedScrape>& scrapes, const std::string& endpoint_url) {
+  // name → label set → series, in name order (the export's keys).
+  std::map<std::string, std::map<std::map<std::string, std::string>, Series>> by_name;
+  bool vllm = false;
+  for (const metrics::TimedScrape& t : scrapes) {
+    for (const metrics::PromSample& s : t.samples) {
+      vllm = vllm || s.name.rfind("vllm:", 0) == 0;
+      Series& series = by_name[s.name][s.labels];
+      series.labels = s.labels;
+      series.points.emplace_back(t.unix_ns, s.value);
+    }
+  }
+  if (scrapes.empty() || !vllm) return std::nullopt;
+  json::object metrics;
+  for (const auto& [name, label_sets] : by_name) {
+    // prometheus_client names every counter sample "<family>_total"; AIPerf keys the
+    // counter by its family name.
+    const bool counter = EndsWith(name, "_total");
+    const std::string key = counter ? name.substr(0, name.size() - 6) : name;
+    json::array series;
+    for (const auto& [labels, s] : label_sets) {
+      json::object l;
+      for (const auto& [k, v] : labels) l[k] = v;
+      series.push_back(json::object{
+          {"endpoint_url", endpoint_url},
+          {"labels", labels.empty() ? json::value(nullptr) : json::value(std::move(l))},
+          {"stats", counter ? CounterStats(s.points) : GaugeStats(s.points)}});
+    }
+    metrics[key] = json::object{{"type", counter ? "counter" : "gauge"},
+                                {"description", ""},  // servebench's parser keeps no HELP text
+                                {"unit", nullptr},
+                                {"series", std::move(series)}};
+  }
+  const int64_t first = scrapes.front().unix_ns, last = scrapes.back().unix_ns;
+  json::object info{{"total_fetches", scrapes.size()},
+                    {"first_fetch_ns", first},
+                    {"last_fetch_ns", last},
+                    {"duration_seconds", static_cast<double>(last - first) / 1e9}};
+  json::object summary{{"endpoints_configured", json::array{json::value(endpoint_url)}},
+                       {"endpoints_successful", json::array{json::value(endpoint_url)}},
+                       {"start_time", IsoTime(first)},
+                       {"end_time", IsoTime(last)},
+                       {"endpoint_info", json::object{{endpoint_url, std::move(info)}}}};
+  return json::object{{"schema_version", "1.0"},
+                      {"aiperf_version", nullptr},  // written by servebench, not AIPerf
+                      {"benchmark_id", nullptr},
+                      {"summary", std::move(summary)},
+                      {"metrics", std::move(metrics)},
+                      {"input_config", json::object()}};
+}
+
+json::object VllmServerMetricsBlock(const json::object& export_json, int64_t requests_completed,
+                                    int64_t prompt_tokens, int64_t generation_tokens) {
+  static const json::object kEmpty;
+  const json::value* m = export_json.if_contains("metrics");
+  const json::object& metrics = m != nullptr && m->is_object() ? m->as_object() : kEmpty;
+
+  const std::optional<double> hits = SumStat(metrics, "vllm:prefix_cache_hits");
+  const std::optional<double> queries = SumStat(metrics, "vllm:prefix_cache_queries");
+  const std::optional<double> ext_hits = SumStat(metrics, "vllm:external_prefix_cache_hits");
+  const std::optional<double> ext_queries = SumStat(metrics, "vllm:external_prefix_cache_queries");
+  std::optional<double> gpu_rate = Rate(hits, queries);
+  std::optional<double> external_rate = Rate(ext_hits, ext_queries);
+  std::optional<double> cpu_rate = external_rate, overall;
+
+  std::map<std::string, double> by_source;
+  ForSeries(metrics, {"vllm:prompt_tokens_by_source"}, [&](const json::object& s) {
+    const std::string source = Label(s, "source");
+    if (source.empty()) return;
+    if (auto v = SeriesStat(s, {"total", "sum", "max", "avg"})) by_source[source] += *v;
+  });
+  json::object prompt_by_source{{"gpu_cache_hit", nullptr},
+                                {"cpu_or_external_cache_hit", nullptr},
+                                {"computed", nullptr},
+                                {"raw", json::object()}};
+  if (!by_source.empty()) {
+    auto get = [&](const char* k) -> std::optional<double> {
+      auto it = by_source.find(k);
+      return it == by_source.end() ? std::nullopt : std::optional<double>(it->second);
+    };
+    const auto local = get("local_cache_hit"), external = get("external_kv_transfer");
+    double total = 0;
+    json::object raw;
+    for (const auto& [k, v] : by_source) {
+      total += v;
+      raw[k] = v;
+    }
+    if (total > 0) {
+      if (local) gpu_rate = *local / total;
+      if (external) cpu_rate = external_rate = *external / total;
+      overall = (local.value_or(0) + external.value_or(0)) / total;
+    }
+    prompt_by_source = json::object{{"gpu_cache_hit", J(local)},
+                                    {"cpu_or_external_cache_hit", J(external)},
+                                    {"computed", J(get("local_compute"))},
+                                    {"raw", std::move(raw)}};
+  } else if (gpu_rate) {
+    overall = gpu_rate;
+  }
+
+  json::object cache{{"gpu_cache_hit_rate", J(gpu_rate)},
+                     {"cpu_cache_hit_rate", J(cpu_rate)},
+                     {"external_cache_hit_rate", J(external_rate)},
+                     {"overall_cache_hit_rate", J(overall)},
+                     {"prefix_cache_hits", J(hits)},
+                     {"prefix_cache_queries", J(queries)},
+                     {"external_prefix_cache_hits", J(ext_hits)},
+                     {"external_prefix_cache_queries", J(ext_queries)},
+                     {"cached_tokens_by_source", json::object()},
+                     {"frontend_cache_hit_rate", nullptr},
+                     {"router_kv_hit_rate", nullptr},
+                     {"router_shared_cache_hit_rate", nullptr},
+                     {"frontend_cached_tokens", nullptr},
+                     {"frontend_input_tokens", nullptr}};
+  json::object kv_cache{
+      {"gpu_usage_pct",
+       J(Fraction(GaugeMax(metrics, {"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"})))},
+      {"gpu_total_tokens", nullptr},  // InferenceX reads it from the engine's log
+      {"cpu_usage_pct", J(Fraction(GaugeMax(metrics, {"vllm:cpu_kv_cache_usage_perc"})))},
+      {"cpu_used_tokens", nullptr},
+      {"cpu_total_tokens", nullptr}};
+  const auto b_g2c = SumStat(metrics, "vllm:kv_offload_bytes_gpu_to_cpu");
+  const auto b_c2g = SumStat(metrics, "vllm:kv_offload_bytes_cpu_to_gpu");
+  const auto t_g2c = SumStat(metrics, "vllm:kv_offload_time_gpu_to_cpu");
+  const auto t_c2g = SumStat(metrics, "vllm:kv_offload_time_cpu_to_gpu");
+  json::object kv_offload{{"bytes_gpu_to_cpu", J(b_g2c)},
+                          {"bytes_cpu_to_gpu", J(b_c2g)},
+                          {"time_gpu_to_cpu", J(t_g2c)},
+                          {"time_cpu_to_gpu", J(t_c2g)},
+                          {"bandwidth_gpu_to_cpu_bytes_per_second", J(Rate(b_g2c, t_g2c))},
+                          {"bandwidth_cpu_to_gpu_bytes_per_second", J(Rate(b_c2g, t_c2g))}};
+  const auto prompt_total = SumStat(metrics, "vllm:prompt_tokens");
+  const auto generation_total = SumStat(metrics, "vllm:generation_tokens");
+  json::object tokens{
+      {"prompt_total", prompt_total ? CounterInt(prompt_total) : json::value(prompt_tokens)},
+      {"generation_total",
+       generation_total ? CounterInt(generation_total) : json::value(generation_tokens)},
+      {"requests_completed", requests_completed},
+      {"prompt_by_source", std::move(prompt_by_source)}};
+  return json::object{{"present", !metrics.empty()},     {"adapter", "vllm"},
+                      {"metric_count", metrics.size()},  {"cache", std::move(cache)},
+                      {"kv_cache", std::move(kv_cache)}, {"kv_offload", std::move(kv_offload)},
+                      {"tokens", std::move(tokens)},     {"sources", VllmSources(metrics)}};
+}
+
+}  // namespace servebench::run
