@@ -36,7 +36,11 @@ Engine::Engine(EventLoop* loop, const Clock* clock, PerfModel perf, const Schedu
       scheduler_(s, &perf_),
       settings_(e),
       pending_bytes_(std::move(pending_bytes)),
-      wall_origin_ns_(e.clock_origin_ns > 0 ? e.clock_origin_ns : clock->NowNs()) {}
+      wall_origin_ns_(e.clock_origin_ns > 0 ? e.clock_origin_ns : clock->NowNs()) {
+  // /metrics shows every gauge the configuration has (the CPU tier's included) from
+  // the first scrape, before any request.
+  UpdateGauges();
+}
 
 Engine::~Engine() {
   if (loop_ != nullptr && wake_timer_ != 0) loop_->Cancel(wake_timer_);
