@@ -54,10 +54,8 @@ void AddBenchFlags(CLI::App& app, BenchFlags* f) {
   app.add_option("--served-model-name", s.served_model_name, "name sent in requests");
   app.add_option("--tokenizer", s.tokenizer_id, "recorded as tokenizer_id");
   app.add_option("--label", s.label);
-  app.add_option(
-      "--dataset-name", s.dataset_name,
-      "random | prefix_repetition | custom | sharegpt | speed_bench | spec_bench | mooncake_trace | weka_trace | "
-      "bailian_trace | dag_jsonl | multi_turn (docs/bench.md, docs/agentic.md)");
+  app.add_option("--dataset-name", s.dataset_name,
+                 client::DatasetNamesText() + " (docs/bench.md, docs/agentic.md)");
   app.add_option("--dataset-path", s.dataset_path,
                  "dataset file; a trace file or folder; speed_bench: the prepared folder "
                  "(<subset>.jsonl in it) or the file");

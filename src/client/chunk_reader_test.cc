@@ -122,20 +122,18 @@ TEST(ChunkReaderTest, EachTextMemberSetsItsChannel) {
             kChannelReasoning);
   EXPECT_EQ(Read(R"({"choices":[{"delta":{"reasoning":"hm","content":"a"}}]})").channels,
             kChannelReasoning | kChannelContent);
-  EXPECT_EQ(
-      Read(R"({"choices":[{"delta":{"tool_calls":[{"function":{"name":"f"}}]}}]})").channels,
-      kChannelToolCall);
+  EXPECT_EQ(Read(R"({"choices":[{"delta":{"tool_calls":[{"function":{"name":"f"}}]}}]})").channels,
+            kChannelToolCall);
   EXPECT_EQ(Read(R"({"choices":[{"delta":{"reasoning_content":""}}]})").channels, 0);
 }
 
 // Without kept text the arguments are still read (they are validated at the end),
 // the index may come after the function, and a call without a function is no call.
 TEST(ChunkReaderTest, ToolCallFragmentsCarryTheirIndexWhateverTheMemberOrder) {
-  ChunkFacts f = Read(
-      R"({"choices":[{"delta":{"tool_calls":[)"
-      R"({"function":{"name":"get","arguments":"{\"a\":"},"index":1},)"
-      R"({"index":0,"function":{"name":"put"}},)"
-      R"({"index":2,"type":"function"}]}}]})");
+  ChunkFacts f = Read(R"({"choices":[{"delta":{"tool_calls":[)"
+                      R"({"function":{"name":"get","arguments":"{\"a\":"},"index":1},)"
+                      R"({"index":0,"function":{"name":"put"}},)"
+                      R"({"index":2,"type":"function"}]}}]})");
   ASSERT_EQ(f.tool_calls.size(), 2u);
   EXPECT_EQ(f.tool_calls[0].index, 1);
   EXPECT_EQ(f.tool_calls[0].arguments, "{\"a\":");

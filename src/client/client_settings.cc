@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "client/conversation_dataset.h"
 #include "client/length_mixture.h"
@@ -170,6 +172,33 @@ std::string EffectiveEndpoint(const BenchSettings& s) {
   return s.backend == kChatBackend ? kChatEndpoint : kCompletionsEndpoint;
 }
 
+namespace {
+
+constexpr std::string_view kPromptDatasets[] = {"random",   "prefix_repetition", "custom",
+                                                "sharegpt", "speed_bench",       "spec_bench"};
+constexpr trace::TraceFormat kTraceFormats[] = {
+    trace::TraceFormat::kMooncake, trace::TraceFormat::kWeka, trace::TraceFormat::kBailian,
+    trace::TraceFormat::kDagJsonl, trace::TraceFormat::kMultiTurn};
+
+}  // namespace
+
+bool IsDatasetName(std::string_view name) {
+  return std::find(std::begin(kPromptDatasets), std::end(kPromptDatasets), name) !=
+             std::end(kPromptDatasets) ||
+         trace::IsTraceFormatName(name);
+}
+
+std::string DatasetNamesText() {
+  std::vector<std::string_view> names(std::begin(kPromptDatasets), std::end(kPromptDatasets));
+  for (trace::TraceFormat f : kTraceFormats) names.push_back(trace::TraceFormatName(f));
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) text += i + 1 == names.size() ? " or " : ", ";
+    text += names[i];
+  }
+  return text;
+}
+
 Status Validate(const BenchSettings& s) {
   auto bad = [](std::string m) { return Status::InvalidArgument(std::move(m)); };
   using limits::kMaxTokensPerRequest;
@@ -261,12 +290,8 @@ Status Validate(const BenchSettings& s) {
   }
   const bool is_trace = trace::IsTraceFormatName(s.dataset_name);
   const bool is_pool = s.dataset_name == kPrefixPoolDataset;
-  if (s.dataset_name != "random" && s.dataset_name != "custom" && s.dataset_name != "sharegpt" &&
-      s.dataset_name != "speed_bench" && s.dataset_name != "spec_bench" && !is_pool && !is_trace) {
-    return bad(fmt::format(
-        "--dataset-name '{}': must be random, prefix_repetition, custom, sharegpt, speed_bench, "
-        "spec_bench, mooncake_trace, weka_trace, bailian_trace, dag_jsonl or multi_turn",
-        s.dataset_name));
+  if (!IsDatasetName(s.dataset_name)) {
+    return bad(fmt::format("--dataset-name '{}': must be {}", s.dataset_name, DatasetNamesText()));
   }
   if (is_pool) {
     // The pool sets every length itself; a random-prompt length flag would be ignored.

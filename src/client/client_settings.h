@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -294,6 +295,13 @@ struct BenchSettings {
   std::string server_metrics_jsonl_path;
   bool progress = false;  // live progress line on stderr
 };
+
+// Every name --dataset-name takes: the prompt datasets (random, prefix_repetition,
+// custom, sharegpt, speed_bench, spec_bench; vLLM's names), then the trace formats
+// (trace::TraceFormat). The one list that validation, the help and errors read.
+bool IsDatasetName(std::string_view name);
+// The names joined for a message: "random, prefix_repetition, ... or multi_turn".
+std::string DatasetNamesText();
 
 // Returns the first invalid field with its value and the allowed range, naming the
 // `servebench bench` flag: lengths, counts and the memory they imply against

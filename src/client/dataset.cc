@@ -291,9 +291,8 @@ StatusOr<PromptSet> MakePrompts(const BenchSettings& s, bool chat, const TokenCo
     }
     all.resize(static_cast<size_t>(total));
   } else {
-    return Status::InvalidArgument(
-        "--dataset-name '" + s.dataset_name +
-        "': must be random, prefix_repetition, custom, sharegpt, speed_bench or spec_bench");
+    return Status::InvalidArgument("--dataset-name '" + s.dataset_name + "': must be " +
+                                   DatasetNamesText());
   }
   set.measured.assign(std::make_move_iterator(all.begin()),
                       std::make_move_iterator(all.begin() + s.num_prompts));
