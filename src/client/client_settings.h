@@ -182,6 +182,9 @@ struct BenchSettings {
   // a chat replay's user messages start with "[rid:<12 hex>]" and a blank line, one
   // marker per tree and run, so no two runs or trees share a block.
   std::string cache_bust = "none";
+  // Why the replay's prompts are what they are, recorded as servebench.trace.prompts_note
+  // ("" = null): `run` says why an agentic point stays on token ids (recipe/agentic_trace.h).
+  std::string trace_prompts_note;
   int64_t engine_block_tokens = 16;  // the engine's KV block, for the expected hit fraction
   // The engine's KV pool in blocks, for the LRU expected fraction; 0 = infinite cache only.
   int64_t engine_kv_blocks = 0;

@@ -901,6 +901,8 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
         {"trace_speedup", s.trace_speedup},
         // How the prompts were made (docs/agentic.md, "Chat prompts").
         {"prompts", workload->chat ? "chat_messages" : "token_ids"},
+        {"prompts_note",
+         s.trace_prompts_note.empty() ? json::value(nullptr) : json::value(s.trace_prompts_note)},
         {"assistant_turns", workload->chat ? json::value("pre-canned") : json::value(nullptr)},
         {"chat_tokenizer",
          workload->chat ? json::value(chat_tokenizer_note) : json::value(nullptr)},

@@ -59,6 +59,31 @@ void AddAgenticLaunchFlags(ServeSpec* serve, int concurrency, std::string_view m
   }
 }
 
+bool TokenizesChatMessages(const ServeSpec& serve) {
+  const std::string& engine = serve.stands_in_for.empty() ? serve.engine : serve.stands_in_for;
+  return engine != "llamacpp";
+}
+
+std::string AgenticEndpoint(const ServeSpec& serve) {
+  return TokenizesChatMessages(serve) ? "/v1/chat/completions" : "/v1/completions";
+}
+
+std::string AgenticCacheBust(std::string_view endpoint) {
+  return endpoint.find("chat") != std::string_view::npos ? "first_turn_prefix" : "none";
+}
+
+std::string AgenticTokenIdsReason(const ServeSpec& serve, std::string_view endpoint) {
+  if (endpoint.find("chat") != std::string_view::npos) return "";
+  const std::string& engine = serve.stands_in_for.empty() ? serve.engine : serve.stands_in_for;
+  return fmt::format(
+      "token ids on {} instead of InferenceX's chat messages on /v1/chat/completions: {}", endpoint,
+      TokenizesChatMessages(serve)
+          ? "the point's endpoint says so"
+          : fmt::format("the {} engine's /tokenize cannot count chat messages, so chat prompts "
+                        "of exact length cannot be made (no cache-bust marker either)",
+                        engine));
+}
+
 bool IsTraceReplay(const LoadSpec& load) { return trace::IsTraceFormatName(load.dataset); }
 
 std::optional<int> KvBlockTokens(const ServeSpec& serve) {
@@ -133,15 +158,15 @@ Status BindAgenticTraces(Plan* plan, const AgenticTraceSettings& settings) {
       if (trace->text_messages) {
         return Status::InvalidArgument(fmt::format(
             "{} (agentic-coding): --trace {}: a {} trace is chat messages; agentic rows "
-            "replay hash-id traces (mooncake_trace, weka_trace, bailian_trace) as token ids on "
-            "/v1/completions",
+            "replay hash-id traces (mooncake_trace, weka_trace, bailian_trace), as InferenceX "
+            "replays Weka trajectories",
             p.recipe, settings.trace_path, trace::TraceFormatName(trace->format)));
       }
       known = loaded.emplace(path, std::string(trace::TraceFormatName(trace->format))).first;
     }
     p.load.dataset = known->second;
     p.load.dataset_path = path;
-    p.load.endpoint = "/v1/completions";
+    p.load.endpoint = AgenticEndpoint(p.serve);
     if (settings.duration_s > 0) p.load.duration_s = settings.duration_s;
     AssignIds(&p);
   }

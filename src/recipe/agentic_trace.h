@@ -11,9 +11,8 @@
 //
 // Each distinct trace is loaded (every row checked) once, here, so an absent corpus or
 // a bad row is an error of the plan, naming the point and the file, before any engine
-// starts. The point's load then names the trace's format and path; its endpoint is
-// /v1/completions, because servebench replays token-id prompts (docs/agentic.md,
-// "Prompts from hash ids"). Pure apart from reading the traces.
+// starts. The point's load then names the trace's format and path, and the endpoint
+// AgenticEndpoint gives (below). Pure apart from reading the traces.
 #pragma once
 
 #include <cstdint>
@@ -64,6 +63,28 @@ struct AgenticLaneSettings {
   int warmup_requests_per_lane = 10;         // --warmup-requests-per-lane
 };
 inline constexpr AgenticLaneSettings kInferenceXAgenticLanes{};
+
+// Whether the engine `serve` starts (or, for a rehearsal, the one the sim stands in for)
+// can count chat messages through its /tokenize: vLLM, SGLang, ATOM, TensorRT-LLM's
+// OpenAI server and the sim can; llama-server's /tokenize takes text only.
+bool TokenizesChatMessages(const ServeSpec& serve);
+
+// The endpoint an agentic point replays on. InferenceX's rows send chat messages to
+// /v1/chat/completions (reference agentic.md §1.4), which servebench makes of exact
+// length through the engine's own tokenizer (docs/agentic.md, "Chat prompts"), with
+// the cache bust the row's scenario locks (AgenticCacheBust). An engine that cannot
+// count chat messages keeps token-id prompts on /v1/completions, and its result says
+// why (AgenticTokenIdsReason).
+std::string AgenticEndpoint(const ServeSpec& serve);
+
+// AIPerf's --cache-bust for an agentic point replayed on `endpoint`: first_turn_prefix
+// on the chat endpoint (InferenceX's inferencex-agentx-mvp scenario locks it), none on
+// /v1/completions (token ids carry no marker; they change with the seed instead).
+std::string AgenticCacheBust(std::string_view endpoint);
+
+// Why an agentic point replays token ids on /v1/completions instead of InferenceX's chat
+// path, for its result (servebench.trace.prompts_note); "" on the chat endpoint.
+std::string AgenticTokenIdsReason(const ServeSpec& serve, std::string_view endpoint);
 
 // A load that replays a trace (its dataset is a trace format), bound or written so.
 bool IsTraceReplay(const LoadSpec& load);

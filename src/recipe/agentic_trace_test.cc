@@ -124,11 +124,40 @@ TEST_F(BindAgenticTracesTest, TheLoaderFolderUnderTheTraceIsUsedAndTheDurationOv
   const LoadSpec& l = plan.points[0].load;
   EXPECT_EQ(l.dataset, "weka_trace");
   EXPECT_EQ(l.dataset_path, (dir_ / "semianalysis_cc_traces_weka_062126").string());
-  EXPECT_EQ(l.endpoint, "/v1/completions");
+  EXPECT_EQ(l.endpoint, "/v1/chat/completions");  // InferenceX's rows: chat messages
   EXPECT_EQ(l.duration_s, 60);
   EXPECT_TRUE(IsTraceReplay(l));
   EXPECT_NE(plan.points[0].point_id, before.point_id);  // the trace is part of what it measures
   EXPECT_EQ(plan.points[1].load.dataset, "random");     // a fixed-seq point is left alone
+}
+
+TEST_F(BindAgenticTracesTest, ALlamaCppPointKeepsTokenIdsOnCompletionsAndSaysWhy) {
+  WriteWeka(dir_ / "semianalysis_cc_traces_weka_062126");
+  Plan plan;
+  plan.points.push_back(AgenticPoint("minimaxm3", 2));
+  plan.points.back().serve.engine = "llamacpp";
+  plan.points.push_back(AgenticPoint("minimaxm3", 2));  // vllm
+  ASSERT_TRUE(BindAgenticTraces(&plan, {dir_.string(), "", 0}).ok());
+  const Point& llama = plan.points[0];
+  EXPECT_EQ(llama.load.endpoint, "/v1/completions");
+  EXPECT_EQ(AgenticCacheBust(llama.load.endpoint), "none");
+  EXPECT_THAT(AgenticTokenIdsReason(llama.serve, llama.load.endpoint),
+              HasSubstr("the llamacpp engine's /tokenize cannot count chat messages"));
+  const Point& vllm = plan.points[1];
+  EXPECT_EQ(vllm.load.endpoint, "/v1/chat/completions");
+  EXPECT_EQ(AgenticCacheBust(vllm.load.endpoint), "first_turn_prefix");
+  EXPECT_EQ(AgenticTokenIdsReason(vllm.serve, vllm.load.endpoint), "");
+}
+
+TEST(TokenizesChatMessagesTest, ARehearsalCountsAsTheEngineItStandsInFor) {
+  ServeSpec sim;
+  sim.engine = "sim";
+  EXPECT_TRUE(TokenizesChatMessages(sim));
+  sim.stands_in_for = "vllm";
+  EXPECT_TRUE(TokenizesChatMessages(sim));
+  sim.stands_in_for = "llamacpp";
+  EXPECT_FALSE(TokenizesChatMessages(sim));
+  EXPECT_EQ(AgenticEndpoint(sim), "/v1/completions");
 }
 
 TEST_F(BindAgenticTracesTest, ABadTraceFailsThePlanWithItsFileAndLine) {

@@ -308,7 +308,7 @@ json::object AiperfAggregateJson(const std::vector<AgenticRequest>& requests,
   json::object dataset{{"source_type", "servebench_trace"}};
   if (const json::value* trace = Path(load.summary, {"servebench", "trace"});
       trace != nullptr && trace->is_object()) {
-    for (const char* k : {"format", "path", "trees", "turns"})
+    for (const char* k : {"format", "path", "trees", "turns", "prompts", "cache_bust"})
       if (const json::value* x = trace->as_object().if_contains(k)) dataset[k] = *x;
   }
   json::array reasons;

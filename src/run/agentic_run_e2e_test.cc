@@ -1,8 +1,9 @@
 // An InferenceX agentic-coding row end to end: `servebench run` on the NVIDIA master
 // config's minimaxm3-fp8-h200-vllm-agentic-mtp key, rehearsed on the simulator, replays
 // a generated Weka-format corpus in closed-loop lanes for a --duration shorter than the
-// row's 3600 s, with the prefix cache the row's launch script turns on; and the plan-time
-// errors of a run that has no trace to replay.
+// row's 3600 s, with the prefix cache the row's launch script turns on and the row's chat
+// prompts with AIPerf's cache bust; and the plan-time errors of a run that has no trace
+// to replay.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -131,6 +132,13 @@ TEST_F(AgenticRunE2eTest, TheRowReplaysItsCorpusInLanesWithThePrefixCacheItsScri
     EXPECT_LE(k.as_int64(), 3);
   }
   EXPECT_GT(trace.at("warmup_requests").as_int64(), 0);
+  // ... on the chat endpoint, each turn one user message of exactly its input_length
+  // through the sim's /tokenize, with AIPerf's cache-bust marker (reference §1.4).
+  EXPECT_EQ(trace.at("prompts").as_string(), "chat_messages");
+  EXPECT_EQ(trace.at("assistant_turns").as_string(), "pre-canned");
+  EXPECT_EQ(trace.at("cache_bust").as_string(), "first_turn_prefix");
+  EXPECT_EQ(trace.at("cache_bust_run_id").as_string().size(), 16u);
+  EXPECT_TRUE(trace.at("prompts_note").is_null());
 
   // The sim served with vLLM's prefix cache in 128-token blocks (the launch script's
   // --enable-prefix-caching --block-size 128), and its hits are the ones the trace
@@ -142,11 +150,14 @@ TEST_F(AgenticRunE2eTest, TheRowReplaysItsCorpusInLanesWithThePrefixCacheItsScri
   ASSERT_TRUE(cache.at("server").is_object()) << cache;
   EXPECT_NEAR(cache.at("server").at("hit_rate").to_number<double>(), expected, 0.01) << cache;
   EXPECT_EQ(cache.at("agree").as_bool(), true);
+  std::printf("hit rate: server %.6f, expected %.6f (token fraction, infinite cache)\n",
+              cache.at("server").at("hit_rate").to_number<double>(), expected);
 
   // The point's serve session is the row's batch cap (2 x CONC) on the simulated H200.
   const std::string point = boost::json::serialize(rec.at("point"));
   EXPECT_THAT(point, HasSubstr(R"("max-num-seqs":"8")"));
   EXPECT_THAT(point, HasSubstr(R"("enable-prefix-caching":"")"));
+  EXPECT_THAT(point, HasSubstr(R"("endpoint":"/v1/chat/completions")"));
 
   // InferenceX's aggregate of the point (run/agentic_result.h), named by the record, with
   // the record's own counts and medians (in seconds, rounded to 5 decimals).
@@ -168,6 +179,8 @@ TEST_F(AgenticRunE2eTest, TheRowReplaysItsCorpusInLanesWithThePrefixCacheItsScri
                   .at("theoretical_cache_hit_rate")
                   .to_number<double>(),
               cache.at("expected").at("block_fraction").to_number<double>(), 1e-4);
+  EXPECT_EQ(aggregate.at("dataset").at("prompts").as_string(), "chat_messages");
+  EXPECT_EQ(aggregate.at("dataset").at("cache_bust").as_string(), "first_turn_prefix");
   const fs::path aiperf = fs::path(aggregate_path).parent_path() /
                           ("agentic_" + fs::path(aggregate_path).stem().string()) /
                           "aiperf_artifacts";

@@ -116,6 +116,10 @@ client::BenchSettings BenchSettingsFor(const recipe::Point& point, const RunSett
       b.trajectory_start_min_ratio = lanes.trajectory_start_min_ratio;
       b.trajectory_start_max_ratio = lanes.trajectory_start_max_ratio;
       b.warmup_requests_per_lane = lanes.warmup_requests_per_lane;
+      // Chat messages with the [rid:...] marker where the engine can count them; token ids
+      // on /v1/completions (and why, in the result) where it cannot.
+      b.cache_bust = recipe::AgenticCacheBust(load.endpoint);
+      b.trace_prompts_note = recipe::AgenticTokenIdsReason(point.serve, load.endpoint);
     }
   }
   // The point's progress line (bench's, inside `run`'s point k of N).
