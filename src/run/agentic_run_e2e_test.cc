@@ -214,6 +214,17 @@ TEST_F(AgenticRunE2eTest, TheRowReplaysItsCorpusInLanesWithThePrefixCacheItsScri
   }
 }
 
+TEST_F(AgenticRunE2eTest, TheDryRunSaysTheRowSendsChatMessagesWithTheCacheBust) {
+  WriteCorpus();
+  ShellResult r = Run("--trace " + (dir_ / "corpora").string() + " --duration 120 --dry-run");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("concurrency = live trees, 120 s per point, to "
+                                  "/v1/chat/completions\n"));
+  EXPECT_THAT(r.output, HasSubstr("as chat messages of exact length through the engine's "
+                                  "/tokenize, --cache-bust first_turn_prefix"));
+  EXPECT_THAT(r.output, Not(HasSubstr("starting sim")));
+}
+
 TEST_F(AgenticRunE2eTest, WithoutATraceNothingStartsAndTheErrorNamesTheCorpus) {
   ShellResult r = Run("");
   EXPECT_EQ(r.exit_code, 1) << r.output;

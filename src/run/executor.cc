@@ -10,6 +10,7 @@
 
 #include "common/progress_line.h"
 #include "common/time_format.h"
+#include "recipe/agentic_trace.h"
 #include "recipe/topology.h"
 #include "record/record_builder.h"
 #include "run/agentic_result.h"
@@ -93,11 +94,21 @@ std::string PerConcurrency(const recipe::ServeSession& session,
 // The client side of a session for --dry-run: what each point offers the server.
 std::string DescribeClient(const recipe::ServeSession& session) {
   const recipe::LoadSpec& l = session.points.front().load;
-  if (l.scenario == "agentic-coding")
+  if (l.scenario == "agentic-coding") {
+    const recipe::Point& p = session.points.front();
+    const std::string cache_bust = recipe::AgenticCacheBust(l.endpoint);
+    const std::string prompts =
+        cache_bust == "none"
+            ? recipe::AgenticTokenIdsReason(p.serve, l.endpoint)
+            : fmt::format(
+                  "as chat messages of exact length through the engine's /tokenize, "
+                  "--cache-bust {}",
+                  cache_bust);
     return fmt::format(
         "# client: agentic-coding replay of {} {}, concurrency = live trees, {} s per point, "
-        "to {}\n",
-        l.dataset, l.dataset_path, l.duration_s, l.endpoint);
+        "to {}\n#   {}\n",
+        l.dataset, l.dataset_path, l.duration_s, l.endpoint, prompts);
+  }
   std::string out = "# client: " + l.dataset + " prompts of " + std::to_string(l.isl) +
                     " tokens, " + std::to_string(l.osl) + " out";
   if (l.random_range_ratio > 0) out += fmt::format(" (range ratio {:g})", l.random_range_ratio);

@@ -1,9 +1,11 @@
 #include "run/executor.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <sstream>
 
+#include "recipe/agentic_trace.h"
 #include "record/record_builder.h"
 #include "record/record_json.h"
 #include "run/report.h"
@@ -12,6 +14,7 @@ namespace servebench::run {
 namespace {
 
 using PointStatus = record::RecordStatus;
+using ::testing::HasSubstr;
 
 recipe::Point MakePoint(const std::string& recipe_name, int tp, int conc, bool blocked = false) {
   recipe::Point p;
@@ -335,6 +338,35 @@ TEST(ExecutorTest, DryRunRendersEverySessionAndStartsNothing) {
   ASSERT_TRUE(executor.DryRun(Sessions({MakePoint("r", 1, 1), MakePoint("r", 2, 1)}), out).ok());
   EXPECT_NE(out.str().find("fake-serve --tp 1"), std::string::npos);
   EXPECT_NE(out.str().find("fake-serve --tp 2"), std::string::npos);
+  EXPECT_EQ(h.engine.starts, 0);
+}
+
+// An agentic point's client line says how its prompts are sent: chat messages with the
+// cache bust where the engine counts them, token ids and why where it cannot.
+TEST(ExecutorTest, DryRunSaysHowAnAgenticPointSendsItsPrompts) {
+  Harness h;
+  Executor executor(RunSettings{}, &h.engine, &h.load, nullptr, &h.sink, &h.log);
+  auto agentic = [](const std::string& stands_in_for) {
+    recipe::Point p = MakePoint("agentic-" + stands_in_for, 1, 4);
+    p.serve.stands_in_for = stands_in_for;
+    p.load.scenario = "agentic-coding";
+    p.load.dataset = "weka_trace";
+    p.load.dataset_path = "/corpora/t.jsonl";
+    p.load.duration_s = 120;
+    p.load.endpoint = recipe::AgenticEndpoint(p.serve);
+    recipe::AssignIds(&p);
+    return p;
+  };
+  std::ostringstream chat, ids;
+  ASSERT_TRUE(executor.DryRun(Sessions({agentic("vllm")}), chat).ok());
+  EXPECT_THAT(chat.str(), HasSubstr("agentic-coding replay of weka_trace /corpora/t.jsonl, "
+                                    "concurrency = live trees, 120 s per point, to "
+                                    "/v1/chat/completions\n"));
+  EXPECT_THAT(chat.str(), HasSubstr("as chat messages of exact length through the engine's "
+                                    "/tokenize, --cache-bust first_turn_prefix"));
+  ASSERT_TRUE(executor.DryRun(Sessions({agentic("llamacpp")}), ids).ok());
+  EXPECT_THAT(ids.str(), HasSubstr("to /v1/completions\n"));
+  EXPECT_THAT(ids.str(), HasSubstr("the llamacpp engine's /tokenize cannot count chat messages"));
   EXPECT_EQ(h.engine.starts, 0);
 }
 
