@@ -52,6 +52,10 @@ struct SessionProcess {
   int tasks = 1;          // MPI ranks (TensorRT-LLM: one per GPU); 1 otherwise
   ProcessReadiness readiness = ProcessReadiness::kHttp;
   ServerCommand command;  // host/port: where it listens (router: where the client goes)
+  // SessionOptions::profile_root set: the folder its profiler writes into (its stack's
+  // profiler variable, ProfilerEnvVar in adapter.h, names it), <root>/<Name()>; "" for
+  // services, routers (no profiler) and engines without one (TensorRT-LLM, llama.cpp).
+  std::string profile_dir;
   // "router", "etcd", "prefill[0]", "decode[1]"; a follower "prefill[0].node1".
   std::string Name() const;
 };
@@ -75,8 +79,13 @@ struct SessionOptions {
   // their own); a run whose processes share a host picks free ports.
   std::function<StatusOr<int>(int node, int default_port)> port_for;
   // Base rendering options (servebench binary, container, config folder); each
-  // process gets its own config folder below render.work_dir.
+  // process gets its own config folder below render.work_dir. render.profile_dir is
+  // not used: a session's profiler folders come from profile_root.
   RenderOptions render;
+  // `servebench run --profile`: every worker process whose engine has a profiler gets
+  // <profile_root>/<process name>/ (prefill[0], decode[1], prefill[0].node1) as its
+  // profiler directory; "" = no profiling. The caller creates the folders.
+  std::string profile_root;
 };
 
 // The stack and router `serve` runs with, and every check that needs no ports:

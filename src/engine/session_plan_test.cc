@@ -225,6 +225,44 @@ TEST(SessionPlanTest, NativeVllmSessionRendersConnectorRolesAndVllmRouter) {
   EXPECT_TRUE(Has(router, "--vllm-pd-disaggregation") && Has(router, "round_robin"));
 }
 
+// --profile: each worker its own profiler folder under the session's root, set as its
+// stack's profiler variable; the router has no profiler and gets none.
+TEST(SessionPlanTest, ProfileRootGivesEveryWorkerItsOwnProfilerFolderAndTheRouterNone) {
+  SessionOptions o = DryRun();
+  o.profile_root = "/out/profiles/s1-0";
+  o.render.profile_dir = "/ignored";  // a session's folders come from profile_root alone
+  SessionPlan plan = Plan(SimDisagg(), o);
+  ASSERT_EQ(plan.processes.size(), 4u);
+  for (const char* name : {"prefill[0]", "decode[0]", "decode[1]"}) {
+    auto it = std::find_if(plan.processes.begin(), plan.processes.end(),
+                           [&](const SessionProcess& p) { return p.Name() == name; });
+    ASSERT_NE(it, plan.processes.end()) << name;
+    const std::string want = std::string("/out/profiles/s1-0/") + name;
+    EXPECT_EQ(it->profile_dir, want);
+    EXPECT_EQ(it->command.env.at("VLLM_TORCH_PROFILER_DIR"), want) << name;
+  }
+  EXPECT_EQ(plan.entry().profile_dir, "");
+  EXPECT_EQ(plan.entry().command.env.count("VLLM_TORCH_PROFILER_DIR"), 0u);
+
+  recipe::ServeSpec sglang = SimDisagg();
+  sglang.engine = "sglang";
+  sglang.framework = "sglang";
+  sglang.model = "meta-llama/Llama-3.1-8B-Instruct";
+  sglang.kv_p2p_transfer = "nixl";
+  SessionPlan sg = Plan(sglang, o);
+  ASSERT_FALSE(sg.processes.empty());
+  EXPECT_EQ(sg.processes[0].command.env.at("SGLANG_TORCH_PROFILER_DIR"),
+            "/out/profiles/s1-0/prefill[0]");
+
+  // Without a root nobody profiles, whatever render.profile_dir says.
+  SessionOptions off = DryRun();
+  off.render.profile_dir = "/ignored";
+  for (const auto& p : Plan(SimDisagg(), off).processes) {
+    EXPECT_EQ(p.profile_dir, "") << p.Name();
+    EXPECT_EQ(p.command.env.count("VLLM_TORCH_PROFILER_DIR"), 0u) << p.Name();
+  }
+}
+
 TEST(SessionPlanTest, ChecksNameTheRoleConnectorOrRouterThatCannotWork) {
   recipe::ServeSpec llama = SimDisagg();
   llama.engine = llama.framework = "llamacpp";

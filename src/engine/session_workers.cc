@@ -293,6 +293,12 @@ Status RenderWorker(SessionContext& ctx, const WorkerSlot& slot, std::vector<Ses
                      fmt::format("/{}-{}", p.role, p.replica) +
                      (p.node_rank > 0 ? fmt::format(".node{}", p.node_rank) : "");
   const recipe::ServeSpec replica = ReplicaSpec(ctx, r.worker);
+  // --profile: a folder per process, so no two workers' traces share one.
+  options.profile_dir.clear();
+  if (!ctx.options.profile_root.empty() && ProfilerEnvVar(replica.engine) != nullptr) {
+    p.profile_dir = ctx.options.profile_root + "/" + p.Name();
+    options.profile_dir = p.profile_dir;
+  }
   auto rendered = RenderServerCommand(replica, options, ctx.engines);
   if (!rendered.ok()) {
     return Status(rendered.status().code(),
