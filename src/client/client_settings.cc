@@ -14,6 +14,7 @@
 #include "client/length_mixture.h"
 #include "client/prefix_pool.h"
 #include "common/limits.h"
+#include "net/url.h"
 #include "trace/trace_loader.h"
 
 namespace servebench::client {
@@ -220,6 +221,12 @@ Status Validate(const BenchSettings& s) {
         "completions endpoint rejects; drop --endpoint (it defaults to {}) or use --backend "
         "openai",
         kChatBackend, s.endpoint, kChatEndpoint));
+  }
+  for (const ProfiledProcess& p : s.profiled_processes) {
+    if (StatusOr<net::Url> url = net::ParseUrl(p.base_url); !url.ok()) {
+      return bad(fmt::format("--profile: process {}'s URL '{}': {}", p.name, p.base_url,
+                             url.status().message()));
+    }
   }
   if (s.tool_choice != "required" && s.tool_choice != "auto" && s.tool_choice != "none") {
     return bad(fmt::format("--tool-choice '{}': must be required, auto or none", s.tool_choice));

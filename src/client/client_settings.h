@@ -24,6 +24,13 @@ enum class RangeRatioSemantics {
   kInferenceX,  // uniform in [L·r, L] (InferenceX's fork; r = 1 means exactly L)
 };
 
+// One engine process of a serve session whose profiler the client starts and stops
+// (BenchSettings::profiled_processes).
+struct ProfiledProcess {
+  std::string name;      // "prefill[0]", "decode[1]": what a warning names
+  std::string base_url;  // "http://127.0.0.1:PORT": its own API
+};
+
 enum class ArrivalProcess { kGamma, kConstant };  // gamma with burstiness 1 is Poisson
 
 // Ramp-up of an open-loop rate over the run (vLLM --ramp-up-strategy): request i of N
@@ -125,6 +132,10 @@ struct BenchSettings {
   // profiler env says (vLLM and the sim: VLLM_TORCH_PROFILER_DIR; SGLang:
   // SGLANG_TORCH_PROFILER_DIR); without it vLLM answers 404: a warning.
   bool profile = false;
+  // With `profile`, a serve session of several processes (run/): the engine processes
+  // whose own /start_profile and /stop_profile are called, all at once, instead of
+  // base_url's (the router, which has no profiler). Empty: base_url's.
+  std::vector<ProfiledProcess> profiled_processes;
 
   // ---- Event times ----
   // true: each SSE event is stamped with the kernel's receive time of the read that

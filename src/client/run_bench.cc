@@ -654,7 +654,16 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
 
   // Hooks (server_hooks.h): the cache reset after every warm-up, before the counters
   // are read; the profiler wraps the measured phase alone.
-  std::optional<HookOutcome> reset_hook, start_profile_hook, stop_profile_hook;
+  // The profiler's go to every engine process of a session of several (their router
+  // has no profiler), else to the server itself.
+  std::optional<HookOutcome> reset_hook;
+  std::optional<std::vector<HookOutcome>> start_profile_hooks, stop_profile_hooks;
+  auto profile_hook = [&](const char* endpoint, double timeout_s) {
+    if (!s.profiled_processes.empty()) {
+      return CallHookOnEach(s.profiled_processes, endpoint, "--profile", timeout_s, s.tls);
+    }
+    return std::vector<HookOutcome>{CallHook(url, endpoint, "--profile", timeout_s, s.tls)};
+  };
   if (s.reset_prefix_cache) {
     reset_hook = ResetPrefixCache(url, s.tls);
   }
@@ -672,7 +681,7 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
   }
   std::optional<std::vector<metrics::PromSample>> before, after;
   if (s.scrape_metrics) before = Scrape(metrics_url, s.tls);
-  if (s.profile) start_profile_hook = CallHook(url, "/start_profile", "--profile", 60.0, s.tls);
+  if (s.profile) start_profile_hooks = profile_hook("/start_profile", 60.0);
   // KV usage over time: /metrics every --metrics-interval-s while the measured phase runs.
   std::optional<MetricsPoller> poller;
   if (s.scrape_metrics && s.metrics_interval_s > 0) {
@@ -690,7 +699,7 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
   int64_t end_mono = MonotonicNowNs();
   int64_t end_rt = RealtimeNowNs();
   // Stopping may take minutes on a real engine (it writes the trace before it answers).
-  if (s.profile) stop_profile_hook = CallHook(url, "/stop_profile", "--profile", 600.0, s.tls);
+  if (s.profile) stop_profile_hooks = profile_hook("/stop_profile", 600.0);
   if (s.scrape_metrics && !main.cancelled) after = Scrape(metrics_url, s.tls);
   result.interrupted = main.cancelled;
   int64_t issued = static_cast<int64_t>(main.records.size());
@@ -879,13 +888,21 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
   h.servebench_extra["kv_usage"] =
       poller ? json::value(metrics::KvUsageJson(result.server_scrapes, s.metrics_interval_s))
              : json::value(nullptr);
-  // Each hook asked for, with its HTTP status (null: not asked).
+  // Each hook asked for, with its HTTP status (null: not asked); a profiler hook sent
+  // to each process of a session is an array of one outcome per process.
   auto hook_json = [](const std::optional<HookOutcome>& o) {
     return o ? HookJson(*o) : json::value(nullptr);
   };
+  auto hooks_json = [&](const std::optional<std::vector<HookOutcome>>& o) {
+    if (!o) return json::value(nullptr);
+    if (s.profiled_processes.empty()) return HookJson(o->front());
+    json::array each;
+    for (const HookOutcome& one : *o) each.push_back(HookJson(one));
+    return json::value(std::move(each));
+  };
   h.servebench_extra["hooks"] = json::object{{"reset_prefix_cache", hook_json(reset_hook)},
-                                             {"start_profile", hook_json(start_profile_hook)},
-                                             {"stop_profile", hook_json(stop_profile_hook)}};
+                                             {"start_profile", hooks_json(start_profile_hooks)},
+                                             {"stop_profile", hooks_json(stop_profile_hooks)}};
   if (pool) h.servebench_extra["prefix_cache"] = std::move(prefix_cache);
   if (workload) {
     h.servebench_extra["prefix_cache"] = std::move(prefix_cache);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <future>
+
 #include "common/log.h"
 #include "net/http_fetch.h"
 
@@ -55,6 +57,42 @@ HookOutcome CallHook(const net::Url& base_url, const std::string& endpoint, cons
   return out;
 }
 
+std::vector<HookOutcome> CallHookOnEach(const std::vector<ProfiledProcess>& processes,
+                                        const std::string& endpoint, const std::string& flag,
+                                        double timeout_s, const net::TlsOptions& tls) {
+  // At once, so every process's profile covers the same window, and a slow
+  // /stop_profile (a real engine writes its trace before answering) is waited for once.
+  std::vector<std::future<HookOutcome>> calls;
+  for (const ProfiledProcess& p : processes) {
+    calls.push_back(std::async(std::launch::async, [&p, &endpoint, timeout_s, &tls] {
+      StatusOr<net::Url> url = net::ParseUrl(p.base_url);
+      HookOutcome out;
+      if (url.ok()) {
+        out = Post(*url, endpoint, timeout_s, tls);
+      } else {
+        out.endpoint = endpoint;
+        out.error = fmt::format("bad URL {}: {}", p.base_url, url.status().message());
+      }
+      out.process = p.name;
+      return out;
+    }));
+  }
+  std::vector<HookOutcome> outcomes;
+  std::string failed;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    outcomes.push_back(calls[i].get());
+    const HookOutcome& o = outcomes.back();
+    if (o.ok) continue;
+    failed += fmt::format("{}{} ({}{}: {})", failed.empty() ? "" : ", ", o.process,
+                          processes[i].base_url, endpoint, o.error);
+  }
+  if (!failed.empty()) {
+    Log(LogLevel::kWarning, "{}: POST {} failed on {}; the run goes on without their profiles",
+        flag, endpoint, failed);
+  }
+  return outcomes;
+}
+
 HookOutcome ResetPrefixCache(const net::Url& base_url, const net::TlsOptions& tls) {
   HookOutcome vllm = Post(base_url, "/reset_prefix_cache", 60.0, tls);
   if (vllm.ok || vllm.http_status != 404) {
@@ -69,10 +107,12 @@ HookOutcome ResetPrefixCache(const net::Url& base_url, const net::TlsOptions& tl
 }
 
 json::value HookJson(const HookOutcome& o) {
-  json::object j{{"endpoint", o.endpoint},
-                 {"http_status", o.http_status ? json::value(*o.http_status) : json::value()},
-                 {"ok", o.ok},
-                 {"error", o.ok ? json::value() : json::value(o.error)}};
+  json::object j;
+  if (!o.process.empty()) j["process"] = o.process;
+  j["endpoint"] = o.endpoint;
+  j["http_status"] = o.http_status ? json::value(*o.http_status) : json::value();
+  j["ok"] = o.ok;
+  j["error"] = o.ok ? json::value() : json::value(o.error);
   if (o.ok && !o.body.empty()) {
     boost::system::error_code ec;
     json::value body = json::parse(o.body, ec);

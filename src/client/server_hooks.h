@@ -11,19 +11,24 @@
 // vLLM's answer without VLLM_TORCH_PROFILER_DIR; 405), a refused connection or a
 // timeout is logged as a warning naming the endpoint, and the outcome of every hook
 // asked for is recorded in the result (servebench.hooks). Each call is one net::
-// HttpFetch (its own connection). Blocks the caller; thread-safe.
+// HttpFetch (its own connection). A serve session of several processes has its
+// profiler hooks sent to every engine process's own URL at once (CallHookOnEach), not
+// to the router the load goes to. Blocks the caller; thread-safe.
 #pragma once
 
 #include <boost/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "client/client_settings.h"
 #include "net/tls_options.h"
 #include "net/url.h"
 
 namespace servebench::client {
 
 struct HookOutcome {
+  std::string process;             // the session process it went to; "" = the base URL
   std::string endpoint;            // "/reset_prefix_cache", ...
   std::optional<int> http_status;  // nullopt: no HTTP reply (refused, timed out)
   bool ok = false;                 // a 2xx reply
@@ -36,13 +41,22 @@ struct HookOutcome {
 HookOutcome CallHook(const net::Url& base_url, const std::string& endpoint, const std::string& flag,
                      double timeout_s, const net::TlsOptions& tls);
 
+// POSTs `{}` to `endpoint` of every process at once (one thread each) and waits for
+// all, each at most `timeout_s`. One outcome per process, in order. Logs one warning
+// naming every process whose reply was not 2xx ("<flag>: POST <endpoint> failed on
+// decode[1] (http://...: HTTP 404 ...)").
+std::vector<HookOutcome> CallHookOnEach(const std::vector<ProfiledProcess>& processes,
+                                        const std::string& endpoint, const std::string& flag,
+                                        double timeout_s, const net::TlsOptions& tls);
+
 // --reset-prefix-cache: POST /reset_prefix_cache; when that is 404 (no such route),
 // SGLang's POST /flush_cache. The outcome is the call that worked, else the first
 // one's, with one warning.
 HookOutcome ResetPrefixCache(const net::Url& base_url, const net::TlsOptions& tls);
 
 // {"endpoint", "http_status" (null without a reply), "ok", "error" (null when ok)},
-// plus "trace" when the reply is a JSON object naming one (the sim's /stop_profile).
+// plus "trace" when the reply is a JSON object naming one (the sim's /stop_profile)
+// and "process" when it went to one process of a session.
 boost::json::value HookJson(const HookOutcome& outcome);
 
 }  // namespace servebench::client

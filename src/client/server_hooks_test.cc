@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "client/client.h"
 #include "net/testing/fake_openai_server.h"
 #include "net/url.h"
@@ -70,6 +74,35 @@ TEST(ServerHooksTest, NothingListeningIsAnOutcomeWithoutAStatus) {
   EXPECT_NE(o.error.find("no reply"), std::string::npos) << o.error;
   boost::json::value j = HookJson(o);
   EXPECT_TRUE(j.at("http_status").is_null());
+}
+
+// A session of several processes: every process's own endpoint is called, and one
+// warning names each process that lacks it (here decode[1], answering 404) and no other.
+TEST(ServerHooksTest, ProfilingEveryProcessWarnsOnceNamingEachProcessWithoutTheEndpoint) {
+  net::testing::FakeServerOptions profiled;
+  profiled.admin_endpoints = {"/start_profile", "/stop_profile"};
+  FakeOpenAiServer prefill(profiled), decode0(profiled), decode1;  // decode1: 404
+  const std::vector<ProfiledProcess> processes = {{"prefill[0]", prefill.base_url()},
+                                                  {"decode[0]", decode0.base_url()},
+                                                  {"decode[1]", decode1.base_url()}};
+  ::testing::internal::CaptureStderr();
+  std::vector<HookOutcome> out = CallHookOnEach(processes, "/start_profile", "--profile", 5.0, {});
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].process, "prefill[0]");
+  EXPECT_TRUE(out[0].ok) << out[0].error;
+  EXPECT_TRUE(out[1].ok) << out[1].error;
+  EXPECT_FALSE(out[2].ok);
+  EXPECT_EQ(out[2].http_status, 404);
+  EXPECT_EQ(HookJson(out[2]).at("process").as_string(), "decode[1]");
+  // One warning line, naming decode[1] with its URL, and not the processes that answered.
+  EXPECT_EQ(std::count(warnings.begin(), warnings.end(), '\n'), 1) << warnings;
+  EXPECT_NE(warnings.find("--profile: POST /start_profile failed on decode[1] (" +
+                          decode1.base_url() + "/start_profile: HTTP 404"),
+            std::string::npos)
+      << warnings;
+  EXPECT_EQ(warnings.find("prefill[0]"), std::string::npos) << warnings;
+  EXPECT_EQ(warnings.find("decode[0]"), std::string::npos) << warnings;
 }
 
 }  // namespace
