@@ -111,7 +111,8 @@ struct Artifacts {
   // (run/agentic_result.h).
   std::string inferencex_result;
   // `servebench run --profile`: the folder the engine's profiler wrote its traces into
-  // for the point's serve session (one trace per profiled point; the sim names each).
+  // for the point's serve session (one trace per profiled point; the sim names each); a
+  // session of several processes: the root, with one folder per engine process below it.
   std::string profile;
   // The engine's /metrics scraped every --metrics-interval-s over the measured phase:
   // one JSON line per scrape (metrics/scrape_series.h), KV usage over time.

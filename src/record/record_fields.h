@@ -62,8 +62,9 @@ void VisitArtifacts(V& v, A& a) {
      "agentic point's aggregate (docs/agentic.md)",
      Need::kOptional, TextRule::kAny, 2});
   v("profile", a.profile,
-    {"servebench run --profile: the folder the engine's profiler wrote the session's traces into "
-     "(docs/run.md)",
+    {"servebench run --profile: the folder the engine's profiler wrote the session's traces "
+     "into; for a serve session of several processes its root, one folder per engine process "
+     "below it (docs/run.md)",
      Need::kOptional, TextRule::kAny, 2});
   v("server_metrics", a.server_metrics,
     {"the engine's /metrics scraped every --metrics-interval-s over the measured phase, one JSON "

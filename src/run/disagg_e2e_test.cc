@@ -165,6 +165,50 @@ TEST_F(DisaggE2eTest, OnePrefillTwoDecodesAndARouterRunEveryPointOk) {
   EXPECT_TRUE(NoneLeft(5));
 }
 
+// --profile on a session of several processes: each engine process (not the router,
+// which has no profiler) gets a profiler folder of its own under the session's root,
+// is sent /start_profile and /stop_profile around the measured window, and writes its
+// trace there; the record names the root. One point, so one trace per process.
+TEST_F(DisaggE2eTest, ProfileGivesEveryEngineProcessItsFolderAndWrapsTheMeasuredWindowInEach) {
+  auto r = servebench::testing::RunShell(RunArgs(Recipe("[2]", 0.05, 16)) + " --profile");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("--profile:"), std::string::npos) << "no warning: " << r.output;
+  auto records = Records();
+  ASSERT_EQ(records.size(), 1u);
+  const auto& rec = records[0];
+  EXPECT_EQ(rec.at("status").as_string(), "ok") << rec;
+  const fs::path root(std::string(rec.at("artifacts").at("profile").as_string()));
+  EXPECT_EQ(root.parent_path(), dir_ / "out" / "profiles") << root;
+  // Named as the session's logs: <session>-<start>.
+  EXPECT_EQ(root.filename(),
+            fs::path(std::string(rec.at("artifacts").at("engine_log").as_string())).filename());
+  std::vector<std::string> folders;
+  for (const auto& e : fs::directory_iterator(root)) folders.push_back(e.path().filename());
+  std::sort(folders.begin(), folders.end());
+  EXPECT_EQ(folders, (std::vector<std::string>{"decode[0]", "decode[1]", "prefill[0]"}));
+  for (const std::string& name : folders) {
+    std::vector<fs::path> traces;
+    for (const auto& e : fs::directory_iterator(root / name)) traces.push_back(e.path());
+    // The sim writes a trace on /stop_profile only after a /start_profile: both came.
+    ASSERT_EQ(traces.size(), 1u) << name;
+    EXPECT_NE(traces[0].filename().string().find(".trace.json"), std::string::npos);
+    const auto trace = boost::json::parse(ReadFileOrEmpty(traces[0])).as_object();
+    EXPECT_FALSE(trace.at("traceEvents").as_array().empty()) << name << ": no step profiled";
+  }
+  // The hooks went to each process's own URL, one outcome per process.
+  const auto& hooks = rec.at("summary").at("servebench").at("hooks").as_object();
+  for (const char* hook : {"start_profile", "stop_profile"}) {
+    std::vector<std::string> processes;
+    for (const auto& h : hooks.at(hook).as_array()) {
+      EXPECT_TRUE(h.at("ok").as_bool()) << hook << ": " << h;
+      processes.push_back(std::string(h.at("process").as_string()));
+    }
+    EXPECT_EQ(processes, (std::vector<std::string>{"prefill[0]", "decode[0]", "decode[1]"}))
+        << hook;
+  }
+  EXPECT_TRUE(NoneLeft(5));
+}
+
 // Power of a disaggregated point, split by role: every sim worker exports the GPUs
 // the session plan gives it (--gpus, --node-index) on its own DCGM-shaped /metrics;
 // `auto` reads the workers' endpoints together, and the plan's roles and GPUs say

@@ -62,8 +62,10 @@ class NativeLoadBackend final : public LoadBackend {
  private:
   const RunSettings& settings_;
   std::vector<telemetry::SessionWorker> workers_;  // the current session's, if several
-  std::optional<double> idle_power_w_;             // of the current session's GPUs, per GPU
-  std::string idle_note_;                          // why it is missing
+  // --profile: the current session's engine processes with a profiler, if several.
+  std::vector<client::ProfiledProcess> profiled_;
+  std::optional<double> idle_power_w_;  // of the current session's GPUs, per GPU
+  std::string idle_note_;               // why it is missing
 };
 
 // Accuracy evals (gsm8k) with the floor gate. Without --eval-data, a sim engine is

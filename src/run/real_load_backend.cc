@@ -134,7 +134,9 @@ void NativeLoadBackend::OnEngineReady(const recipe::Point& first_point, const st
   idle_power_w_.reset();
   idle_note_.clear();
   workers_.clear();
+  profiled_.clear();
   for (const RoleEndpoint& r : roles) {
+    if (!r.profile_dir.empty()) profiled_.push_back({r.process, r.base_url});
     if (r.role == "router") continue;  // the router runs on no GPU
     workers_.push_back({r.role, r.url, r.gpus});
   }
@@ -167,6 +169,7 @@ LoadOutcome NativeLoadBackend::Run(const recipe::Point& point, const std::string
         repetitions == 1 ? requests_path : requests_path + ".run" + std::to_string(i + 1);
     client::BenchSettings bench = BenchSettingsFor(point, settings_, base_url, path);
     bench.telemetry.session_workers = workers_;
+    if (bench.profile) bench.profiled_processes = profiled_;
     bench.idle_power_w = idle_power_w_;
     bench.idle_power_note = idle_note_;
     auto result = client::RunBench(bench, cancel);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <boost/json.hpp>
+#include <filesystem>
 
 #include "engine/engine.h"
 #include "engine/serve_session.h"
@@ -12,6 +13,8 @@
 
 namespace servebench::run {
 namespace {
+
+namespace fs = std::filesystem;
 
 std::string FirstModelId(const std::string& models_json) {
   boost::system::error_code ec;
@@ -26,9 +29,11 @@ std::string FirstModelId(const std::string& models_json) {
 
 class SessionEngine final : public LiveEngine {
  public:
-  SessionEngine(std::unique_ptr<engine::ServeSession> session, std::string log_dir)
+  SessionEngine(std::unique_ptr<engine::ServeSession> session, std::string log_dir,
+                std::string profile_root)
       : session_(std::move(session)),
         log_dir_(std::move(log_dir)),
+        profile_root_(std::move(profile_root)),
         served_model_(FirstModelId(session_->models_json())) {}
   ~SessionEngine() override { Stop(); }
 
@@ -36,6 +41,8 @@ class SessionEngine final : public LiveEngine {
   std::string engine_version() const override { return session_->engine_version(); }
   std::string served_model() const override { return served_model_; }
   std::string log_path() const override { return log_dir_; }
+  // --profile: the session's root, one folder per engine process below it.
+  std::string profile_dir() const override { return profile_root_; }
   bool IsAlive() override { return session_->IsAlive(); }
   bool ExitsWithin(int timeout_ms) override { return session_->ExitsWithin(timeout_ms); }
   Failure Diagnose() override {
@@ -50,7 +57,8 @@ class SessionEngine final : public LiveEngine {
       if (p.kind == engine::ProcessKind::kService ||
           p.readiness == engine::ProcessReadiness::kLeader)
         continue;
-      out.push_back({p.role, p.Name(), engine::BaseUrl(p.command) + "/metrics", p.gpus});
+      const std::string base = engine::BaseUrl(p.command);
+      out.push_back({p.role, p.Name(), base + "/metrics", p.gpus, p.profile_dir, base});
     }
     return out;
   }
@@ -58,6 +66,7 @@ class SessionEngine final : public LiveEngine {
  private:
   std::unique_ptr<engine::ServeSession> session_;
   std::string log_dir_;
+  std::string profile_root_;
   std::string served_model_;
 };
 
@@ -106,8 +115,33 @@ std::unique_ptr<LiveEngine> StartServeSession(const RunSettings& settings,
     return engine::FindFreePort(n < options.node_hosts.size() ? options.node_hosts[n]
                                                               : "127.0.0.1");
   };
+  // --profile: <out>/profiles/<session>-<start>/, named as its logs, one folder below it
+  // per engine process (engine::SessionOptions::profile_root).
+  std::string profile_root;
+  if (settings.profile) {
+    profile_root = (fs::path(settings.out_dir) / "profiles" / fs::path(log_path).stem()).string();
+    options.profile_root = profile_root;
+    // In a container each engine writes to the same path, mounted.
+    if (options.render.container.kind != engine::ContainerProfile::Kind::kNone)
+      options.render.container.mounts.push_back(profile_root + ":" + profile_root);
+  }
   auto plan = engine::PlanSession(serve, options);
   if (!plan.ok()) return start_failed(plan.status().message());
+  if (!profile_root.empty()) {
+    bool any = false;
+    for (const engine::SessionProcess& p : plan->processes) {
+      if (p.profile_dir.empty()) continue;
+      any = true;
+      std::error_code ec;
+      fs::create_directories(p.profile_dir, ec);
+      if (ec) {
+        return start_failed(
+            fmt::format("--profile: cannot create {}: {}", p.profile_dir, ec.message()));
+      }
+    }
+    // An engine without a profiler (TensorRT-LLM) has no folder: nothing to record.
+    if (!any) profile_root.clear();
+  }
 
   engine::ServeSessionOptions o;
   // One log per process beside where a single engine's log would be.
@@ -118,7 +152,9 @@ std::unique_ptr<LiveEngine> StartServeSession(const RunSettings& settings,
   o.readiness_timeout_s = settings.readiness_timeout_s;
   if (settings.slurm_steps) {
     const bool pyxis = settings.container == "srun";
-    o.place = [nodes, pyxis, image = serve.image, mounts = settings.container_mounts](
+    std::vector<std::string> mounts = settings.container_mounts;
+    if (!profile_root.empty()) mounts.push_back(profile_root + ":" + profile_root);
+    o.place = [nodes, pyxis, image = serve.image, mounts = std::move(mounts)](
                   const engine::SessionProcess& p,
                   const engine::SessionPlan&) -> StatusOr<engine::ServerCommand> {
       return SrunStep(p, nodes, image, pyxis, mounts);
@@ -130,7 +166,7 @@ std::unique_ptr<LiveEngine> StartServeSession(const RunSettings& settings,
     *failure = {sf.failure.failure_class, sf.failure.summary};
     return nullptr;
   }
-  return std::make_unique<SessionEngine>(std::move(session), dir);
+  return std::make_unique<SessionEngine>(std::move(session), dir, profile_root);
 }
 
 }  // namespace servebench::run

@@ -20,7 +20,8 @@ struct PointResult {
   const EvalOutcome* eval = nullptr;  // null when no eval ran
   std::string engine_log_path;
   std::string inferencex_result_path;  // InferenceX's result file of the point, "" = none
-  std::string profile_dir;  // --profile: the engine's profiler folder (LiveEngine), "" = none
+  std::string
+      profile_dir;  // --profile: the engine's profiler folder or root (LiveEngine), "" = none
   bool interrupted = false;
   // A serve session of several processes: each role's metrics over the load run
   // (role_metrics.h); empty otherwise.

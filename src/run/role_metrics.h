@@ -14,12 +14,16 @@
 
 namespace servebench::run {
 
-// One /metrics endpoint of one process of the session.
+// One /metrics endpoint of one process of the session, and (--profile) its profiler.
 struct RoleEndpoint {
   std::string role;       // "prefill", "decode", "aggregated", "router"
   std::string process;    // "decode[1]"
   std::string url;        // http://host:port/metrics
   std::vector<int> gpus;  // GPU indices on its node, as the session plan gives them
+  // --profile: the folder its profiler writes into (engine::SessionProcess::profile_dir);
+  // "" = none (the router, or no --profile). Its /start_profile is at base_url.
+  std::string profile_dir;
+  std::string base_url;  // http://host:port
 };
 
 // Per role, per metric name: the value summed over label sets and the role's

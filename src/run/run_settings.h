@@ -35,7 +35,9 @@ struct RunSettings {
   // /stop_profile around its measured phase. With `profile` each serve session's
   // engine is started with its stack's profiler directory (vLLM and the sim:
   // VLLM_TORCH_PROFILER_DIR, SGLang: SGLANG_TORCH_PROFILER_DIR) set to
-  // <out>/profiles/<session log name>/, recorded as each point's artifacts.profile.
+  // <out>/profiles/<session log name>/, recorded as each point's artifacts.profile; a
+  // session of several processes gets one folder per engine process below that root,
+  // and the hooks go to each of them (docs/run.md "Hooks").
   bool reset_prefix_cache = false;
   bool profile = false;
   // Validity rule client_saturated (metrics.md §8): P99 issue delay above this marks a
