@@ -32,20 +32,33 @@ TEST(ImportInferenceXTest, WritesNativeRecipesAndListsWhatCannotBeCaptured) {
   EXPECT_THAT(r.output, HasSubstr("split: tp8 1024x1024: --max-num-seqs changes with CONC"));
   EXPECT_THAT(r.output, HasSubstr("tinyx-fp8-mi300x-vllm: captured 0/1 point(s)"));
   EXPECT_THAT(r.output, HasSubstr("not captured (1 point(s)): no benchmark script: tried"));
-  EXPECT_THAT(r.output, HasSubstr("not written: tinyx-fp8-h200-vllm-agentic-mtp"));
-  EXPECT_THAT(r.output, HasSubstr("wrote 3 recipe(s) to"));
-  EXPECT_THAT(r.output, HasSubstr("wrote 14 script run(s) to"));
-  auto validate = RunServebench("validate " + dir.path() + "/captured.yaml");
-  EXPECT_EQ(validate.exit_code, 0) << validate.output;
-  EXPECT_THAT(validate.output, HasSubstr("3 recipe(s), 10 point(s)"));
+  // The agentic keys are written too, their KV-offload servers beside the engine.
+  EXPECT_THAT(r.output, HasSubstr("tinyx-fp8-b200-vllm-agentic: captured 1/1 point(s)"));
+  EXPECT_THAT(r.output, HasSubstr("wrote 5 recipe(s) to"));
+  EXPECT_THAT(r.output, HasSubstr("wrote 15 script run(s) to"));
   auto transcript = ReadFile(dir.path() + "/runs.jsonl");
   ASSERT_TRUE(transcript.ok());
-  EXPECT_EQ(std::count(transcript->begin(), transcript->end(), '\n'), 14);
+  EXPECT_EQ(std::count(transcript->begin(), transcript->end(), '\n'), 15);
   auto recipes = ReadFile(dir.path() + "/captured.yaml");
   ASSERT_TRUE(recipes.ok());
   for (const std::string* text : {&*transcript, &*recipes, &r.output})
     EXPECT_EQ(text->find("servebench-capture-placeholder"), std::string::npos);
   EXPECT_THAT(*transcript, HasSubstr("\"env_from\":{\"HUGGING_FACE_HUB_TOKEN\":\"HF_TOKEN\"}"));
+}
+
+// The fixed-seq-len keys' recipes validate as written. (The agentic keys' commands name
+// their chat template under /workspace, so they render only in a container: validate
+// says so, and capture_fixture_test reloads them exactly.)
+TEST(ImportInferenceXTest, TheFixedSeqLenRecipesValidateAsWritten) {
+  TempFolder dir("import-fixed");
+  auto r =
+      RunServebench("import inferencex " + FixtureRoot() + " --scenario-type fixed-seq-len --out " +
+                    dir.path() + "/captured.yaml --jobs 2");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("wrote 3 recipe(s) to"));
+  auto validate = RunServebench("validate " + dir.path() + "/captured.yaml");
+  EXPECT_EQ(validate.exit_code, 0) << validate.output;
+  EXPECT_THAT(validate.output, HasSubstr("3 recipe(s), 10 point(s)"));
 }
 
 TEST(ImportInferenceXTest, AFolderThatIsNotACheckoutIsRefusedBeforeAnythingRuns) {
