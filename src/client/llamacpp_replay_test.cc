@@ -22,7 +22,7 @@ using engine::testing::LlamaServer;
 using engine::testing::LlamaServerOptions;
 
 // 3 conversations of 4 turns in Mooncake's format with 64-token blocks, one after
-// another, a turn every 300 ms: turn k holds 2(k + 1) whole blocks, the previous
+// another, replayed in one lane: turn k holds 2(k + 1) whole blocks, the previous
 // turn's prompt plus two fresh blocks. With one slot the conversations never evict
 // each other mid-way, so the cache llama.cpp keeps is the one the model assumes.
 std::string WriteConversations() {
@@ -63,6 +63,10 @@ TEST(LlamacppReplayTest, AMultiTurnReplayIsServedFromThePromptCacheAsTheClientEx
   s.dataset_path = WriteConversations();
   s.trace_block_tokens = 64;
   s.engine_block_tokens = 1;  // what KvBlockTokens says of a llamacpp serve spec
+  // One closed-loop lane: each turn is sent when the one before has completed, so the
+  // slot serves the turns in the trace's order however loaded the machine is (on the
+  // recorded schedule a late turn could overlap the next conversation's first).
+  s.max_concurrency = 1;
   s.ignore_eos = true;
   s.request_timeout_s = 60;
   s.client_issue_delay_limit_ms = 1e9;  // shared CI cores: lateness is not under test
