@@ -15,6 +15,7 @@
 #include "common/testing/shell.h"
 #include "metrics/channels.h"
 #include "sim/testing/sim_process.h"
+#include "sim/testing/started_sim.h"
 
 namespace servebench::client {
 namespace {
@@ -23,12 +24,7 @@ using metrics::Channel;
 using metrics::ChannelsOf;
 using metrics::RequestChannels;
 using sim::testing::SimProcess;
-
-std::unique_ptr<SimProcess> StartSim(const std::vector<std::string>& args) {
-  auto sim = std::make_unique<SimProcess>(args);
-  EXPECT_TRUE(sim->ready()) << sim->output();
-  return sim->ready() ? std::move(sim) : nullptr;
-}
+using sim::testing::StartSim;
 
 // Chat requests, one at a time so every decode step of a request costs the same.
 BenchSettings ChatSettings(const SimProcess& sim) {

@@ -13,6 +13,7 @@
 #include "common/testing/files.h"
 #include "common/testing/shell.h"
 #include "sim/testing/sim_process.h"
+#include "sim/testing/started_sim.h"
 
 namespace servebench::client {
 namespace {
@@ -22,12 +23,7 @@ using servebench::testing::ReadFileOrEmpty;
 using servebench::testing::ProcessResult;
 using servebench::testing::RunProcess;
 using sim::testing::SimProcess;
-
-std::unique_ptr<SimProcess> StartSim(const std::vector<std::string>& args) {
-  auto sim = std::make_unique<SimProcess>(args);
-  EXPECT_TRUE(sim->ready()) << sim->output();
-  return sim->ready() ? std::move(sim) : nullptr;
-}
+using sim::testing::StartSim;
 
 BenchSettings Settings(const SimProcess& sim) {
   BenchSettings s;

@@ -15,6 +15,7 @@
 #include "common/testing/files.h"
 #include "common/testing/shell.h"
 #include "sim/testing/sim_process.h"
+#include "sim/testing/started_sim.h"
 
 namespace servebench::telemetry {
 namespace {
@@ -22,6 +23,7 @@ namespace {
 using servebench::testing::ProcessResult;
 using servebench::testing::RunProcess;
 using sim::testing::SimProcess;
+using sim::testing::StartSim;
 
 const std::string kBin = std::string(SERVEBENCH_SOURCE_DIR) + "/src/telemetry/testdata/bin";
 
@@ -95,12 +97,6 @@ void ExpectKnownPower(const Bench& b, double watts, int gpus) {
               0.01 * energy / output_tokens);
   EXPECT_NEAR(Num(b.power, "avg_power_w"), watts / gpus, 0.01 * watts / gpus);
   EXPECT_EQ(Num(b.power, "gpu_count_observed"), gpus);
-}
-
-std::unique_ptr<SimProcess> StartSim(const std::vector<std::string>& args = {}) {
-  auto sim = std::make_unique<SimProcess>(args);
-  EXPECT_TRUE(sim->ready()) << sim->output();
-  return sim->ready() ? std::move(sim) : nullptr;
 }
 
 TEST(PowerBenchTest, StandInNvidiaSmiKnownPowerCountsOnlyTheChosenGpus) {
