@@ -6,27 +6,23 @@
 #include <string>
 #include <string_view>
 
+#include "common/splitmix64.h"
+
 namespace servebench::eval {
 namespace {
 
-// splitmix64: small, well mixed, and identical on every platform (std::
-// distributions are not), so a seed means the same dataset everywhere.
+// SplitMix64 (common/splitmix64.h): a seed means the same dataset everywhere.
 class Rng {
  public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
+  explicit Rng(uint64_t seed) : stream_(seed) {}
+  uint64_t Next() { return stream_.Next(); }
   // Uniform in [lo, hi] (modulo bias is irrelevant at these sizes).
   int64_t Between(int64_t lo, int64_t hi) {
     return lo + static_cast<int64_t>(Next() % static_cast<uint64_t>(hi - lo + 1));
   }
 
  private:
-  uint64_t state_;
+  SplitMix64 stream_;
 };
 
 struct Person {

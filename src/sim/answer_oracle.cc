@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/jsonl.h"
+#include "common/splitmix64.h"
 
 namespace servebench::sim {
 namespace {
@@ -92,17 +93,12 @@ std::optional<Worked> Solve(std::string_view question) {
 }
 
 uint64_t QuestionHash(uint64_t seed, std::string_view question) {
-  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a 64
-  auto mix = [&h](unsigned char byte) {
-    h ^= byte;
-    h *= 0x100000001b3ULL;
-  };
-  for (int i = 0; i < 8; ++i) mix(static_cast<unsigned char>(seed >> (8 * i)));
-  for (char c : question) mix(static_cast<unsigned char>(c));
-  // splitmix64 finaliser: FNV's low bits alone are poorly mixed.
-  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
-  return h ^ (h >> 31);
+  // FNV-1a 64 over the seed's eight bytes (little end first), then the question.
+  char seed_bytes[8];
+  for (int i = 0; i < 8; ++i) seed_bytes[i] = static_cast<char>(seed >> (8 * i));
+  const uint64_t h = Fnv1a64(question, Fnv1a64(std::string_view(seed_bytes, 8)));
+  // The SplitMix64 finaliser: FNV's low bits alone are poorly mixed.
+  return SplitMix64Finalize(h);
 }
 
 class ArithmeticOracle : public AnswerOracle {

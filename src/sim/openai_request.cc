@@ -5,6 +5,8 @@
 #include <boost/json.hpp>
 #include <set>
 
+#include "common/splitmix64.h"
+
 namespace servebench::sim {
 namespace json = boost::json;
 namespace {
@@ -100,14 +102,6 @@ ApiError Bad(std::string message, std::string param = "") {
   e.message = std::move(message);
   e.param = std::move(param);
   return e;
-}
-
-uint64_t Fnv64(std::string_view s, uint64_t h = 1469598103934665603ull) {
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
 }
 
 std::optional<ApiError> ReadInt(const json::object& o, const char* key, int lo, int* out) {
@@ -330,7 +324,7 @@ std::optional<ApiError> ParseGenerationRequest(std::string_view body, Endpoint e
     if (m == o.end()) return Bad("'messages' is required", "messages");
     if (auto e = ReadMessages(m->value(), tok, out)) return e;
   }
-  out->content_hash = Fnv64(out->prompt_text);
+  out->content_hash = Fnv1a64(out->prompt_text);
 
   if (auto e = ReadBool(o, "stream", &out->stream)) return e;
   auto so = o.find("stream_options");

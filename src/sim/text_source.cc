@@ -1,5 +1,7 @@
 #include "sim/text_source.h"
 
+#include "common/splitmix64.h"
+
 namespace servebench::sim {
 
 TextSource::TextSource(const Tokenizer* tokenizer, uint64_t seed, std::string answer)
@@ -13,11 +15,7 @@ void TextSource::Next(int count, std::string* out) {
       out->append(answer_pieces_[next_piece_++]);
       continue;
     }
-    // splitmix64
-    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
+    const uint64_t z = SplitMix64Finalize(state_ += kSplitMix64Gamma);
     tokenizer_->AppendTokenText(static_cast<uint32_t>(z % tokenizer_->vocab_size()), out);
   }
 }

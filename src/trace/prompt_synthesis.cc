@@ -13,11 +13,11 @@ namespace {
 void AppendStream(const PromptSynthesisSettings& s, uint64_t stream_key, int64_t count,
                   std::vector<int32_t>* out) {
   const uint64_t span = static_cast<uint64_t>(s.vocab_size - s.first_token_id);
-  uint64_t state = stream_key;
+  // Token i is Mix64(stream_key + (i + 1)·γ): SplitMix64's stream from stream_key + γ.
+  SplitMix64 stream(stream_key + kSplitMix64Gamma);
   for (int64_t i = 0; i < count; ++i) {
-    state += 0x9e3779b97f4a7c15ull;
     out->push_back(
-        static_cast<int32_t>(s.first_token_id + static_cast<int64_t>(Mix64(state) % span)));
+        static_cast<int32_t>(s.first_token_id + static_cast<int64_t>(stream.Next() % span)));
   }
 }
 

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include "common/splitmix64.h"
+
 namespace servebench::engine::llamacpp {
 namespace {
 
@@ -15,36 +17,17 @@ constexpr const char* kChatTemplate =
     "{% for message in messages %}{{ message['role'] }}: {{ message['content'] }}\n"
     "{% endfor %}{% if add_generation_prompt %}assistant: {% endif %}";
 
-// SplitMix64: a tiny generator whose stream is the same on every platform (the
-// standard library's distributions are not specified bit for bit).
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [-1, 1).
-  float Symmetric() { return static_cast<float>(Next() >> 40) / 8388608.0f - 1.0f; }
-
- private:
-  uint64_t state_;
-};
-
-uint64_t Fnv1a(const std::string& s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
+// Uniform in [-1, 1) from the top 24 bits of one draw.
+float Symmetric(SplitMix64& rng) {
+  return static_cast<float>(rng.Next() >> 40) / 8388608.0f - 1.0f;
 }
 
 // Each tensor's values depend only on the seed and its name, so a draft's blocks
 // equal its target's without generating the target.
 std::vector<float> RandomValues(uint64_t seed, const std::string& name, size_t n, float scale) {
-  SplitMix64 rng(seed ^ Fnv1a(name));
+  SplitMix64 rng(seed ^ Fnv1a64(name));
   std::vector<float> v(n);
-  for (float& x : v) x = rng.Symmetric() * scale;
+  for (float& x : v) x = Symmetric(rng) * scale;
   return v;
 }
 
