@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <string_view>
+#include <utility>
 
 #include "client/openai_stream.h"
 #include "client/sse_parser.h"
@@ -29,6 +31,9 @@ constexpr size_t kInitialReadBuffer = 4 * 1024;
 constexpr size_t kMaxReadBuffer = 256 * 1024;
 constexpr size_t kMaxErrorBody = 2048;
 constexpr auto kCancelPoll = std::chrono::milliseconds(10);
+// Connected spares kept in the pacer's pool, so a burst of arrivals finds a
+// connection instead of a connect on its path.
+constexpr size_t kPacedSpares = 4;
 
 // Frees a large prompt's bytes once they can no longer be needed.
 void FreeRequest(Job* job) {
@@ -89,7 +94,9 @@ struct LoadWorker::Conn {
 };
 
 LoadWorker::LoadWorker(WorkerConfig config) : cfg_(std::move(config)) {}
-LoadWorker::~LoadWorker() = default;
+LoadWorker::~LoadWorker() {
+  if (pacer_) pacer_->Stop();
+}
 
 LoadWorker::Conn* LoadWorker::NewConn() {
   conns_.push_back(std::make_unique<Conn>(this, io_));
@@ -97,10 +104,27 @@ LoadWorker::Conn* LoadWorker::NewConn() {
   return conns_.back().get();
 }
 
+void LoadWorker::ReturnIdle(Conn* c) {
+  if (!cfg_.paced_sends) return idle_.push_back(c);
+  std::lock_guard<std::mutex> lock(pool_mu_);
+  pacer_pool_.push_back(c);
+}
+
+LoadWorker::Conn* LoadWorker::PopIdle() {
+  std::vector<Conn*>* pool = &idle_;
+  std::unique_lock<std::mutex> lock(pool_mu_, std::defer_lock);
+  if (cfg_.paced_sends) {
+    lock.lock();
+    pool = &pacer_pool_;
+  }
+  if (pool->empty()) return nullptr;
+  Conn* c = pool->back();
+  pool->pop_back();
+  return c;
+}
+
 LoadWorker::Conn* LoadWorker::AcquireConn() {
-  while (!idle_.empty()) {
-    Conn* c = idle_.back();
-    idle_.pop_back();
+  while (Conn* c = PopIdle()) {
     if (c->dead) continue;
     if (c->connected && c->transport.IdleConnectionUnusable()) {
       ++stale_connections_;
@@ -142,6 +166,10 @@ void LoadWorker::Resend(Conn* stale) {
 void LoadWorker::KeepSpares() {
   int64_t spares = preconnecting_;
   for (const Conn* c : idle_) spares += c->connected && !c->dead ? 1 : 0;
+  if (cfg_.paced_sends) {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    spares += static_cast<int64_t>(pacer_pool_.size());  // connected, none dead
+  }
   for (; spares < in_flight_; ++spares) Connect(NewConn(), /*then_send=*/false);
 }
 
@@ -158,7 +186,7 @@ void LoadWorker::Connect(Conn* c, bool then_send) {
                                   c->dead = true;
                                 } else {
                                   c->connected = true;
-                                  idle_.push_back(c);
+                                  ReturnIdle(c);
                                 }
                                 return;
                               }
@@ -193,6 +221,14 @@ void LoadWorker::StartJob(Job* job, int64_t t_scheduled, int64_t t_slot_free) {
 }
 
 void LoadWorker::Send(Conn* c) {
+  BeginResponse(c);
+  StampSent(c, MonotonicNowNs());
+  ArmDeadline(c);
+  WriteFrom(c, 0);
+  Read(c);
+}
+
+void LoadWorker::BeginResponse(Conn* c) {
   c->reads = c->kernel_stamped_reads = 0;
   c->response_bytes = 0;
   c->http.Reset();
@@ -201,25 +237,35 @@ void LoadWorker::Send(Conn* c) {
   c->stream_failed = false;
   c->decoder.emplace(c->rec, cfg_.keep_text);
   c->rec->events.reserve(static_cast<size_t>(std::clamp<int64_t>(c->rec->max_tokens + 4, 8, 4096)));
-  uint64_t serial = c->serial;
-  if (cfg_.request_timeout_s > 0) {
-    c->deadline.expires_after(std::chrono::duration_cast<std::chrono::nanoseconds>(
-        std::chrono::duration<double>(cfg_.request_timeout_s)));
-    c->deadline.async_wait([this, c, serial](const boost::system::error_code& ec) {
-      if (ec || c->serial != serial || c->rec == nullptr) return;
-      Fail(c, FailureKind::kTimeout,
-           fmt::format("no complete response within the {} s request deadline",
-                       cfg_.request_timeout_s));
-    });
-  }
-  c->writing = true;
-  int64_t now = MonotonicNowNs();
-  c->rec->t_sent_ns = now;
-  int64_t lag = now - std::max(c->rec->t_scheduled_ns, c->rec->t_slot_free_ns);
+}
+
+void LoadWorker::StampSent(Conn* c, int64_t t_sent_ns) {
+  c->rec->t_sent_ns = t_sent_ns;
+  int64_t lag = t_sent_ns - std::max(c->rec->t_scheduled_ns, c->rec->t_slot_free_ns);
   if (lag > cfg_.progress->max_issue_delay_ns.load(std::memory_order_relaxed)) {
     cfg_.progress->max_issue_delay_ns.store(lag, std::memory_order_relaxed);
   }
-  c->transport.AsyncWriteAll(c->job->request,
+}
+
+void LoadWorker::ArmDeadline(Conn* c) {
+  if (cfg_.request_timeout_s <= 0) return;
+  uint64_t serial = c->serial;
+  // From the send, not from when this loop took the request up.
+  c->deadline.expires_at(AtNs(c->rec->t_sent_ns) +
+                         std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::duration<double>(cfg_.request_timeout_s)));
+  c->deadline.async_wait([this, c, serial](const boost::system::error_code& ec) {
+    if (ec || c->serial != serial || c->rec == nullptr) return;
+    Fail(c, FailureKind::kTimeout,
+         fmt::format("no complete response within the {} s request deadline",
+                     cfg_.request_timeout_s));
+  });
+}
+
+void LoadWorker::WriteFrom(Conn* c, size_t offset) {
+  uint64_t serial = c->serial;
+  c->writing = true;
+  c->transport.AsyncWriteAll(std::string_view(c->job->request).substr(offset),
                              [this, c, serial](const boost::system::error_code& ec, size_t) {
                                c->writing = false;
                                if (c->serial != serial || c->rec == nullptr) return;
@@ -229,7 +275,6 @@ void LoadWorker::Send(Conn* c) {
                                }
                                if (c->response_bytes > 0) FreeRequest(c->job);
                              });
-  Read(c);
 }
 
 void LoadWorker::Read(Conn* c) {
@@ -344,7 +389,7 @@ void LoadWorker::Finish(Conn* c, bool reusable) {
   c->decoder.reset();
   ++c->serial;
   --in_flight_;
-  if (reusable) idle_.push_back(c);
+  if (reusable) ReturnIdle(c);
   if (cfg_.lanes != nullptr) {
     // What this request's end releases (its conversation's next turn, a join, the
     // lane's next tree) is due from its end on.
@@ -383,6 +428,126 @@ void LoadWorker::OnArrivalTimer() {
     });
   }
   CheckDone();
+}
+
+void LoadWorker::StartPacer() {
+  std::vector<int64_t> due;
+  due.reserve(cfg_.my_jobs.size());
+  for (size_t i : cfg_.my_jobs) due.push_back(start_ns_ + (*cfg_.jobs)[i].offset_ns);
+  pacer_ = std::make_unique<SendPacer>(
+      std::move(due), [this](size_t) { PreparePaced(); },
+      [this](size_t item, int64_t due_ns) { FirePaced(item, due_ns); },
+      // Posted after every arrival's hand-off, so it runs after them.
+      [this] {
+        asio::post(io_, [this] {
+          StopPacer();
+          CheckDone();
+        });
+      });
+  pacing_ = true;
+  pacer_->Start();
+}
+
+void LoadWorker::PreparePaced() {
+  while (paced_conn_ == nullptr) {
+    Conn* c = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(pool_mu_);
+      if (pacer_pool_.empty()) return;  // FirePaced leaves the arrival to the loop
+      c = pacer_pool_.back();
+      pacer_pool_.pop_back();
+    }
+    // Checked here, before the due time, not at it. Only the loop may close it.
+    if (c->transport.IdleConnectionUnusable()) {
+      asio::post(io_, [this, c] {
+        ++stale_connections_;
+        server_closes_streams_ = true;
+        c->transport.Close();
+        c->dead = true;
+      });
+      continue;
+    }
+    paced_conn_ = c;
+  }
+}
+
+void LoadWorker::FirePaced(size_t item, int64_t due_ns) {
+  PacedWrite w;
+  w.job = &(*cfg_.jobs)[cfg_.my_jobs[item]];
+  w.t_scheduled_ns = due_ns;
+  w.conn = std::exchange(paced_conn_, nullptr);
+  if (w.conn != nullptr) {
+    // t_sent is the write's start, as in Send(): the request leaves now.
+    w.t_sent_ns = MonotonicNowNs();
+    w.written = w.conn->transport.TryWriteNow(w.job->request, &w.error);
+  }
+  paced_posted_.fetch_add(1, std::memory_order_release);
+  asio::post(io_, [this, w] { OnPacedWrite(w); });
+}
+
+void LoadWorker::OnPacedWrite(const PacedWrite& w) {
+  ++paced_handled_;
+  if (w.conn == nullptr) {
+    // No idle connection was lent: sent from here, late by its connect.
+    if (!cancelled_) StartJob(w.job, w.t_scheduled_ns, -1);
+  } else {
+    RequestRecord& r = records_.emplace_back();
+    r.index = w.job->index;
+    r.warmup = w.job->warmup;
+    r.t_scheduled_ns = w.t_scheduled_ns;
+    r.t_slot_free_ns = -1;
+    r.client_prompt_tokens = w.job->client_prompt_tokens;
+    r.max_tokens = w.job->max_tokens;
+    ++in_flight_;
+    Conn* c = w.conn;
+    c->rec = &r;
+    c->job = w.job;
+    c->serial = ++serial_;
+    c->pooled = true;  // connected before this request: the stale-reuse race applies
+    BeginResponse(c);
+    StampSent(c, w.t_sent_ns);
+    if (cancelled_) {
+      Fail(c, FailureKind::kCancelled, "the run was interrupted");
+    } else if (w.error) {
+      if (IsStaleReuse(c, w.error)) {
+        Resend(c);
+      } else {
+        Fail(c, FailureKind::kWrite, "write: " + w.error.message());
+      }
+    } else {
+      ArmDeadline(c);
+      if (w.written < w.job->request.size()) WriteFrom(c, w.written);
+      Read(c);
+    }
+  }
+  if (grace_over_) OnGraceEnd();  // handed over after the grace period's cut
+  if (server_closes_streams_) {
+    KeepSpares();
+  } else {
+    KeepPacedSpares();
+  }
+  CheckDone();
+}
+
+void LoadWorker::KeepPacedSpares() {
+  if (shut_down_ || cancelled_ || issuing_ended_) return;
+  size_t pooled = 0;
+  {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    pooled = pacer_pool_.size();
+  }
+  for (size_t n = pooled + static_cast<size_t>(preconnecting_); n < kPacedSpares; ++n) {
+    Connect(NewConn(), /*then_send=*/false);
+  }
+}
+
+void LoadWorker::StopPacer() {
+  if (!pacing_) return;
+  pacer_->Stop();
+  next_arrival_ = pacer_->taken();
+  pacing_ = false;
+  // A connection it had taken for an arrival it will not send goes back.
+  if (paced_conn_ != nullptr) ReturnIdle(std::exchange(paced_conn_, nullptr));
 }
 
 bool LoadWorker::MayIssue(int64_t released_ns) const {
@@ -431,6 +596,8 @@ void LoadWorker::ScheduleNext(int64_t slot_free_ns) {
 
 void LoadWorker::CheckDone() {
   if (in_flight_ > 0) return;
+  // The pacer may still send, or has handed over requests not yet taken up here.
+  if (pacing_ || paced_handled_ < paced_posted_.load(std::memory_order_acquire)) return;
   // A concurrency schedule at 0 slots for now still has steps to come.
   if (!cancelled_ && !issuing_ended_ && next_step_ < cfg_.slot_steps.size()) return;
   bool all_started = false;
@@ -451,6 +618,7 @@ void LoadWorker::PollCancel() {
   if (shut_down_) return;
   if (cfg_.cancel != nullptr && cfg_.cancel->load()) {
     cancelled_ = true;
+    StopPacer();
     pending_.clear();
     arrival_timer_.cancel();
     for (auto& c : conns_) {
@@ -475,6 +643,7 @@ std::string LoadWorker::IssueEndText() const {
 void LoadWorker::OnStop() {
   if (shut_down_ || cancelled_ || issuing_ended_) return;
   stopped_ = true;
+  StopPacer();
   // Arrivals not yet due were never offered: they are dropped, not cut. Then the issue
   // window ends now, exactly as at the duration's end.
   if (!cfg_.closed_loop) cfg_.my_jobs.resize(next_arrival_);
@@ -487,6 +656,7 @@ void LoadWorker::OnDurationEnd() {
   // Every arrival of `my_jobs` is before the end (RunBench keeps only those): any the
   // arrival timer has not reached yet is due now, late by this thread, not by design.
   std::vector<Job>& jobs = *cfg_.jobs;
+  StopPacer();
   while (!cfg_.closed_loop && next_arrival_ < cfg_.my_jobs.size()) {
     Dispatch(&jobs[cfg_.my_jobs[next_arrival_++]]);
   }
@@ -508,7 +678,8 @@ void LoadWorker::OnDurationEnd() {
     cfg_.progress->failed.fetch_add(1, std::memory_order_relaxed);
   }
   pending_.clear();
-  if (in_flight_ == 0) return CheckDone();
+  // Requests the pacer handed over and this loop has not taken up are in flight too.
+  if (in_flight_ == 0 && paced_handled_ == paced_posted_.load()) return CheckDone();
   if (cfg_.grace_ns <= 0) return OnGraceEnd();
   duration_timer_.expires_at(AtNs(start_ns_ + cfg_.duration_ns + cfg_.grace_ns));
   duration_timer_.async_wait([this](const boost::system::error_code& ec) {
@@ -544,6 +715,7 @@ void LoadWorker::OnSlotStep() {
 
 void LoadWorker::OnGraceEnd() {
   if (shut_down_) return;
+  grace_over_ = true;
   std::string why = fmt::format("still in flight {} s after {} (--grace-period); cut",
                                 static_cast<double>(cfg_.grace_ns) / 1e9, IssueEndText());
   for (auto& c : conns_) {
@@ -555,6 +727,7 @@ void LoadWorker::OnGraceEnd() {
 void LoadWorker::Shutdown() {
   if (shut_down_) return;
   shut_down_ = true;
+  StopPacer();  // before the connections it may hold are closed
   arrival_timer_.cancel();
   cancel_timer_.cancel();
   duration_timer_.cancel();
@@ -604,6 +777,8 @@ void LoadWorker::Run() {
         }
         CheckDone();
       });
+    } else if (cfg_.paced_sends) {
+      StartPacer();
     } else {
       arrival_timer_.expires_at(AtNs(start_ns_));
       arrival_timer_.async_wait([this](const boost::system::error_code& ec) {
@@ -613,6 +788,7 @@ void LoadWorker::Run() {
     io_.run();
   } catch (const std::exception& e) {
     // Asio reports only resource exhaustion this way; record it on what was in flight.
+    StopPacer();
     for (auto& c : conns_) {
       if (c->rec != nullptr) {
         c->rec->failure = FailureKind::kRead;

@@ -16,6 +16,16 @@
 // connections for reuse (it closes them itself) and keeps a connected spare per
 // request in flight, opened while the request streams, so the next request's
 // connect is off its path instead of in its issue delay.
+//
+// Paced sends (WorkerConfig::paced_sends, a trace's fixed schedule): the arrivals are
+// sent by a SendPacer thread (send_pacer.h), not by this event loop, so a request
+// leaves on time while the loop parses other streams. The worker lends the pacer its
+// idle connections (a pool under pool_mu_); at each due time the pacer writes the
+// pre-built request bytes on one of them (Transport::TryWriteNow), stamps t_sent, and
+// posts the connection to the event loop, which writes what the socket did not take,
+// reads the response and returns the connection to the pool. With no idle
+// connection, or on TLS, the arrival is posted to the loop and sent as without a
+// pacer (its issue delay then includes the connect).
 #pragma once
 
 #include <atomic>
@@ -24,11 +34,13 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "client/lag_histogram.h"
 #include "client/lane_schedule.h"
+#include "client/send_pacer.h"
 #include "metrics/request_record.h"
 
 namespace servebench::client {
@@ -82,6 +94,9 @@ struct WorkerConfig {
   // a step down retires slots as their requests end.
   std::vector<std::pair<int64_t, int64_t>> slot_steps;
   int64_t preconnect = 0;  // connections opened before the start
+  // Open loop with no cap on plain TCP: a SendPacer thread sends the arrivals (the
+  // class comment). RunPhase sets it for a trace's fixed schedule.
+  bool paced_sends = false;
   // Duration bound (BenchSettings::duration_s), from the phase start; 0 = none. At
   // start + duration_ns the worker stops issuing (open loop: `my_jobs` holds only
   // arrivals before it, all dispatched by then; closed loop: a slot released at or
@@ -134,6 +149,36 @@ class LoadWorker {
   void Connect(Conn* c, bool then_send);
   void StartJob(Job* job, int64_t t_scheduled, int64_t t_slot_free);
   void Send(Conn* c);
+  // Send's parts: resets the connection's response state for its request; stamps
+  // t_sent (and the progress line's max issue delay); arms the request deadline from
+  // t_sent; writes the request from byte `offset` on.
+  void BeginResponse(Conn* c);
+  void StampSent(Conn* c, int64_t t_sent_ns);
+  void ArmDeadline(Conn* c);
+  void WriteFrom(Conn* c, size_t offset);
+  // An idle connection goes back to the pool (the pacer's, when pacing); PopIdle
+  // takes one off it (null when empty).
+  void ReturnIdle(Conn* c);
+  Conn* PopIdle();
+  // ---- Paced sends ----
+  struct PacedWrite {
+    Conn* conn = nullptr;  // null: no idle connection was there; the loop sends it
+    Job* job = nullptr;
+    int64_t t_scheduled_ns = 0, t_sent_ns = 0;
+    size_t written = 0;  // bytes the pacer's write put on the socket
+    boost::system::error_code error;
+  };
+  void StartPacer();
+  // Pacer thread: takes an idle, usable connection for the next arrival.
+  void PreparePaced();
+  // Pacer thread: writes the arrival and posts OnPacedWrite.
+  void FirePaced(size_t item, int64_t due_ns);
+  // Event loop: the request the pacer wrote (or could not) becomes this loop's.
+  void OnPacedWrite(const PacedWrite& w);
+  // Ends the pacing and joins its thread; next_arrival_ is then the arrivals it took.
+  void StopPacer();
+  // With the pacer: keeps a few connected spares in its pool.
+  void KeepPacedSpares();
   void Read(Conn* c);
   void OnRead(Conn* c, uint64_t serial, const boost::system::error_code& ec, size_t n);
   void Complete(Conn* c);
@@ -195,6 +240,19 @@ class LoadWorker {
   bool issuing_ended_ = false;  // the duration bound passed: nothing more starts
   bool stopped_ = false;        // ...because a stop rule fired (WorkerConfig::stop)
   bool shut_down_ = false;
+  bool grace_over_ = false;  // OnGraceEnd ran: a request handed over later is cut
+
+  // Paced sends. While pacing_, the pacer owns next_arrival_; requests it posted and
+  // this loop has not yet taken up are paced_posted_ - paced_handled_ (CheckDone
+  // waits for them).
+  bool pacing_ = false;
+  std::mutex pool_mu_;
+  std::vector<Conn*> pacer_pool_;  // GUARDED_BY(pool_mu_): idle connections lent to it
+  Conn* paced_conn_ = nullptr;     // pacer thread: the connection for its next arrival
+  std::atomic<int64_t> paced_posted_{0};
+  int64_t paced_handled_ = 0;
+  // Last: destroyed (and so stopped) before the connections and the io_context.
+  std::unique_ptr<SendPacer> pacer_;
 };
 
 }  // namespace servebench::client

@@ -179,6 +179,10 @@ PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::resu
     }
     if (plan.lanes != nullptr) mine = std::min<int64_t>(plan.max_in_flight, 64);
     c.preconnect = std::min<int64_t>(mine, 20000);
+    // A trace's fixed schedule is sent by a pacing thread (load_worker.h), so a request
+    // leaves on time while this worker parses other streams. Not under a cap (arrivals
+    // then wait for a slot, on the loop) nor on TLS (only the loop writes its records).
+    c.paced_sends = plan.fixed_schedule && share == 0 && tls == nullptr;
     c.start = &start;
     c.cancel = cancel;
     c.stop = &stop;

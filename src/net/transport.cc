@@ -147,6 +147,19 @@ bool Transport::TryReceive(char* buf, size_t size, boost::system::error_code* ec
   return true;
 }
 
+size_t Transport::TryWriteNow(std::string_view bytes, boost::system::error_code* ec) {
+  *ec = {};
+  if (tls_ || !plain_->is_open() || bytes.empty()) return 0;
+  // MSG_NOSIGNAL: a peer that closed is an EPIPE here, never a SIGPIPE.
+  ssize_t sent =
+      ::send(plain_->native_handle(), bytes.data(), bytes.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  if (sent >= 0) return static_cast<size_t>(sent);
+  if (errno != EAGAIN && errno != EWOULDBLOCK) {
+    *ec = boost::system::error_code(errno, boost::system::system_category());
+  }
+  return 0;
+}
+
 bool Transport::IdleConnectionUnusable() {
   tcp::socket& sock = tls_ ? tls_->next_layer() : *plain_;
   if (!sock.is_open()) return true;

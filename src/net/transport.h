@@ -1,6 +1,7 @@
 // Transport: one client connection (plain TCP or TLS over TCP) on an Asio
 // io_context. TCP_NODELAY is set on connect. Not thread-safe: a connection lives
-// on its worker's thread.
+// on its worker's thread, or is lent, with nothing pending on it, to one other
+// thread at a time (the load worker's pacer, load_worker.h) that hands it back.
 //
 // Receive timestamps. On plain TCP with `kernel_rx_timestamps`, the socket asks the
 // kernel to stamp incoming data (SO_TIMESTAMPNS) and each read reports, beside the
@@ -20,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "common/status.h"
 #include "net/tls_options.h"
@@ -51,13 +53,20 @@ class Transport {
   // Handlers take (const error_code&, size_t); templates so the hot path has no
   // type-erased call per read.
   template <typename H>
-  void AsyncWriteAll(const std::string& bytes, H&& done) {
+  void AsyncWriteAll(std::string_view bytes, H&& done) {
     if (tls_) {
       boost::asio::async_write(*tls_, boost::asio::buffer(bytes), std::forward<H>(done));
     } else {
       boost::asio::async_write(*plain_, boost::asio::buffer(bytes), std::forward<H>(done));
     }
   }
+  // Plain TCP: one non-blocking send() of as much of `bytes` as the socket takes
+  // now, on the calling thread, with no Asio operation (so a thread the connection
+  // is lent to may call it). Returns the bytes written (0 when the socket buffer is
+  // full); `ec` says why none could be. TLS: writes nothing and returns 0, with no
+  // error (its records are written by AsyncWriteAll on the owning thread).
+  size_t TryWriteNow(std::string_view bytes, boost::system::error_code* ec);
+  bool is_tls() const { return tls_.has_value(); }
   // Reads what is there (at least one byte, or an error). Before `done` runs,
   // last_read_ns() and last_receive_ns() describe this read.
   template <typename H>
