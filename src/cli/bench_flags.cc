@@ -69,6 +69,11 @@ void AddBenchFlags(CLI::App& app, BenchFlags* f) {
                  "chat trace replay: none | first_turn_prefix ([rid:<12 hex>] and a blank line "
                  "before each tree's user messages, fresh per run)")
       ->capture_default_str();
+  app.add_option("--assistant-turns", s.assistant_turns,
+                 "dag_jsonl / multi_turn replay: pre-canned (the recorded assistant text in "
+                 "the history) | live (the server's replies to the earlier turns, as vLLM "
+                 "multi_turn and AIPerf dag_jsonl send them)")
+      ->capture_default_str();
   app.add_option("--isl-block-size", s.trace_block_tokens,
                  "mooncake_trace / bailian_trace tokens per hash id; 0 = the format's (512 / 16)")
       ->capture_default_str();

@@ -68,6 +68,19 @@ std::string MarkFirstUserMessage(const std::string& messages_json, const std::st
   return json::serialize(messages);
 }
 
+// The same marker in the live history (trace::LivePiece): its first user message.
+void MarkFirstLiveUserMessage(const std::string& marker, std::vector<trace::LivePiece>* pieces) {
+  for (trace::LivePiece& piece : *pieces) {
+    if (piece.is_reply()) continue;
+    const json::value m = json::parse(piece.message_json);
+    const json::value* role = m.as_object().if_contains("role");
+    if (role == nullptr || !role->is_string() || role->as_string() != "user") continue;
+    const std::string marked = MarkFirstUserMessage("[" + piece.message_json + "]", marker);
+    piece.message_json = marked.substr(1, marked.size() - 2);
+    return;
+  }
+}
+
 // Engine-block hash ids of a token sequence: one per full block of `block` tokens,
 // chained, so two prompts share their first k ids iff they share their first k·block
 // tokens (the sim's and vLLM's rule).
@@ -96,7 +109,9 @@ Status MakeTextPrompts(const BenchSettings& s, const ChatTokenizer& tokenize, ui
     trace::TraceTurn& turn = w->trace.trees[r.tree].conversations[r.conversation].turns[r.turn];
     std::string messages = turn.messages_json;
     if (s.cache_bust == "first_turn_prefix") {
-      messages = MarkFirstUserMessage(messages, trace::CacheBustMarker(run_id, r.tree));
+      const std::string marker = trace::CacheBustMarker(run_id, r.tree);
+      messages = MarkFirstUserMessage(messages, marker);
+      MarkFirstLiveUserMessage(marker, &turn.live_messages);
     }
     std::optional<ChatTokenization> t = tokenize(messages);
     if (!t || t->tokens.empty()) {

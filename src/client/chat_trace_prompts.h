@@ -11,8 +11,10 @@
 //    server's token ids of them give the turn's input_length and its hash ids (one per
 //    engine block, chained), so the expected-hit model reads them as any trace's.
 //
-// Assistant turns are pre-canned: the history holds the recorded (or, for hash ids,
-// synthesized) assistant text, never the server's replies. With --cache-bust
+// The prompts made here are pre-canned: the history holds the recorded (or, for hash
+// ids, synthesized) assistant text. With --assistant-turns live a text trace's later
+// turns are rebuilt at release with the server's replies (live_replies.h); the counts
+// made here then hold for the messages as recorded. With --cache-bust
 // first_turn_prefix every tree's user messages start with its marker
 // (trace::CacheBustMarker, from a per-run id), and a hash-id tree becomes an id space
 // of its own, as the marker makes it to the engine.

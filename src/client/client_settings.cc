@@ -335,6 +335,14 @@ Status Validate(const BenchSettings& s) {
         "--seed instead",
         s.cache_bust));
   }
+  if (s.assistant_turns != "pre-canned" && s.assistant_turns != "live") {
+    return bad(fmt::format("--assistant-turns {}: must be pre-canned or live", s.assistant_turns));
+  }
+  if (s.assistant_turns == "live" && !is_trace) {
+    return bad(
+        "--assistant-turns live: threads the server's replies into a trace replay's history "
+        "(--dataset-name dag_jsonl or multi_turn)");
+  }
   if (s.trace_block_tokens < 0 || s.trace_block_tokens > 65536) {
     return bad(fmt::format("--isl-block-size {}: must be 0..65536 (0 = 512, Mooncake's)",
                            s.trace_block_tokens));

@@ -193,6 +193,11 @@ struct BenchSettings {
   // a chat replay's user messages start with "[rid:<12 hex>]" and a blank line, one
   // marker per tree and run, so no two runs or trees share a block.
   std::string cache_bust = "none";
+  // "pre-canned" (default; InferenceX's AIPERF_DATASET_WEKA_LIVE_ASSISTANT_RESPONSES=0):
+  // a text trace's history holds the recorded assistant text. "live": the server's
+  // replies to the earlier turns (vLLM multi_turn's and AIPerf dag_jsonl's behaviour;
+  // client/live_replies.h). Live needs a dag_jsonl or multi_turn replay in lanes.
+  std::string assistant_turns = "pre-canned";
   // Why the replay's prompts are what they are, recorded as servebench.trace.prompts_note
   // ("" = null): `run` says why an agentic point stays on token ids (recipe/agentic_trace.h).
   std::string trace_prompts_note;

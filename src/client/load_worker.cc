@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "client/live_replies.h"
 #include "client/openai_stream.h"
 #include "client/sse_parser.h"
 #include "common/clock.h"
@@ -393,6 +394,7 @@ void LoadWorker::Finish(Conn* c, bool reusable) {
   if (cfg_.lanes != nullptr) {
     // What this request's end releases (its conversation's next turn, a join, the
     // lane's next tree) is due from its end on.
+    if (cfg_.live != nullptr) cfg_.live->OnEnd(static_cast<size_t>(job->index), r);
     cfg_.lanes->Done(static_cast<size_t>(job->index), r->t_done_ns);
     return PumpLanes();
   }
@@ -562,7 +564,10 @@ void LoadWorker::PumpLanes() {
   // The release time is the request's t_scheduled: lateness shows as issue delay. A
   // release at or after the duration's end starts nothing.
   for (const auto& [index, release_ns] : ready) {
-    if (MayIssue(release_ns)) StartJob(&(*cfg_.jobs)[index], release_ns, -1);
+    if (!MayIssue(release_ns)) continue;
+    Job* job = &(*cfg_.jobs)[index];
+    if (cfg_.live != nullptr) cfg_.live->Prepare(job);
+    StartJob(job, release_ns, -1);
   }
   if (next >= 0 && MayIssue(next)) {
     arrival_timer_.expires_at(AtNs(next));

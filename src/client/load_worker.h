@@ -45,6 +45,8 @@
 
 namespace servebench::client {
 
+class LiveReplies;
+
 // One request to send. `request` holds the complete HTTP bytes; the worker frees
 // them once written.
 struct Job {
@@ -110,6 +112,10 @@ struct WorkerConfig {
   // Closed-loop trace replay: which job may start when (lane_schedule.h); then the
   // phase runs on this one worker and `closed_loop`, `my_jobs` are unused.
   LaneSchedule* lanes = nullptr;
+  // With `lanes`, live assistant turns (live_replies.h): each released job's request is
+  // rebuilt with the replies of the turns before it, and each ended job hands its reply
+  // over (`keep_text` must then be on). Null: the jobs' requests are sent as built.
+  LiveReplies* live = nullptr;
   PhaseStart* start = nullptr;
   const std::atomic<bool>* cancel = nullptr;
   // A stop rule fired (stop_rules.h; polled with `cancel`): the issue window ends

@@ -39,6 +39,10 @@ std::optional<double> CompareServerHits(const std::optional<PrefixCacheSide>& se
   side["hit_tokens"] = server->after.hit_tokens - server->before.hit_tokens;
   if (server->after.kv_usage) side["kv_usage_at_end"] = *server->after.kv_usage;
   (*o)["server"] = std::move(side);
+  if (!expected.applicable) {
+    (*o)["agree"] = nullptr;
+    return server_rate;
+  }
   const double gap = std::fabs(*server_rate - expected.rate);
   (*o)["agree"] = gap <= tolerance;
   if (gap > tolerance) {

@@ -24,6 +24,9 @@ struct ExpectedHits {
   bool sent_prompt_tokens = false;  // the measured phase sent any prompt token
   std::string_view what;            // e.g. "the trace replayed against an infinite cache"
   std::string_view cause;           // why they would differ, e.g. "the engine does not cache"
+  // False when the workload cannot predict its hits (live assistant turns): the server's
+  // side is still reported, "agree" is null and validity is untouched.
+  bool applicable = true;
 };
 
 // Sets report["server"] (source, hit_rate, queried and hit tokens, KV usage; null when

@@ -18,6 +18,7 @@
 #include "client/client.h"
 #include "client/dataset.h"
 #include "client/length_mixture.h"
+#include "client/live_replies.h"
 #include "client/load_worker.h"
 #include "client/metrics_poller.h"
 #include "client/prefix_pool.h"
@@ -90,6 +91,7 @@ struct PhasePlan {
   double rate_per_s = 0;
   bool fixed_schedule = false;    // open loop on a trace's timestamps
   LaneSchedule* lanes = nullptr;  // closed-loop trace replay (one worker)
+  LiveReplies* live = nullptr;    // with lanes: live assistant turns (live_replies.h)
   int workers = 1;
   int64_t duration_ns = 0, grace_ns = 0;   // the duration bound (0 = none)
   const StopRuleSettings* stop = nullptr;  // stop rules (measured phase only)
@@ -154,7 +156,10 @@ PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::resu
     c.endpoints = endpoints;
     c.tls = tls;
     c.host = url.host;
-    c.keep_text = s.keep_generated_text;
+    // Live assistant turns need every reply's text; LiveReplies drops what the run
+    // does not keep.
+    c.keep_text = s.keep_generated_text || plan.live != nullptr;
+    c.live = plan.live;
     c.kernel_rx_timestamps = s.kernel_rx_timestamps;
     c.request_timeout_s = s.request_timeout_s;
     c.closed_loop = plan.closed_loop;
@@ -609,9 +614,14 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
   // A trace's fixed schedule is open loop; --max-concurrency then caps what is in flight.
   plan.closed_loop = !workload && PeakRate(s) <= 0 && s.max_concurrency > 0;
   plan.fixed_schedule = workload.has_value() && !workload->lanes;
+  std::optional<LiveReplies> live;
   if (lanes) {
     plan.lanes = &*lanes;
     plan.progress_total = s.num_prompts;  // the jobs also hold history and warm-up turns
+    if (workload->live_replies) {
+      live.emplace(*workload, prompts.measured, *lanes, tmpl, s.ignore_eos, s.keep_generated_text);
+      plan.live = &*live;
+    }
   }
   bool schedule_cut = false;  // open loop: arrivals at or after the duration's end dropped
   plan.concurrency_steps = ConcurrencySteps(s, wall_per_s);
@@ -924,7 +934,13 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
         {"prompts", workload->chat ? "chat_messages" : "token_ids"},
         {"prompts_note",
          s.trace_prompts_note.empty() ? json::value(nullptr) : json::value(s.trace_prompts_note)},
-        {"assistant_turns", workload->chat ? json::value("pre-canned") : json::value(nullptr)},
+        {"assistant_turns", !workload->chat
+                                ? json::value(nullptr)
+                                : json::value(workload->live_replies ? "live" : "pre-canned")},
+        // Live: replies threaded into later turns, and how many were empty (failed turns).
+        {"live_replies", live ? json::value(live->threaded_replies()) : json::value(nullptr)},
+        {"live_replies_missing",
+         live ? json::value(live->missing_replies()) : json::value(nullptr)},
         {"chat_tokenizer",
          workload->chat ? json::value(chat_tokenizer_note) : json::value(nullptr)},
         {"cache_bust", s.cache_bust},

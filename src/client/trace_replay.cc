@@ -19,6 +19,35 @@ const trace::TraceTurn& TraceWorkload::turn(size_t prompt) const {
   return trace.trees[r.tree].conversations[r.conversation].turns[r.turn];
 }
 
+namespace {
+
+// Where --assistant-turns live is built: text traces in closed-loop lanes from turn 0.
+Status CheckLiveReplies(const BenchSettings& s, const trace::Trace& trace) {
+  const std::string_view format = trace::TraceFormatName(trace.format);
+  if (!trace.text_messages) {
+    return Status::InvalidArgument(fmt::format(
+        "--assistant-turns live with --dataset-name {}: live replies are built for the text "
+        "traces (dag_jsonl, multi_turn) only; a hash-id trace's history is pre-canned",
+        format));
+  }
+  if (s.max_concurrency <= 0 || s.fixed_schedule) {
+    return Status::InvalidArgument(fmt::format(
+        "--assistant-turns live: a turn must wait for its predecessor's reply; replay {} in "
+        "closed-loop lanes (--max-concurrency N, no --fixed-schedule)",
+        format));
+  }
+  if (s.trajectory_start_min_ratio || s.trajectory_start_max_ratio ||
+      s.warmup_requests_per_lane > 0) {
+    return Status::InvalidArgument(
+        "--assistant-turns live with a start position or --warmup-requests-per-lane: the "
+        "turns before the start (and one-token warm-ups) have no live reply to thread; start "
+        "every tree at turn 0");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 StatusOr<TraceWorkload> LoadTraceWorkload(const BenchSettings& s) {
   const bool chat = IsChatEndpoint(s);
   TraceWorkload w;
@@ -33,6 +62,8 @@ StatusOr<TraceWorkload> LoadTraceWorkload(const BenchSettings& s) {
                     s.dataset_name, EffectiveEndpoint(s)));
   }
   w.chat = chat;
+  w.live_replies = s.assistant_turns == "live";
+  if (w.live_replies) SB_RETURN_IF_ERROR(CheckLiveReplies(s, w.trace));
 
   struct Item {
     int64_t timestamp_ms;
@@ -98,7 +129,10 @@ StatusOr<TraceWorkload> LoadTraceWorkload(const BenchSettings& s) {
       items.size(), w.trace.trees.size(),
       w.lanes ? fmt::format("{} closed-loop lanes", s.max_concurrency) : "fixed schedule",
       s.trace_speedup,
-      w.trace.text_messages ? "the recorded chat messages (pre-canned assistant turns)"
+      w.trace.text_messages
+          ? (w.live_replies ? "the recorded chat messages with the server's replies (live "
+                              "assistant turns)"
+                            : "the recorded chat messages (pre-canned assistant turns)")
       : chat ? fmt::format("chat messages from hash ids ({}-token blocks, pre-canned assistant "
                            "turns, cache bust {})",
                            w.trace.block_size_tokens, s.cache_bust)
@@ -190,6 +224,19 @@ json::object PrefixCacheReport(const TraceWorkload& w,
   o["trace_block_tokens"] = w.trace.block_size_tokens;
   o["engine_block_tokens"] = s.engine_block_tokens;
   o["engine_kv_blocks"] = s.engine_kv_blocks;
+  if (w.live_replies) {
+    // The history the server saw is its own replies, whose tokens the trace cannot
+    // know: no expected fraction is computed and none is compared.
+    o["expected"] = json::object{
+        {"not_applicable",
+         "live assistant turns: each later turn's history holds the server's replies, which "
+         "the trace does not record, so its prefix blocks cannot be predicted"}};
+    o["tolerance"] = s.prefix_hit_tolerance;
+    ExpectedHits none{0, true, "", ""};
+    none.applicable = false;
+    CompareServerHits(server, none, s.prefix_hit_tolerance, &o, validity);
+    return o;
+  }
   int64_t seeding = 0;
   const trace::HitTally infinite = Expected(w, records, s.engine_block_tokens, 0, &seeding);
   json::object expected;

@@ -12,7 +12,8 @@
 // KV pool, for an LRU of that many blocks; and the server's, from its counters
 // (metrics/prefix_cache_counters.h). When both exist and differ by more than
 // --prefix-hit-tolerance, the run is invalid (`prefix_hits_disagree`): the replay did
-// not build the prefixes it meant to, or the engine does not cache them.
+// not build the prefixes it meant to, or the engine does not cache them. With live
+// assistant turns the expected side is marked not applicable and nothing is compared.
 // Not thread-safe; called by RunBench before and after the measured phase.
 #pragma once
 
@@ -40,6 +41,9 @@ struct TraceWorkload {
   // A chat endpoint: the prompts are messages, made after the server answers
   // (chat_trace_prompts.h); until then they hold lengths only.
   bool chat = false;
+  // --assistant-turns live (live_replies.h): later turns carry the server's replies, so
+  // their prompts are rebuilt at release and no expected prefix-hit fraction applies.
+  bool live_replies = false;
   PromptSet prompts;                // measured prompts, in schedule order
   std::vector<int64_t> offsets_ns;  // per prompt: send offset from the phase start
   struct Ref {
@@ -53,8 +57,9 @@ struct TraceWorkload {
 // Loads the trace and builds its prompts (token ids on /v1/completions; on a chat
 // endpoint only their lengths, for MakeChatTracePrompts) and schedule. Fails with
 // file:line and the field for a bad row, and before anything is sent when a fixed
-// schedule meets a turn with no timestamp (give --max-concurrency for lanes) or a text
-// trace (dag_jsonl, multi_turn) meets a completions endpoint.
+// schedule meets a turn with no timestamp (give --max-concurrency for lanes), a text
+// trace (dag_jsonl, multi_turn) meets a completions endpoint, or --assistant-turns live
+// meets a hash-id trace, a fixed schedule, a start position or per-lane warm-ups.
 StatusOr<TraceWorkload> LoadTraceWorkload(const BenchSettings& settings);
 
 // The result's "prefix_cache" object; adds `prefix_hits_disagree` to `validity` when

@@ -12,8 +12,10 @@
 #include <fstream>
 
 #include "client/client.h"
+#include "client/server_tokenizer.h"
 #include "common/exit_codes.h"
 #include "common/testing/files.h"
+#include "net/url.h"
 #include "sim/testing/sim_process.h"
 
 namespace servebench::client {
@@ -304,6 +306,83 @@ TEST(TraceReplaySimTest, AMultiTurnTraceSendsTheRecordedReplyLengthAsMaxTokens) 
   for (const metrics::RequestRecord& rec : r->records) outputs.push_back(rec.max_tokens);
   std::sort(outputs.begin(), outputs.end());
   EXPECT_EQ(outputs.front(), 3);
+}
+
+// --assistant-turns live (AIPerf dag_jsonl's default): the second turn of a
+// deltas_without_responses conversation carries the sim's actual reply to the first.
+// The sim's prompt count of that turn must equal its /tokenize of [user 0, the reply it
+// streamed, user 1], more than the pre-canned history (no reply) holds; no expected hit
+// fraction is claimed.
+TEST(TraceReplaySimTest, LiveAssistantTurnsCarryTheServersRepliesInTheHistory) {
+  SimProcess sim({"--enable-prefix-caching", "--block-size", "16", "--time-scale", "0.01"});
+  ASSERT_TRUE(sim.ready()) << sim.output();
+  const std::string path = servebench::testing::FreshTestDir("replay") + "/live.dag.jsonl";
+  std::ofstream(path)
+      << R"({"session_id": "c", "turns": [)"
+         R"({"messages": [{"role": "user", "content": "What does a prefix cache store?"}], "max_tokens": 8},)"
+         R"({"messages": [{"role": "user", "content": "Why are the blocks hashed in a chain?"}], "max_tokens": 8}]})"
+      << "\n";
+  BenchSettings s = Replay(sim, path);
+  s.dataset_name = "dag_jsonl";
+  s.trace_block_tokens = 0;
+  s.backend = "openai-chat";
+  s.max_concurrency = 1;
+  s.assistant_turns = "live";
+  s.keep_generated_text = true;
+  auto r = RunBench(s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->summary.completed, 2);
+  const metrics::RequestRecord* first = nullptr;
+  const metrics::RequestRecord* second = nullptr;
+  for (const metrics::RequestRecord& rec : r->records) {
+    if (rec.index == 0) first = &rec;
+    if (rec.index == 1) second = &rec;
+  }
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  ASSERT_FALSE(first->generated_text.empty());
+  auto url = net::ParseUrl(sim.base_url());
+  ASSERT_TRUE(url.ok());
+  std::string note;
+  const ChatTokenizer tokenize = ProbeChatTokenizer(*url, s.model, s.tls, &note);
+  ASSERT_TRUE(tokenize) << note;
+  boost::json::array live{
+      boost::json::object{{"role", "user"}, {"content", "What does a prefix cache store?"}},
+      boost::json::object{{"role", "assistant"}, {"content", first->generated_text}},
+      boost::json::object{{"role", "user"}, {"content", "Why are the blocks hashed in a chain?"}}};
+  const auto counted = tokenize(boost::json::serialize(live));
+  ASSERT_TRUE(counted.has_value());
+  EXPECT_EQ(second->usage_prompt_tokens, counted->count);
+  // The pre-canned history (the two user messages) is the client's count, and shorter.
+  EXPECT_GT(second->usage_prompt_tokens, second->client_prompt_tokens);
+
+  const boost::json::object& trace = r->result.at("servebench").at("trace").as_object();
+  EXPECT_EQ(trace.at("assistant_turns").as_string(), "live");
+  EXPECT_EQ(trace.at("live_replies").as_int64(), 1);
+  EXPECT_EQ(trace.at("live_replies_missing").as_int64(), 0);
+  const boost::json::object& pc = r->result.at("servebench").at("prefix_cache").as_object();
+  EXPECT_TRUE(pc.at("expected").as_object().contains("not_applicable"));
+  EXPECT_TRUE(pc.at("agree").is_null());
+  EXPECT_TRUE(r->summary.validity.valid()) << boost::json::serialize(r->result);
+}
+
+// Live replies are built for text traces in lanes: a hash-id trace is refused by name
+// before anything is sent.
+TEST(TraceReplaySimTest, LiveAssistantTurnsAreRefusedForAHashIdTrace) {
+  BenchSettings s;
+  s.base_url = "http://127.0.0.1:1";  // nothing listens: the refusal comes first
+  s.model = "m";
+  s.dataset_name = "mooncake_trace";
+  s.dataset_path = WriteMultiTurnTrace(/*sessions=*/true);
+  s.trace_block_tokens = 64;
+  s.backend = "openai-chat";
+  s.max_concurrency = 2;
+  s.assistant_turns = "live";
+  auto r = RunBench(s);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("live replies are built for the text traces"),
+            std::string::npos)
+      << r.status().ToString();
 }
 
 // A text trace on /v1/completions is refused naming the endpoint, before any

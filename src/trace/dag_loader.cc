@@ -153,7 +153,8 @@ StatusOr<DagConversation> ReadConversation(const json::object& object, const std
   DagConversation c;
   c.line = line;
   SB_ASSIGN_OR_RETURN(std::optional<std::string> id, top.String("session_id", true));
-  c.id = *id;
+  // Required, so always set; value_or keeps GCC 12's -Wmaybe-uninitialized quiet here.
+  c.id = std::move(id).value_or(std::string());
   SB_ASSIGN_OR_RETURN(std::optional<std::string> mode, top.String("context_mode", false));
   if (mode && *mode != "deltas_without_responses" && *mode != "message_array_with_responses") {
     return top.Error("context_mode",
@@ -272,8 +273,11 @@ Status LoadDagFile(const std::string& path, uint64_t scope, Trace* trace) {
     tree.scope = scope;
     // Depth first from the root; `base` is the history a conversation starts from (a
     // fork's parent's at the fork turn, else none).
-    std::function<void(size_t, int, const Child*, const json::array&)> add =
-        [&](size_t c, int parent, const Child* link, const json::array& base) {
+    // `live_base` is the same history with live replies (TraceTurn::live_messages).
+    std::function<void(size_t, int, const Child*, const json::array&,
+                       const std::vector<LivePiece>&)>
+        add = [&](size_t c, int parent, const Child* link, const json::array& base,
+                  const std::vector<LivePiece>& live_base) {
           DagConversation& dc = conversations[c];
           const int me = static_cast<int>(tree.conversations.size());
           TraceConversation& out = tree.conversations.emplace_back();
@@ -285,21 +289,38 @@ Status LoadDagFile(const std::string& path, uint64_t scope, Trace* trace) {
             out.spawn_offset_ms = dc.turns[0].delay_ms;
           }
           std::vector<json::array> history;
+          // Live: after turn k, the history holds turn k's reply (a fork inherits it).
+          std::vector<std::vector<LivePiece>> live_history;
           json::array sent = base;
+          std::vector<LivePiece> live = live_base;
           for (size_t k = 0; k < dc.turns.size(); ++k) {
             if (!dc.accumulate) sent = base;
-            for (const json::value& m : dc.messages[k]) sent.push_back(m);
+            for (const json::value& m : dc.messages[k]) {
+              sent.push_back(m);
+              live.push_back({json::serialize(m), -1, -1});
+            }
             dc.turns[k].messages_json = json::serialize(sent);
             history.push_back(sent);
+            if (dc.accumulate) {
+              dc.turns[k].live_messages = live;
+              live.push_back({"", me, static_cast<int>(k)});
+              live_history.push_back(live);
+            } else {
+              // message_array_with_responses: each turn's own array, replies authored.
+              std::vector<LivePiece> own;
+              for (const json::value& m : sent) own.push_back({json::serialize(m), -1, -1});
+              live_history.push_back(std::move(own));
+            }
           }
           tree.conversations[me].turns = std::move(dc.turns);
           placed[c] = true;
           for (const Child& child : dc.children) {
             const size_t ci = index_of.at(child.id);
-            add(ci, me, &child, child.fork ? history[child.turn] : json::array());
+            add(ci, me, &child, child.fork ? history[child.turn] : json::array(),
+                child.fork ? live_history[child.turn] : std::vector<LivePiece>());
           }
         };
-    add(r, -1, nullptr, json::array());
+    add(r, -1, nullptr, json::array(), {});
     trace->trees.push_back(std::move(tree));
   }
   for (size_t c = 0; c < conversations.size(); ++c) {

@@ -74,6 +74,7 @@ StatusOr<TraceTree> ReadConversation(const json::object& object, const std::stri
   TraceConversation& conversation = tree.conversations.emplace_back();
   conversation.id = *id;
   json::array sent;
+  std::vector<LivePiece> live;  // the same history with live replies (TraceTurn::live_messages)
   for (size_t i = 0; i < messages->size(); ++i) {
     const std::string path = fmt::format("messages[{}]", i);
     if (!(*messages)[i].is_object()) {
@@ -96,11 +97,15 @@ StatusOr<TraceTree> ReadConversation(const json::object& object, const std::stri
     sent.push_back((*messages)[i]);
     if (!user_turn) {
       conversation.turns.back().answer_text = std::string(content->as_string());
+      // Live: the server's reply to that turn stands where the recorded one was.
+      live.push_back({"", 0, static_cast<int>(conversation.turns.size()) - 1});
       continue;
     }
+    live.push_back({json::serialize((*messages)[i]), -1, -1});
     TraceTurn turn;
     turn.where = fmt::format("{}: {}", where, path);
     turn.messages_json = json::serialize(sent);
+    turn.live_messages = live;
     conversation.turns.push_back(std::move(turn));
   }
   if (conversation.turns.back().answer_text.empty()) {

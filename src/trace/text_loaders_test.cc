@@ -37,6 +37,58 @@ std::vector<std::string> Contents(const TraceTurn& turn) {
   return out;
 }
 
+// A turn's live history (TraceTurn::live_messages): contents of authored messages, and
+// "<reply c.k>" where the server's reply to turn k of conversation c goes.
+std::vector<std::string> LiveLayout(const TraceTurn& turn) {
+  std::vector<std::string> out;
+  for (const LivePiece& piece : turn.live_messages) {
+    if (piece.is_reply()) {
+      out.push_back("<reply " + std::to_string(piece.reply_conversation) + "." +
+                    std::to_string(piece.reply_turn) + ">");
+    } else {
+      out.emplace_back(json::parse(piece.message_json).as_object().at("content").as_string());
+    }
+  }
+  return out;
+}
+
+// deltas_without_responses threads the server's reply after each earlier turn; a fork
+// inherits the history through the forking turn's reply; message_array_with_responses
+// turns have no live pieces (they send their own arrays).
+TEST(DagJsonlLoaderTest, LiveHistoryThreadsTheRepliesOfTheEarlierTurns) {
+  auto trace = LoadTrace(kTestdata + "/agent.dag.jsonl");
+  ASSERT_TRUE(trace.ok()) << trace.status().ToString();
+  const TraceTree& main = trace->trees[0];
+  EXPECT_EQ(
+      LiveLayout(main.conversations[0].turns[0]),
+      (std::vector<std::string>{"You are a coding agent.", "Fix the failing test in parser.cc."}));
+  EXPECT_EQ(LiveLayout(main.conversations[0].turns[2]),
+            (std::vector<std::string>{"You are a coding agent.",
+                                      "Fix the failing test in parser.cc.", "<reply 0.0>",
+                                      "Reading parser.cc now.", "The explorer found the bug.",
+                                      "<reply 0.1>", "Run the tests again."}));
+  const TraceConversation* review = nullptr;
+  for (const TraceConversation& c : main.conversations) {
+    if (c.id == "review") review = &c;
+  }
+  ASSERT_NE(review, nullptr);
+  EXPECT_EQ(LiveLayout(review->turns[0]),
+            (std::vector<std::string>{"You are a coding agent.",
+                                      "Fix the failing test in parser.cc.", "<reply 0.0>",
+                                      "Reading parser.cc now.", "The explorer found the bug.",
+                                      "<reply 0.1>", "Review the fix before it lands."}));
+  EXPECT_TRUE(trace->trees[1].conversations[0].turns[1].live_messages.empty());
+}
+
+TEST(MultiTurnLoaderTest, LiveHistoryPutsTheServersReplyWhereTheRecordedOneWas) {
+  auto trace = LoadTrace(kTestdata + "/chats.multi_turn.json");
+  ASSERT_TRUE(trace.ok()) << trace.status().ToString();
+  const TraceConversation& a = trace->trees[0].conversations[0];
+  EXPECT_EQ(LiveLayout(a.turns[1]),
+            (std::vector<std::string>{"What does a prefix cache store?", "<reply 0.0>",
+                                      "Why are the blocks hashed in a chain?"}));
+}
+
 TEST(DagJsonlLoaderTest, RootsHoldTheirSpawnedAndForkedChildrenWithHistoryAccumulated) {
   auto trace = LoadTrace(kTestdata + "/agent.dag.jsonl");
   ASSERT_TRUE(trace.ok()) << trace.status().ToString();

@@ -34,6 +34,15 @@ enum class TraceFormat {
 // "mooncake_trace" / "weka_trace" / "bailian_trace" / "dag_jsonl" / "multi_turn".
 std::string_view TraceFormatName(TraceFormat format);
 
+// One message of a live turn's history: an authored message, or the server's reply to
+// turn `reply_turn` of conversation `reply_conversation` of the same tree.
+struct LivePiece {
+  std::string message_json;  // a JSON object {role, content, ...}; empty for a reply
+  int reply_conversation = -1;
+  int reply_turn = -1;
+  bool is_reply() const { return reply_turn >= 0; }
+};
+
 // One recorded request.
 struct TraceTurn {
   std::string where;          // "file:line" (Weka: "file:line: requests[3]") for messages
@@ -55,6 +64,12 @@ struct TraceTurn {
   // multi_turn: the recorded assistant reply whose token count is max_tokens (vLLM's
   // default); output_tokens is 0 until the replay counts it. Empty otherwise.
   std::string answer_text;
+  // The turn's messages with live assistant turns (--assistant-turns live), in order:
+  // authored messages and, where the recorded history holds an earlier turn's reply
+  // (multi_turn) or the format threads one in (dag_jsonl deltas_without_responses),
+  // that turn's live reply. Empty where replies are not threaded (dag_jsonl
+  // message_array_with_responses: each turn sends its own array).
+  std::vector<LivePiece> live_messages;
 };
 
 // One conversation: a Mooncake session, a Weka root or one subagent.
