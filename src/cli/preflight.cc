@@ -13,6 +13,7 @@
 #include "recipe/agentic_trace.h"
 #include "recipe/topology.h"
 #include "run/real_backends.h"
+#include "run/search_point.h"
 
 namespace servebench::cli {
 namespace {
@@ -144,6 +145,16 @@ recipe::Diagnostics CheckPlanRunnable(const recipe::RecipeSet& set, const recipe
       add(Locate(set, point, origin, {"load", "scenarios"}), point,
           fmt::format("concurrency {}: the load servebench would send is refused: {}",
                       point.load.concurrency, st.message()));
+    }
+    if (point.load.search.enabled()) {
+      // A search point: its limits and range as `servebench search` would refuse them,
+      // at the key of the recipe's search they are about (run/search_point.h).
+      std::vector<std::string> fields;
+      auto search = run::SearchSettingsFor(point, settings, "http://127.0.0.1:1", &fields);
+      if (!search.ok()) {
+        fields.push_back("scenarios");
+        add(Locate(set, point, origin, fields), point, search.status().message());
+      }
     }
     if (Status st = run::CheckEvalInputs(point, settings); !st.ok()) {
       add(Locate(set, point, origin, {"evals"}), point,

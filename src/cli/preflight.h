@@ -9,7 +9,8 @@
 //     valid and the model and GPU in the catalogue (a look-alike Unicode hyphen is
 //     named as such); unknown faults are unknown sim flags
 //   - context: isl + osl fit max_model_len, and the sim model's context
-//   - the point's load passes client::Validate (common/limits.h)
+//   - the point's load passes client::Validate (common/limits.h); a search point's
+//     limits and range pass search/'s checks (run/search_point.h), at the search key
 //   - evals: a real engine needs --eval-data; --eval-thresholds loads
 //   - a serve session of several processes (multinode / disaggregated): its roles,
 //     KV connector, router and launch path are ones servebench launches

@@ -107,7 +107,7 @@ int RunSearchCommand(int argc, char** argv) {
   if (vary == "rate") {
     ss.vary = search::Vary::kRate;
     if (min_flag->count() == 0) ss.min = 1;
-    if (max_flag->count() == 0) ss.max = 1000;
+    if (max_flag->count() == 0) ss.max = search::kDefaultMaxRate;
   } else if (vary != "concurrency") {
     return Fail(kExitInvalidInput, "--vary '" + vary + "': concurrency or rate");
   }

@@ -222,9 +222,9 @@ Status Validate(const BenchSettings& s) {
         "openai",
         kChatBackend, s.endpoint, kChatEndpoint));
   }
-  for (const ProfiledProcess& p : s.profiled_processes) {
+  for (const EngineProcess& p : s.engine_processes) {
     if (StatusOr<net::Url> url = net::ParseUrl(p.base_url); !url.ok()) {
-      return bad(fmt::format("--profile: process {}'s URL '{}': {}", p.name, p.base_url,
+      return bad(fmt::format("engine process {}'s URL '{}': {}", p.name, p.base_url,
                              url.status().message()));
     }
   }

@@ -24,9 +24,10 @@ enum class RangeRatioSemantics {
   kInferenceX,  // uniform in [L·r, L] (InferenceX's fork; r = 1 means exactly L)
 };
 
-// One engine process of a serve session whose profiler the client starts and stops
-// (BenchSettings::profiled_processes).
-struct ProfiledProcess {
+// One engine process of a serve session (a worker behind its router) whose own admin
+// endpoints the hooks call: its prefix cache reset, its profiler started and stopped
+// (BenchSettings::engine_processes).
+struct EngineProcess {
   std::string name;      // "prefill[0]", "decode[1]": what a warning names
   std::string base_url;  // "http://127.0.0.1:PORT": its own API
 };
@@ -132,10 +133,11 @@ struct BenchSettings {
   // profiler env says (vLLM and the sim: VLLM_TORCH_PROFILER_DIR; SGLang:
   // SGLANG_TORCH_PROFILER_DIR); without it vLLM answers 404: a warning.
   bool profile = false;
-  // With `profile`, a serve session of several processes (run/): the engine processes
-  // whose own /start_profile and /stop_profile are called, all at once, instead of
-  // base_url's (the router, which has no profiler). Empty: base_url's.
-  std::vector<ProfiledProcess> profiled_processes;
+  // A serve session of several processes (run/): the engine processes (workers) whose
+  // own /reset_prefix_cache, /start_profile and /stop_profile are called, all at once,
+  // instead of base_url's (the router, which has neither a prefix cache nor a
+  // profiler). Empty: base_url's.
+  std::vector<EngineProcess> engine_processes;
 
   // ---- Event times ----
   // true: each SSE event is stamped with the kernel's receive time of the read that

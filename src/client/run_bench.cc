@@ -668,18 +668,19 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
 
   // Hooks (server_hooks.h): the cache reset after every warm-up, before the counters
   // are read; the profiler wraps the measured phase alone.
-  // The profiler's go to every engine process of a session of several (their router
-  // has no profiler), else to the server itself.
-  std::optional<HookOutcome> reset_hook;
-  std::optional<std::vector<HookOutcome>> start_profile_hooks, stop_profile_hooks;
+  // Both go to every engine process of a session of several (their router has neither
+  // a prefix cache nor a profiler), else to the server itself.
+  std::optional<std::vector<HookOutcome>> reset_hooks, start_profile_hooks, stop_profile_hooks;
   auto profile_hook = [&](const char* endpoint, double timeout_s) {
-    if (!s.profiled_processes.empty()) {
-      return CallHookOnEach(s.profiled_processes, endpoint, "--profile", timeout_s, s.tls);
+    if (!s.engine_processes.empty()) {
+      return CallHookOnEach(s.engine_processes, endpoint, "--profile", timeout_s, s.tls);
     }
     return std::vector<HookOutcome>{CallHook(url, endpoint, "--profile", timeout_s, s.tls)};
   };
   if (s.reset_prefix_cache) {
-    reset_hook = ResetPrefixCache(url, s.tls);
+    reset_hooks = s.engine_processes.empty()
+                      ? std::vector<HookOutcome>{ResetPrefixCache(url, s.tls)}
+                      : ResetPrefixCacheOnEach(s.engine_processes, s.tls);
   }
   // A prefix pool's primers: each pool prefix once, after the reset and before the
   // counters are read, so the measured phase finds the pool cached (prefix_pool.h).
@@ -902,19 +903,16 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
   h.servebench_extra["kv_usage"] =
       poller ? json::value(metrics::KvUsageJson(result.server_scrapes, s.metrics_interval_s))
              : json::value(nullptr);
-  // Each hook asked for, with its HTTP status (null: not asked); a profiler hook sent
-  // to each process of a session is an array of one outcome per process.
-  auto hook_json = [](const std::optional<HookOutcome>& o) {
-    return o ? HookJson(*o) : json::value(nullptr);
-  };
+  // Each hook asked for, with its HTTP status (null: not asked); a hook sent to each
+  // process of a session is an array of one outcome per process.
   auto hooks_json = [&](const std::optional<std::vector<HookOutcome>>& o) {
     if (!o) return json::value(nullptr);
-    if (s.profiled_processes.empty()) return HookJson(o->front());
+    if (s.engine_processes.empty()) return HookJson(o->front());
     json::array each;
     for (const HookOutcome& one : *o) each.push_back(HookJson(one));
     return json::value(std::move(each));
   };
-  h.servebench_extra["hooks"] = json::object{{"reset_prefix_cache", hook_json(reset_hook)},
+  h.servebench_extra["hooks"] = json::object{{"reset_prefix_cache", hooks_json(reset_hooks)},
                                              {"start_profile", hooks_json(start_profile_hooks)},
                                              {"stop_profile", hooks_json(stop_profile_hooks)}};
   if (pool) h.servebench_extra["prefix_cache"] = std::move(prefix_cache);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <future>
 
 #include "common/log.h"
@@ -57,18 +58,23 @@ HookOutcome CallHook(const net::Url& base_url, const std::string& endpoint, cons
   return out;
 }
 
-std::vector<HookOutcome> CallHookOnEach(const std::vector<ProfiledProcess>& processes,
-                                        const std::string& endpoint, const std::string& flag,
-                                        double timeout_s, const net::TlsOptions& tls) {
-  // At once, so every process's profile covers the same window, and a slow
-  // /stop_profile (a real engine writes its trace before answering) is waited for once.
+namespace {
+
+// `call` on every process's own URL at once (one thread each), its outcome named after
+// the process; then one warning naming each process whose call failed. At once, so
+// every process's profile covers the same window, and a slow /stop_profile (a real
+// engine writes its trace before answering) is waited for once.
+std::vector<HookOutcome> OnEach(const std::vector<EngineProcess>& processes,
+                                const std::string& endpoint, const std::string& flag,
+                                const std::string& without,
+                                const std::function<HookOutcome(const net::Url&)>& call) {
   std::vector<std::future<HookOutcome>> calls;
-  for (const ProfiledProcess& p : processes) {
-    calls.push_back(std::async(std::launch::async, [&p, &endpoint, timeout_s, &tls] {
+  for (const EngineProcess& p : processes) {
+    calls.push_back(std::async(std::launch::async, [&p, &endpoint, &call] {
       StatusOr<net::Url> url = net::ParseUrl(p.base_url);
       HookOutcome out;
       if (url.ok()) {
-        out = Post(*url, endpoint, timeout_s, tls);
+        out = call(*url);
       } else {
         out.endpoint = endpoint;
         out.error = fmt::format("bad URL {}: {}", p.base_url, url.status().message());
@@ -84,26 +90,58 @@ std::vector<HookOutcome> CallHookOnEach(const std::vector<ProfiledProcess>& proc
     const HookOutcome& o = outcomes.back();
     if (o.ok) continue;
     failed += fmt::format("{}{} ({}{}: {})", failed.empty() ? "" : ", ", o.process,
-                          processes[i].base_url, endpoint, o.error);
+                          processes[i].base_url, o.endpoint, o.error);
   }
   if (!failed.empty()) {
-    Log(LogLevel::kWarning, "{}: POST {} failed on {}; the run goes on without their profiles",
-        flag, endpoint, failed);
+    Log(LogLevel::kWarning, "{}: POST {} failed on {}; the run goes on without {}", flag, endpoint,
+        failed, without);
   }
   return outcomes;
 }
 
-HookOutcome ResetPrefixCache(const net::Url& base_url, const net::TlsOptions& tls) {
+// POST /reset_prefix_cache, then SGLang's /flush_cache when that route is 404; no
+// warning. The outcome is the call that worked, else the first one's;
+// `flush_cache_error` says why SGLang's failed when it was tried.
+HookOutcome TryResetPrefixCache(const net::Url& base_url, const net::TlsOptions& tls,
+                                std::string* flush_cache_error) {
   HookOutcome vllm = Post(base_url, "/reset_prefix_cache", 60.0, tls);
-  if (vllm.ok || vllm.http_status != 404) {
-    if (!vllm.ok) Warn(base_url, vllm, "--reset-prefix-cache");
-    return vllm;
-  }
+  if (vllm.ok || vllm.http_status != 404) return vllm;
   HookOutcome sglang = Post(base_url, "/flush_cache", 60.0, tls);
   if (sglang.ok) return sglang;
-  Warn(base_url, vllm, "--reset-prefix-cache",
-       fmt::format(", and POST {} (SGLang's) {}", Shown(base_url, "/flush_cache"), sglang.error));
+  *flush_cache_error = sglang.error;
   return vllm;
+}
+
+}  // namespace
+
+std::vector<HookOutcome> CallHookOnEach(const std::vector<EngineProcess>& processes,
+                                        const std::string& endpoint, const std::string& flag,
+                                        double timeout_s, const net::TlsOptions& tls) {
+  return OnEach(processes, endpoint, flag, "their profiles",
+                [&](const net::Url& url) { return Post(url, endpoint, timeout_s, tls); });
+}
+
+HookOutcome ResetPrefixCache(const net::Url& base_url, const net::TlsOptions& tls) {
+  std::string flush_cache_error;
+  HookOutcome o = TryResetPrefixCache(base_url, tls, &flush_cache_error);
+  if (o.ok) return o;
+  Warn(base_url, o, "--reset-prefix-cache",
+       flush_cache_error.empty() ? ""
+                                 : fmt::format(", and POST {} (SGLang's) {}",
+                                               Shown(base_url, "/flush_cache"), flush_cache_error));
+  return o;
+}
+
+std::vector<HookOutcome> ResetPrefixCacheOnEach(const std::vector<EngineProcess>& processes,
+                                                const net::TlsOptions& tls) {
+  return OnEach(processes, "/reset_prefix_cache", "--reset-prefix-cache",
+                "an empty prefix cache there", [&](const net::Url& url) {
+                  std::string flush_cache_error;
+                  HookOutcome o = TryResetPrefixCache(url, tls, &flush_cache_error);
+                  if (!flush_cache_error.empty())
+                    o.error += ", and /flush_cache (SGLang's) " + flush_cache_error;
+                  return o;
+                });
 }
 
 json::value HookJson(const HookOutcome& o) {

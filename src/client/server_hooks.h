@@ -12,8 +12,9 @@
 // timeout is logged as a warning naming the endpoint, and the outcome of every hook
 // asked for is recorded in the result (servebench.hooks). Each call is one net::
 // HttpFetch (its own connection). A serve session of several processes has its
-// profiler hooks sent to every engine process's own URL at once (CallHookOnEach), not
-// to the router the load goes to. Blocks the caller; thread-safe.
+// hooks sent to every engine process's own URL at once (CallHookOnEach), not
+// to the router the load goes to, and so has its prefix cache reset
+// (ResetPrefixCacheOnEach). Blocks the caller; thread-safe.
 #pragma once
 
 #include <boost/json.hpp>
@@ -45,7 +46,7 @@ HookOutcome CallHook(const net::Url& base_url, const std::string& endpoint, cons
 // all, each at most `timeout_s`. One outcome per process, in order. Logs one warning
 // naming every process whose reply was not 2xx ("<flag>: POST <endpoint> failed on
 // decode[1] (http://...: HTTP 404 ...)").
-std::vector<HookOutcome> CallHookOnEach(const std::vector<ProfiledProcess>& processes,
+std::vector<HookOutcome> CallHookOnEach(const std::vector<EngineProcess>& processes,
                                         const std::string& endpoint, const std::string& flag,
                                         double timeout_s, const net::TlsOptions& tls);
 
@@ -53,6 +54,14 @@ std::vector<HookOutcome> CallHookOnEach(const std::vector<ProfiledProcess>& proc
 // SGLang's POST /flush_cache. The outcome is the call that worked, else the first
 // one's, with one warning.
 HookOutcome ResetPrefixCache(const net::Url& base_url, const net::TlsOptions& tls);
+
+// --reset-prefix-cache on a serve session of several processes: ResetPrefixCache on
+// every engine process's own URL at once (the router in front of them has no cache).
+// One outcome per process, in order, and one warning naming every process that has
+// neither endpoint ("--reset-prefix-cache: POST /reset_prefix_cache failed on decode[1]
+// (http://...: HTTP 404 ...)").
+std::vector<HookOutcome> ResetPrefixCacheOnEach(const std::vector<EngineProcess>& processes,
+                                                const net::TlsOptions& tls);
 
 // {"endpoint", "http_status" (null without a reply), "ok", "error" (null when ok)},
 // plus "trace" when the reply is a JSON object naming one (the sim's /stop_profile)

@@ -82,9 +82,9 @@ TEST(ServerHooksTest, ProfilingEveryProcessWarnsOnceNamingEachProcessWithoutTheE
   net::testing::FakeServerOptions profiled;
   profiled.admin_endpoints = {"/start_profile", "/stop_profile"};
   FakeOpenAiServer prefill(profiled), decode0(profiled), decode1;  // decode1: 404
-  const std::vector<ProfiledProcess> processes = {{"prefill[0]", prefill.base_url()},
-                                                  {"decode[0]", decode0.base_url()},
-                                                  {"decode[1]", decode1.base_url()}};
+  const std::vector<EngineProcess> processes = {{"prefill[0]", prefill.base_url()},
+                                                {"decode[0]", decode0.base_url()},
+                                                {"decode[1]", decode1.base_url()}};
   ::testing::internal::CaptureStderr();
   std::vector<HookOutcome> out = CallHookOnEach(processes, "/start_profile", "--profile", 5.0, {});
   const std::string warnings = ::testing::internal::GetCapturedStderr();
@@ -101,6 +101,38 @@ TEST(ServerHooksTest, ProfilingEveryProcessWarnsOnceNamingEachProcessWithoutTheE
                           decode1.base_url() + "/start_profile: HTTP 404"),
             std::string::npos)
       << warnings;
+  EXPECT_EQ(warnings.find("prefill[0]"), std::string::npos) << warnings;
+  EXPECT_EQ(warnings.find("decode[0]"), std::string::npos) << warnings;
+}
+
+// --reset-prefix-cache on a session of several processes: each worker is reset at its
+// own URL (with SGLang's fallback there), and one warning names each worker that has
+// neither endpoint.
+TEST(ServerHooksTest, ResettingEveryProcessWarnsOnceNamingEachProcessWithoutTheEndpoint) {
+  net::testing::FakeServerOptions vllm, sglang;
+  vllm.admin_endpoints = {"/reset_prefix_cache"};
+  sglang.admin_endpoints = {"/flush_cache"};
+  FakeOpenAiServer prefill(vllm), decode0(sglang), decode1;  // decode1: neither
+  const std::vector<EngineProcess> processes = {{"prefill[0]", prefill.base_url()},
+                                                {"decode[0]", decode0.base_url()},
+                                                {"decode[1]", decode1.base_url()}};
+  ::testing::internal::CaptureStderr();
+  std::vector<HookOutcome> out = ResetPrefixCacheOnEach(processes, {});
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_TRUE(out[0].ok) << out[0].error;
+  EXPECT_EQ(out[0].endpoint, "/reset_prefix_cache");
+  EXPECT_TRUE(out[1].ok) << out[1].error;
+  EXPECT_EQ(out[1].endpoint, "/flush_cache");
+  EXPECT_FALSE(out[2].ok);
+  EXPECT_EQ(out[2].process, "decode[1]");
+  EXPECT_EQ(out[2].http_status, 404);
+  EXPECT_EQ(std::count(warnings.begin(), warnings.end(), '\n'), 1) << warnings;
+  EXPECT_NE(warnings.find("--reset-prefix-cache: POST /reset_prefix_cache failed on decode[1] (" +
+                          decode1.base_url() + "/reset_prefix_cache: HTTP 404"),
+            std::string::npos)
+      << warnings;
+  EXPECT_NE(warnings.find("/flush_cache (SGLang's) HTTP 404"), std::string::npos) << warnings;
   EXPECT_EQ(warnings.find("prefill[0]"), std::string::npos) << warnings;
   EXPECT_EQ(warnings.find("decode[0]"), std::string::npos) << warnings;
 }

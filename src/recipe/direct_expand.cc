@@ -90,8 +90,11 @@ void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* p
       if (e.has_workers ? !f.multi_node : !f.single_node) continue;
       std::vector<int> all = e.conc.Values();
       std::vector<size_t> chosen;
+      // A search is one point whatever --conc selects: it chooses its concurrencies.
+      const bool search = sc.load.search.enabled();
       for (size_t i = 0; i < all.size(); ++i)
-        if (f.conc.empty() || std::find(f.conc.begin(), f.conc.end(), all[i]) != f.conc.end())
+        if (search || f.conc.empty() ||
+            std::find(f.conc.begin(), f.conc.end(), all[i]) != f.conc.end())
           chosen.push_back(i);
       if (chosen.empty()) continue;
       int highest = 0;
@@ -160,6 +163,8 @@ void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* p
         if (agentic) p.load.duration_s = sc.duration_s;
         if (i < sc.num_prompts_per_conc.size())
           p.load.num_prompts = sc.num_prompts_per_conc[i];
+        else if (search && sc.prompts_per_concurrency > 0)
+          p.load.prompts_per_concurrency = sc.prompts_per_concurrency;  // per probe
         else if (sc.prompts_per_concurrency > 0)
           p.load.num_prompts = sc.prompts_per_concurrency * c;
         if (sc.warmups_per_concurrency > 0)

@@ -337,6 +337,43 @@ void ReadLoad(const LoadContext& ctx, FieldReader& r, LoadSpec* load, int* per_c
   if (auto v = r.StringList("extra_args")) load->extra_args = *v;
 }
 
+// A scenario's `search:` (recipe/point.h SloSearchSpec): its shape here; its limits and
+// range are search/'s to judge, before anything starts (cli/preflight.h), located by
+// the paths read here.
+bool ReadSloSearch(const LoadContext& ctx, const YNode& n, const std::string& path,
+                   SloSearchSpec* out) {
+  FieldReader r(ctx, n, path,
+                {"vary", "slo", "min", "max", "step", "resolution", "repeats", "max_probes"});
+  if (!r.valid()) return false;
+  bool ok = true;
+  out->field_path = path;
+  auto vary = r.Enum("vary", {"concurrency", "rate"}, true);
+  if (!vary) ok = false;
+  out->vary = vary.value_or("concurrency");
+  auto slos = r.StringList("slo", true);
+  if (!slos || slos->empty()) {
+    if (slos) r.ErrorAt("slo", "is empty; name at least one limit, e.g. [ttft_p99_ms<=500]");
+    ok = false;
+  } else {
+    out->slos = *slos;
+  }
+  out->min = r.Double("min");
+  out->max = r.Double("max");
+  if (auto v = r.Int("step")) out->step = static_cast<int>(*v);
+  out->resolution = r.Double("resolution");
+  if (auto v = r.Int("repeats")) out->repeats = static_cast<int>(*v);
+  if (auto v = r.Int("max_probes")) out->max_probes = static_cast<int>(*v);
+  for (const char* key : {"step", "resolution"}) {
+    bool for_concurrency = std::string_view(key) == "step";
+    if (r.Has(key) && for_concurrency != (out->vary == "concurrency")) {
+      r.ErrorAt(key, fmt::format("is for a search varying the {}; this one varies the {}",
+                                 for_concurrency ? "concurrency" : "rate", out->vary));
+      ok = false;
+    }
+  }
+  return ok;
+}
+
 // A scenario's prefix pool, once its load (recipe-level, then its own) and isl are known:
 // dataset prefix_repetition needs prefix_len < isl (the rest is each prompt's suffix) and
 // num_prefixes, exact lengths (no random_range_ratio); other datasets refuse the keys.
@@ -445,8 +482,11 @@ bool ReadTopologyEntry(const LoadContext& ctx, FieldReader& r, SearchEntry* e) {
   return ok;
 }
 
+// `search`: the vary of the scenario's search ("" = none). A search varying the
+// concurrency takes none from its entries; one varying the rate takes at most one, the
+// cap on requests in flight (none: no cap).
 std::optional<SearchEntry> ReadEntry(const LoadContext& ctx, const YNode& n,
-                                     const std::string& path) {
+                                     const std::string& path, const std::string& search) {
   FieldReader r(ctx, n, path,
                 {"tp",
                  "pp",
@@ -495,7 +535,24 @@ std::optional<SearchEntry> ReadEntry(const LoadContext& ctx, const YNode& n,
     e.spec = ReadSpec(ctx, *s, r.PathOf("spec_decoding"));
     if (!e.spec) ok = false;
   }
-  ReadConcurrency(ctx, r, &e.conc, &ok);
+  if (search.empty()) {
+    ReadConcurrency(ctx, r, &e.conc, &ok);
+  } else if (!r.Has("concurrency")) {
+    e.conc.list = {0};
+  } else if (search == "concurrency") {
+    r.ErrorAt("concurrency",
+              "is set in a scenario whose search varies the concurrency; the search chooses it "
+              "(search.min .. search.max)");
+    ok = false;
+  } else {
+    ReadConcurrency(ctx, r, &e.conc, &ok);
+    if (e.conc.Values().size() > 1) {
+      r.ErrorAt("concurrency",
+                "is a list in a scenario whose search varies the rate; give one cap on the "
+                "requests in flight (or none)");
+      ok = false;
+    }
+  }
   if (auto v = r.StringList("extra_args")) e.extra_args = *v;
   if (auto v = r.StringMap("env"))
     for (const auto& [k, val] : *v) e.env[k] = val;
@@ -724,7 +781,7 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
     return std::nullopt;
   }
   std::vector<std::string> scenario_keys = kLoadKeys;
-  for (const char* k : {"isl", "osl", "search_space", "scenario", "duration_s"})
+  for (const char* k : {"isl", "osl", "search_space", "scenario", "duration_s", "search"})
     scenario_keys.push_back(k);
   for (size_t i = 0; i < scenarios->items.size(); ++i) {
     std::string spath = IndexPath(r.PathOf("scenarios"), i);
@@ -773,6 +830,19 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
       sc.osl = static_cast<int>(osl.value_or(0));
       if (!CheckPrefixPool(ctx, scenarios->items[i], spath, sc)) ok = false;
     }
+    if (const YNode* search = sr.Get("search")) {
+      if (agentic) {
+        sr.ErrorAt("search",
+                   "is set in an agentic-coding scenario; a search probes fixed-seq-len loads");
+        ok = false;
+      } else if (!ReadSloSearch(ctx, *search, sr.PathOf("search"), &sc.load.search)) {
+        ok = false;
+      }
+      if (sc.load.repetitions > 1) {
+        sr.ErrorAt("search", "and repetitions > 1: a search repeats probes itself (repeats)");
+        ok = false;
+      }
+    }
     const YNode* space = sr.Get("search_space");
     if (space == nullptr) {
       sr.Missing("search_space");
@@ -787,7 +857,8 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
       continue;
     }
     for (size_t j = 0; j < space->items.size(); ++j) {
-      auto e = ReadEntry(ctx, space->items[j], IndexPath(sr.PathOf("search_space"), j));
+      auto e = ReadEntry(ctx, space->items[j], IndexPath(sr.PathOf("search_space"), j),
+                         sc.load.search.vary);
       if (!e) {
         ok = false;
         continue;

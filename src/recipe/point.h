@@ -181,6 +181,25 @@ inline std::optional<double> SimTimeScale(const ServeSpec& s) {
   return it == s.sim_options.end() ? 1.0 : std::strtod(it->second.c_str(), nullptr);
 }
 
+// A point that searches instead of running one load: a native scenario's `search:`
+// (docs/search.md, "In a recipe"). `servebench run` runs `servebench search` on the
+// session's warm server, each probe being the point's load at the probed concurrency
+// or rate. Kept as the recipe wrote it: search/ is the one reading of the limits and
+// of the range rules (run/search_point.h), checked before anything starts
+// (cli/preflight.h). In the point JSON only when `vary` is set; unset optionals are
+// search's defaults.
+struct SloSearchSpec {
+  std::string vary;               // "concurrency" or "rate"; "" = not a search
+  std::vector<std::string> slos;  // "<stat><=<ms>", as `servebench search --slo`
+  std::optional<double> min, max;
+  std::optional<int> step;           // concurrency: bisection stops this close
+  std::optional<double> resolution;  // rate: bisection stops within this fraction
+  std::optional<int> repeats, max_probes;
+  // Where the recipe wrote it ("scenarios[0].search"), for messages; no identity.
+  std::string field_path;
+  bool enabled() const { return !vary.empty(); }
+};
+
 // What load is offered at one point.
 struct LoadSpec {
   std::string scenario = "fixed-seq-len";  // or "agentic-coding"
@@ -210,6 +229,11 @@ struct LoadSpec {
   std::string backend;  // client API: "openai" (completions) or "openai-chat"
   // Extra load-generator options as `--flag value` tokens (nightly `args`), in order.
   std::vector<std::string> extra_args;
+  // Set: the point is a search (concurrency 0 when it varies the concurrency; with a
+  // varied rate, `concurrency` caps the requests in flight, 0 = no cap), and
+  // prompts_per_concurrency sizes a concurrency search's probes (0 = the run's default).
+  SloSearchSpec search;
+  int prompts_per_concurrency = 0;
 };
 
 // One accuracy task as the recipe asks for it.

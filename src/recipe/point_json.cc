@@ -152,6 +152,20 @@ json::object ToJsonAllFields(const Point& p) {
                     {"backend", l.backend},
                     {"extra_args", StringsJson(l.extra_args)}};
   warmups_per_conc(&load);
+  // Only for a search, so every other point keeps its identity.
+  if (l.search.enabled()) {
+    const SloSearchSpec& q = l.search;
+    json::object search{{"vary", q.vary}, {"slo", StringsJson(q.slos)}};
+    if (q.min) search["min"] = *q.min;
+    if (q.max) search["max"] = *q.max;
+    if (q.step) search["step"] = *q.step;
+    if (q.resolution) search["resolution"] = *q.resolution;
+    if (q.repeats) search["repeats"] = *q.repeats;
+    if (q.max_probes) search["max_probes"] = *q.max_probes;
+    if (l.prompts_per_concurrency > 0)
+      search["prompts_per_concurrency"] = l.prompts_per_concurrency;
+    load["search"] = std::move(search);
+  }
   // Only for a prefix pool, so every other point keeps its identity.
   if (l.dataset == "prefix_repetition") {
     load["prefix_pool"] = json::object{{"prefix_len", l.prefix_len},
@@ -529,6 +543,32 @@ StatusOr<Point> PointFromJson(std::string_view text) {
       lr.Strings("extra_args", &l.extra_args);
       if (lr.Optional("warmups_per_concurrency"))
         lr.Int("warmups_per_concurrency", &l.warmups_per_concurrency);
+      if (const json::value* search = lr.Optional("search")) {
+        SloSearchSpec& q = l.search;
+        Reader qr(*search, "point.load.search", &errs);
+        qr.Str("vary", &q.vary);
+        qr.Strings("slo", &q.slos);
+        auto optional_double = [&](const char* key, std::optional<double>* out) {
+          if (!qr.Optional(key)) return;
+          double v = 0;
+          qr.Double(key, &v);
+          *out = v;
+        };
+        auto optional_int = [&](const char* key, std::optional<int>* out) {
+          if (!qr.Optional(key)) return;
+          int v = 0;
+          qr.Int(key, &v);
+          *out = v;
+        };
+        optional_double("min", &q.min);
+        optional_double("max", &q.max);
+        optional_int("step", &q.step);
+        optional_double("resolution", &q.resolution);
+        optional_int("repeats", &q.repeats);
+        optional_int("max_probes", &q.max_probes);
+        if (qr.Optional("prompts_per_concurrency"))
+          qr.Int("prompts_per_concurrency", &l.prompts_per_concurrency);
+      }
       if (const json::value* pool = lr.Optional("prefix_pool")) {
         Reader pr(*pool, "point.load.prefix_pool", &errs);
         pr.Int("prefix_len", &l.prefix_len);

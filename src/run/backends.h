@@ -18,6 +18,7 @@
 #include "recipe/point.h"
 #include "record/record.h"
 #include "run/role_metrics.h"
+#include "search/slo_search.h"
 
 namespace servebench::run {
 
@@ -94,6 +95,13 @@ struct LoadOutcome {
   std::string failure_summary;
 };
 
+// The outcome of a search point (recipe::SloSearchSpec, run/search_point.h).
+struct SearchOutcome {
+  Status status;  // not ok: the search could not start (its settings); nothing ran
+  search::SearchSettings settings;
+  search::SearchResult result;  // every probe, the answer, why it stopped
+};
+
 class LoadBackend {
  public:
   virtual ~LoadBackend() = default;
@@ -112,6 +120,15 @@ class LoadBackend {
   }
   virtual LoadOutcome Run(const recipe::Point& point, const std::string& base_url,
                           const std::string& requests_path, const std::atomic<bool>* cancel) = 0;
+  // A point whose load is a search (point.load.search set): `servebench search` on
+  // the warm server, one load run per probe. Blocks until the search ends.
+  virtual SearchOutcome Search(const recipe::Point& point, const std::string& base_url,
+                               const std::atomic<bool>* cancel) {
+    (void)point;
+    (void)base_url;
+    (void)cancel;
+    return {Status::FailedPrecondition("this load backend runs no search"), {}, {}};
+  }
 };
 
 struct EvalOutcome {

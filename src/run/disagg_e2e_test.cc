@@ -209,6 +209,31 @@ TEST_F(DisaggE2eTest, ProfileGivesEveryEngineProcessItsFolderAndWrapsTheMeasured
   EXPECT_TRUE(NoneLeft(5));
 }
 
+// --reset-prefix-cache on a session of several processes: the reset goes to every
+// worker's own URL (the sim's /reset_prefix_cache), not to the router the load goes to
+// (which has no cache and answers 404), so no warning; one outcome per worker.
+TEST_F(DisaggE2eTest, ResetPrefixCacheGoesToEveryWorkerNotTheRouter) {
+  auto r =
+      servebench::testing::RunShell(RunArgs(Recipe("[2]", 0.05, 16)) + " --reset-prefix-cache");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("--reset-prefix-cache:"), std::string::npos)
+      << "no warning: " << r.output;
+  auto records = Records();
+  ASSERT_EQ(records.size(), 1u);
+  const auto& rec = records[0];
+  EXPECT_EQ(rec.at("status").as_string(), "ok") << rec;
+  const auto& hooks = rec.at("summary").at("servebench").at("hooks").as_object();
+  std::vector<std::string> processes;
+  for (const auto& h : hooks.at("reset_prefix_cache").as_array()) {
+    EXPECT_TRUE(h.at("ok").as_bool()) << h;
+    EXPECT_EQ(h.at("endpoint").as_string(), "/reset_prefix_cache") << h;
+    processes.push_back(std::string(h.at("process").as_string()));
+  }
+  EXPECT_EQ(processes, (std::vector<std::string>{"prefill[0]", "decode[0]", "decode[1]"}));
+  EXPECT_TRUE(hooks.at("start_profile").is_null()) << "not asked for";
+  EXPECT_TRUE(NoneLeft(5));
+}
+
 // Power of a disaggregated point, split by role: every sim worker exports the GPUs
 // the session plan gives it (--gpus, --node-index) on its own DCGM-shaped /metrics;
 // `auto` reads the workers' endpoints together, and the plan's roles and GPUs say

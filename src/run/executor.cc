@@ -15,6 +15,7 @@
 #include "record/record_builder.h"
 #include "run/agentic_result.h"
 #include "run/inferencex_result.h"
+#include "run/search_point.h"
 
 namespace servebench::run {
 
@@ -69,7 +70,8 @@ std::string ConcList(const recipe::ServeSession& session) {
   std::string out;
   for (const auto& p : session.points) {
     if (!out.empty()) out += ",";
-    out += std::to_string(p.load.concurrency);
+    // A search chooses its concurrencies (executor_search.cc).
+    out += p.load.search.vary == "concurrency" ? "searched" : std::to_string(p.load.concurrency);
   }
   return out;
 }
@@ -137,10 +139,16 @@ std::string DescribeClient(const recipe::ServeSession& session) {
   return out;
 }
 
-// The highest concurrency a session's points ask for: what its engine must serve at once.
-int MaxConcurrency(const recipe::ServeSession& session) {
+// The highest concurrency a session's points ask for: what its engine must serve at once
+// (a concurrency search's: the top of its range).
+int MaxConcurrency(const recipe::ServeSession& session, const RunSettings& settings) {
   int n = 0;
-  for (const recipe::Point& p : session.points) n = std::max(n, p.load.concurrency);
+  for (const recipe::Point& p : session.points) {
+    n = std::max(n, p.load.concurrency);
+    if (p.load.search.vary != "concurrency") continue;
+    if (auto s = SearchSettingsFor(p, settings, ""); s.ok())
+      n = std::max(n, static_cast<int>(s->max));
+  }
   return n;
 }
 }  // namespace
@@ -153,12 +161,18 @@ Status Executor::DryRun(const std::vector<recipe::ServeSession>& sessions, std::
                        ++index, sessions.size(), Short(session.session_id), first.recipe,
                        first.serve.engine, session.points.size(), ConcList(session));
     // Shown as it would run, but env values stay secret (recipe.h, WithSecretsRedacted).
-    SB_ASSIGN_OR_RETURN(
-        std::string rendered,
-        engine_->Render(recipe::WithSecretsRedacted(first).serve, MaxConcurrency(session)));
+    SB_ASSIGN_OR_RETURN(std::string rendered,
+                        engine_->Render(recipe::WithSecretsRedacted(first).serve,
+                                        MaxConcurrency(session, settings_)));
     out << rendered;
     if (!rendered.empty() && rendered.back() != '\n') out << "\n";
-    out << DescribeClient(session) << "\n";
+    out << DescribeClient(session);
+    for (const recipe::Point& p : session.points) {
+      if (!p.load.search.enabled()) continue;
+      SB_ASSIGN_OR_RETURN(search::SearchSettings s, SearchSettingsFor(p, settings_, ""));
+      out << "#   " << DescribeSearch(p, s) << "\n";
+    }
+    out << "\n";
   }
   return Status::Ok();
 }
@@ -237,7 +251,7 @@ void Executor::RunSession(const recipe::ServeSession& session, bool is_first,
     *log_ << fmt::format("servebench: session {}/{} {}: starting {} (concurrency {})\n",
                          session_index_, sessions_total_, Short(session.session_id),
                          session.points.front().serve.engine, ConcList(session));
-    state.engine = engine_->Start(session.points.front().serve, MaxConcurrency(session),
+    state.engine = engine_->Start(session.points.front().serve, MaxConcurrency(session, settings_),
                                   state.log_path, &failure);
     state.start_failed = state.engine == nullptr;
     if (!state.start_failed)
@@ -330,6 +344,9 @@ void Executor::RunSession(const recipe::ServeSession& session, bool is_first,
 
 void Executor::RunPoint(const recipe::Point& point, SessionState* state,
                         const std::atomic<bool>* cancel, SweepReport* report) {
+  if (point.load.search.enabled()) {
+    return RunSearchPoint(point, *state->session, state->engine.get(), cancel, report);
+  }
   record::Provenance prov = Observed(state->engine->engine_version(), "");
   std::string requests_path =
       fmt::format("{}/requests/{}.jsonl", settings_.out_dir, point.point_id.substr(0, 16));

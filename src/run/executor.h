@@ -14,6 +14,9 @@
 // its engine failed to start), each point's "point k/N (session i/S ...) ... ETA"
 // before it runs and its outcome after, one line for points skipped after a failed
 // canary. The bench progress line of the point in flight comes from client/.
+// A point that searches (recipe::SloSearchSpec) runs `servebench search` on the warm
+// server instead of one load: a record per probe and one for the answer, as the
+// command writes them, and the probes' table in the log.
 // Not thread-safe: one Run at a time, from one thread.
 #pragma once
 
@@ -73,6 +76,11 @@ class Executor {
   // Runs the load (and evals) of one point on the live engine and records it.
   void RunPoint(const recipe::Point& point, SessionState* state, const std::atomic<bool>* cancel,
                 SweepReport* report);
+  // RunPoint for a point whose load is a search (executor_search.cc): the search on
+  // the live engine, every probe's record and the answer's through the sink, the
+  // answer's in `report`.
+  void RunSearchPoint(const recipe::Point& point, const recipe::ServeSession& session,
+                      LiveEngine* engine, const std::atomic<bool>* cancel, SweepReport* report);
   // Builds the point's Record, hands it to the sink and appends it to `report`.
   // `said_above`: why it failed was already printed (the engine did not start).
   void Record(const recipe::Point& point, const PointResult& result,

@@ -58,12 +58,20 @@ class NativeLoadBackend final : public LoadBackend {
                      const std::atomic<bool>* cancel) override;
   LoadOutcome Run(const recipe::Point& point, const std::string& base_url,
                   const std::string& requests_path, const std::atomic<bool>* cancel) override;
+  // search::RunSloSearch with SearchSettingsFor(point) (search_point.h), each probe a
+  // client::RunBench with the session's workers, hooks and idle power as Run's.
+  SearchOutcome Search(const recipe::Point& point, const std::string& base_url,
+                       const std::atomic<bool>* cancel) override;
 
  private:
+  // The session's part of every load run: its workers, their hooks, its idle power.
+  void AddSession(client::BenchSettings* bench) const;
+
   const RunSettings& settings_;
   std::vector<telemetry::SessionWorker> workers_;  // the current session's, if several
-  // --profile: the current session's engine processes with a profiler, if several.
-  std::vector<client::ProfiledProcess> profiled_;
+  // --profile and --reset-prefix-cache: the current session's engine processes (its
+  // workers, not its router), if several.
+  std::vector<client::EngineProcess> engine_processes_;
   std::optional<double> idle_power_w_;  // of the current session's GPUs, per GPU
   std::string idle_note_;               // why it is missing
 };

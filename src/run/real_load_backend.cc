@@ -10,6 +10,7 @@
 #include "record/record_builder.h"
 #include "run/aggregate.h"
 #include "run/real_backends.h"
+#include "run/search_point.h"
 #include "telemetry/power_session.h"
 #include "telemetry/samples_csv.h"
 
@@ -134,11 +135,11 @@ void NativeLoadBackend::OnEngineReady(const recipe::Point& first_point, const st
   idle_power_w_.reset();
   idle_note_.clear();
   workers_.clear();
-  profiled_.clear();
+  engine_processes_.clear();
   for (const RoleEndpoint& r : roles) {
-    if (!r.profile_dir.empty()) profiled_.push_back({r.process, r.base_url});
-    if (r.role == "router") continue;  // the router runs on no GPU
+    if (r.role == "router") continue;  // no GPU, no prefix cache, no profiler
     workers_.push_back({r.role, r.url, r.gpus});
+    engine_processes_.push_back({r.process, r.base_url});
   }
   if (settings_.idle_power_s <= 0) return;
   telemetry::TelemetrySettings t = settings_.telemetry;
@@ -155,6 +156,28 @@ void NativeLoadBackend::OnEngineReady(const recipe::Point& first_point, const st
   }
 }
 
+void NativeLoadBackend::AddSession(client::BenchSettings* bench) const {
+  bench->telemetry.session_workers = workers_;
+  if (bench->profile || bench->reset_prefix_cache) bench->engine_processes = engine_processes_;
+  bench->idle_power_w = idle_power_w_;
+  bench->idle_power_note = idle_note_;
+}
+
+SearchOutcome NativeLoadBackend::Search(const recipe::Point& point, const std::string& base_url,
+                                        const std::atomic<bool>* cancel) {
+  SearchOutcome out;
+  StatusOr<search::SearchSettings> settings = SearchSettingsFor(point, settings_, base_url);
+  if (!settings.ok()) {
+    out.status = settings.status();
+    return out;
+  }
+  out.settings = std::move(*settings);
+  AddSession(&out.settings.bench);
+  out.result =
+      search::RunSloSearch(out.settings, search::BenchProbeRunner(out.settings, cancel), cancel);
+  return out;
+}
+
 LoadOutcome NativeLoadBackend::Run(const recipe::Point& point, const std::string& base_url,
                                    const std::string& requests_path,
                                    const std::atomic<bool>* cancel) {
@@ -168,10 +191,7 @@ LoadOutcome NativeLoadBackend::Run(const recipe::Point& point, const std::string
     std::string path =
         repetitions == 1 ? requests_path : requests_path + ".run" + std::to_string(i + 1);
     client::BenchSettings bench = BenchSettingsFor(point, settings_, base_url, path);
-    bench.telemetry.session_workers = workers_;
-    if (bench.profile) bench.profiled_processes = profiled_;
-    bench.idle_power_w = idle_power_w_;
-    bench.idle_power_note = idle_note_;
+    AddSession(&bench);
     auto result = client::RunBench(bench, cancel);
     if (!result.ok()) {
       out.error = result.status().message();

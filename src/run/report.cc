@@ -73,6 +73,18 @@ std::string RoleMetricsSection(const std::string& sid, const std::vector<const P
          table + "\n";
 }
 
+// A point's concurrency; a search's answer (its probes are records of their own).
+std::string ConcurrencyCell(const PointReport& p) {
+  const recipe::SloSearchSpec& search = p.point.load.search;
+  if (!search.enabled()) return std::to_string(p.point.load.concurrency);
+  const std::optional<metrics::Headline>& h = p.record.headline;
+  std::optional<double> answer;
+  if (h) answer = search.vary == "rate" ? h->max_request_rate_at_slo : h->max_concurrency_at_slo;
+  const char* what = search.vary == "rate" ? "req/s" : "conc";
+  return answer ? fmt::format("max {:g} {} at SLO", *answer, what)
+                : fmt::format("search ({})", what);
+}
+
 std::string SessionTables(const SweepReport& r, bool md) {
   std::string out;
   std::map<std::string, std::vector<const PointReport*>> by_session;
@@ -95,7 +107,7 @@ std::string SessionTables(const SweepReport& r, bool md) {
     std::vector<std::vector<std::string>> rows;
     for (const PointReport* p : pts) {
       std::vector<std::string> row = {
-          std::to_string(p->point.load.concurrency),
+          ConcurrencyCell(*p),
           p->resumed ? "ok (resumed)" : std::string(record::RecordStatusName(p->status))};
       // Numbers only for points that measured validly: a failed, invalid or blocked
       // point is told by its status and failure, never as a number (design.md).

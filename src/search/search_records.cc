@@ -24,6 +24,12 @@ std::string NumberText(double v) { return fmt::format("{}", v); }
 // load as bench's flags give it. GPU counts are bench's --num-gpus / --prefill-gpus /
 // --decode-gpus, kept as flags (a running server's parallelism is not known here).
 recipe::Point BasePoint(const SearchSettings& s, const SearchIdentity& id) {
+  if (id.recipe_point) {
+    recipe::Point p = *id.recipe_point;
+    p.load.search = {};
+    p.load.prompts_per_concurrency = 0;
+    return p;
+  }
   const client::BenchSettings& b = s.bench;
   recipe::Point p;
   p.recipe = id.recipe;
@@ -75,6 +81,7 @@ record::Record RecordOf(const recipe::Point& point, const SearchSettings& s,
   r.provenance.servebench_version = kVersion;
   r.provenance.git_revision = kGitRevision;
   r.provenance.host = id.host;
+  r.provenance.engine_version = id.engine_version;
   r.provenance.started_at = started_at.empty() ? Rfc3339Now() : started_at;
   r.provenance.ended_at = ended_at;
   return r;

@@ -12,6 +12,7 @@
 // `servebench regress` judges (higher is better). Pure functions; thread-safe.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,12 @@ struct SearchIdentity {
   record::Build build;             // the build under test (--build-image/-commit/-date)
   std::string run_id;              // this invocation's (--run-id); must be a safe id
   std::string host;                // the machine the client ran on
+  std::string engine_version;      // what the server said of itself, "" = not asked
+  // `servebench run`'s recipe form: the recipe's search point, whose serve spec and
+  // load every record keeps (its own series, as the recipe's other points have),
+  // instead of the point the fields above and the bench flags describe. Its
+  // load.search is dropped: the answer's extra_args say the search.
+  std::optional<recipe::Point> recipe_point;
 };
 
 // The point the probe at `value` ran: the search's load with the concurrency (or rate)

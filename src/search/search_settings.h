@@ -1,4 +1,4 @@
-// SearchSettings: what `servebench search` (and, later, a recipe's search block) asks:
+// SearchSettings: what `servebench search` (and a recipe's `search:`, run/search_point.h) asks:
 // the load of every probe, the SLO limits, which knob varies and over what range.
 // Defaulted and documented field by field; Validate says what may not be.
 #pragma once
@@ -16,6 +16,10 @@ enum class Vary {
   kConcurrency,  // closed loop: max_concurrency = the value, request rate infinite
   kRate,         // open loop: request_rate_per_s = the value (a --max-concurrency cap stays)
 };
+
+// The top of a rate search's range when none is given, in requests/s (its bottom is
+// `min`'s default, 1).
+inline constexpr double kDefaultMaxRate = 1000;
 
 struct SearchSettings {
   // Every probe runs this load with the varied value replaced (and the percentiles the
@@ -35,7 +39,7 @@ struct SearchSettings {
   // The search starts at `min` and doubles until a probe fails or `max` is reached:
   // concurrency (integers) or requests/s.
   double min = 1;
-  double max = 1024;
+  double max = 1024;  // a rate search's default is kDefaultMaxRate
   // Concurrency: bisection stops when the passing and failing values are this close
   // (1 = exact). Rate: when they are within this fraction of the passing rate.
   int64_t concurrency_step = 1;
