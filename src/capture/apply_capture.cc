@@ -264,6 +264,7 @@ std::vector<std::string> ApplyCapture(const LaunchCapture& capture, recipe::Poin
   s.command.files = capture.files;
   s.command.folder = capture.folder;
   s.command.auxiliary = capture.auxiliary;
+  s.command.router = capture.router;
   s.command.source = "inferencex:" + capture.script;
   s.env = capture.env;
   s.env_from = capture.env_from;
@@ -274,6 +275,8 @@ std::vector<std::string> ApplyCapture(const LaunchCapture& capture, recipe::Poin
   for (const auto& aux : capture.auxiliary)
     for (const auto& entry : aux.env)
       if (capture.env.count(entry.first) == 0) point->env_not_secret.push_back(entry.first);
+  for (const auto& entry : capture.router.env)
+    if (capture.env.count(entry.first) == 0) point->env_not_secret.push_back(entry.first);
   std::sort(point->env_not_secret.begin(), point->env_not_secret.end());
   point->env_not_secret.erase(
       std::unique(point->env_not_secret.begin(), point->env_not_secret.end()),

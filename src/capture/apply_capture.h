@@ -1,7 +1,8 @@
 // ApplyCapture: a captured launch put into the point it was captured for, so that
 // servebench runs what InferenceX's script runs.
 //
-// Server: serve.command (argv, port, files, source "inferencex:<script>"),
+// Server: serve.command (argv, port, files, auxiliary servers, the router in front,
+// source "inferencex:<script>"),
 // serve.env / env_from / prepare replaced by the capture's, the env names listed in
 // env_not_secret (no secret is left in them). Read off the command
 // for the point's description (records, tables): the served model name (the

@@ -105,6 +105,10 @@ std::string Differences(const recipe::ServeSpec& a, const recipe::ServeSpec& b) 
           a.command.auxiliary[i].env != b.command.auxiliary[i].env)
         what.insert("auxiliary server " + a.command.auxiliary[i].argv.front());
   }
+  const recipe::RouterCommand &ra = a.command.router, &rb = b.command.router;
+  if (ra.argv != rb.argv || ra.env != rb.env || ra.port != rb.port)
+    what.insert(ra.argv.empty() || rb.argv.empty() ? "the router in front"
+                                                   : "router " + ra.argv.front());
   if (what.empty()) return "the command changes";
   std::string out;
   for (const auto& w : what) out += (out.empty() ? "" : ", ") + w;

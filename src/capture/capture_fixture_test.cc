@@ -75,6 +75,7 @@ TEST(CaptureFixtureTest, EachKeyIsCapturedOrSaysWhyNot) {
   EXPECT_EQ(Key("tinyx-fp8-h200-sglang").captured, 4);
   EXPECT_EQ(Key("tinyx-fp8-h200-vllm-agentic-mtp").captured, 3);
   EXPECT_EQ(Key("tinyx-fp8-b200-vllm-agentic").captured, 1);
+  EXPECT_EQ(Key("tinyx-fp8-b200-sglang").captured, 3);  // one of them behind a router
   EXPECT_EQ(Key("tinyx-fp8-h100-vllm").captured, 0);
   ASSERT_EQ(Key("tinyx-fp8-h100-vllm").failures.size(), 1u);
   EXPECT_THAT(Key("tinyx-fp8-h100-vllm").failures[0].first,
@@ -94,7 +95,7 @@ TEST(CaptureFixtureTest, EachKeyIsCapturedOrSaysWhyNot) {
                                      "tinyx_fp8_h200_sglang.sh"});
   std::string text = FormatCaptureReport(r, true);
   EXPECT_THAT(text, HasSubstr("tinyx-fp8-mi300x-vllm: captured 0/1 point(s)"));
-  EXPECT_THAT(text, HasSubstr("5 key(s) captured, 0 partly, 2 not at all"));
+  EXPECT_THAT(text, HasSubstr("6 key(s) captured, 0 partly, 2 not at all"));
 }
 
 // An agentic script's KV offload tier: mooncake_master started in the background
@@ -134,6 +135,46 @@ TEST(CaptureFixtureTest, AuxiliaryServersStartedBeforeTheEngineAreCapturedWithIt
             (std::vector<std::string>{"lmcache", "server", "--port", "5555", "--l1-size-gb",
                                       std::to_string(dram.total_cpu_dram_gb)}));
   EXPECT_TRUE(PointAt("tinyx-fp8-h200-vllm-agentic-mtp", 2).serve.command.auxiliary.empty());
+}
+
+// InferenceX's DP-attention scripts move the engine to PORT+1 and start a router on
+// PORT in front of it once it is ready: the engine's command is captured as it ran, on
+// its own port, and the router as the command's router (argv, environment, port),
+// where the load goes; without DP attention the same script starts no router.
+TEST(CaptureFixtureTest, ARouterInFrontOfTheEngineIsCapturedAsTheCommandsRouter) {
+  const recipe::ServeSpec& s = PointAt("tinyx-fp8-b200-sglang", 8, true).serve;
+  EXPECT_EQ(s.command.argv,
+            (std::vector<std::string>{"python3", "-m", "sglang.launch_server", "--model-path",
+                                      "tiny-org/TinyX-FP8", "--host", "0.0.0.0", "--port", "8889",
+                                      "--tp", "8", "--dp", "8", "--enable-dp-attention",
+                                      "--ep-size", "8", "--mem-fraction-static", "0.85"}));
+  EXPECT_EQ(s.command.port, 8889);
+  EXPECT_EQ(s.command.router.argv,
+            (std::vector<std::string>{"python3", "-m", "sglang_router.launch_router",
+                                      "--worker-urls", "http://localhost:8889", "--policy",
+                                      "consistent_hashing", "--dp-aware", "--host", "0.0.0.0",
+                                      "--port", "8888", "--prometheus-port", "18888"}));
+  EXPECT_EQ(s.command.router.port, 8888);
+  EXPECT_EQ(s.command.router.env.at("SGLANG_ROUTER_LOG_LEVEL"), "info");
+  EXPECT_EQ(s.env.at("SGLANG_ROUTER_LOG_LEVEL"), "info");
+  EXPECT_TRUE(s.command.auxiliary.empty());
+  EXPECT_EQ(PointAt("tinyx-fp8-b200-sglang", 16, true).session_id,
+            PointAt("tinyx-fp8-b200-sglang", 8, true).session_id);
+  const recipe::ServeSpec& tp = PointAt("tinyx-fp8-b200-sglang", 4).serve;
+  EXPECT_TRUE(tp.command.router.argv.empty());
+  EXPECT_EQ(tp.command.port, 8888);
+  // The client still targets PORT: the router's.
+  EXPECT_EQ(PointAt("tinyx-fp8-b200-sglang", 8, true).load.concurrency, 8);
+  EXPECT_TRUE(Key("tinyx-fp8-b200-sglang").failures.empty());
+  // The dry run names the router and starts it after the engine.
+  engine::RenderOptions options;
+  options.work_dir = "/tmp/x";
+  auto command = engine::RenderServerCommand(s, options);
+  ASSERT_TRUE(command.ok()) << command.status().ToString();
+  std::string shown = engine::FormatSessionForDisplay("b200 dpa", *command);
+  EXPECT_THAT(shown, HasSubstr("# router sglang_router.launch_router on 127.0.0.1:8888"));
+  EXPECT_THAT(shown, HasSubstr("--mem-fraction-static 0.85 &\nuntil curl -sf "
+                               "http://127.0.0.1:8889/health >/dev/null; do sleep 5; done\n"));
 }
 
 TEST(CaptureFixtureTest, TheServerCommandIsExactlyWhatTheScriptRan) {
@@ -292,9 +333,12 @@ TEST(CaptureFixtureTest, TheDryRunOfEveryCapturedSessionStartsExactlyTheCapture)
     std::string shown = engine::FormatCommandForDisplay(*command);
     EXPECT_EQ(shown.find("a-real-token-at-launch"), std::string::npos) << "no secret is shown";
     std::vector<CallRecord> calls = testing::ReplayDryRun(shown, dir.path(), launch);
-    ASSERT_EQ(calls.size(), p.serve.prepare.size() + p.serve.command.auxiliary.size() + 1)
+    const size_t router_calls = p.serve.command.router.argv.empty() ? 0 : 2;  // curl, router
+    ASSERT_EQ(calls.size(),
+              p.serve.prepare.size() + p.serve.command.auxiliary.size() + 1 + router_calls)
         << p.recipe << "\n"
         << shown;
+    EXPECT_EQ(testing::TakeRouterCall(p.serve, &calls), "") << p.recipe << "\n" << shown;
     for (size_t i = 0; i < p.serve.prepare.size(); ++i) {
       std::vector<std::string> step = {calls[i].tool};
       step.insert(step.end(), calls[i].argv.begin(), calls[i].argv.end());
@@ -340,15 +384,16 @@ TEST(CaptureFixtureTest, TheDryRunOfEveryCapturedSessionStartsExactlyTheCapture)
     }
     ++sessions;
   }
-  // mi355x tp8 ×3 + dpa, trt ×2, sglang, the agentic h200 (none, lmcache) and b200
-  EXPECT_EQ(sessions, 4 + 2 + 1 + 2 + 1);
+  // mi355x tp8 ×3 + dpa, trt ×2, sglang, the agentic h200 (none, lmcache) and b200,
+  // the b200 sglang tp4 and its DP-attention session behind a router
+  EXPECT_EQ(sessions, 4 + 2 + 1 + 2 + 1 + 2);
   EXPECT_EQ(in_container, 3);  // the agentic commands name /workspace
 }
 
 TEST(CaptureFixtureTest, TheNativeRecipeWrittenFromTheCaptureGivesTheSamePoints) {
   auto written = WriteNativeRecipes(Fixture().plan.points, "captured from the fixture");
   ASSERT_TRUE(written.ok()) << written.status().ToString();
-  EXPECT_EQ(written->recipes, 5);
+  EXPECT_EQ(written->recipes, 6);
   EXPECT_TRUE(written->skipped.empty()) << written->skipped.front();
   recipe::Diagnostics d;
   recipe::RecipeSet set = recipe::LoadRecipeText(written->yaml, "captured.yaml", &d);
@@ -364,7 +409,8 @@ TEST(CaptureFixtureTest, TheNativeRecipeWrittenFromTheCaptureGivesTheSamePoints)
   for (const auto& p : Fixture().plan.points)
     if (!p.serve.command.argv.empty()) from_capture.insert(identity(p));
   for (const auto& p : plan->points) from_native.insert(identity(p));
-  EXPECT_EQ(from_capture.size(), 10u + 3 + 1);  // fixed-seq-len, agentic h200 and b200
+  // fixed-seq-len (the b200 sglang's 3 among them), agentic h200 and b200
+  EXPECT_EQ(from_capture.size(), 13u + 3 + 1);
   EXPECT_EQ(from_native, from_capture);
   EXPECT_THAT(written->yaml, HasSubstr("# captured from the fixture\nservebench: 1\n"));
   // The agentic keys as agentic-coding scenarios, the offload tier and its server kept.
@@ -373,6 +419,8 @@ TEST(CaptureFixtureTest, TheNativeRecipeWrittenFromTheCaptureGivesTheSamePoints)
   EXPECT_THAT(written->yaml, HasSubstr("            kv_offloading: \"dram\"\n"
                                        "            kv_offload_backend: \"mooncake\"\n"));
   EXPECT_THAT(written->yaml, HasSubstr("                - argv: [\"mooncake_master\", "));
+  EXPECT_THAT(written->yaml, HasSubstr("              router:\n                argv: [\"python3\", "
+                                       "\"-m\", \"sglang_router.launch_router\", "));
 }
 
 // Captured env values are the scripts' configuration (secrets became env_from), so the
@@ -419,7 +467,7 @@ TEST(CaptureFixtureTest, LoadThatDiffersWithinAScenarioSplitsItAndAnUnwritableKe
   ASSERT_NE(first, nullptr);
   auto written = WriteNativeRecipes(points, "captured");
   ASSERT_TRUE(written.ok()) << written.status().ToString();
-  EXPECT_EQ(written->recipes, 4);
+  EXPECT_EQ(written->recipes, 5);
   ASSERT_EQ(written->skipped.size(), 1u);
   EXPECT_THAT(written->skipped[0], HasSubstr(bad_key + " "));
   EXPECT_THAT(written->skipped[0], HasSubstr("max-model-len 12345 is not isl + osl + 256"));
@@ -455,7 +503,7 @@ TEST(CaptureFixtureTest, EveryCapturedServerIsFollowedByItsClient) {
     EXPECT_FALSE(p.load.backend.empty()) << p.recipe << " at " << p.load.concurrency;
     EXPECT_DOUBLE_EQ(p.load.random_range_ratio, 0.8) << p.recipe << " at " << p.load.concurrency;
   }
-  EXPECT_EQ(fixed, 10);
+  EXPECT_EQ(fixed, 13);
 }
 
 }  // namespace

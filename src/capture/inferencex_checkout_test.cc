@@ -3,8 +3,8 @@
 // master configs is captured (SERVEBENCH_INFERENCEX_KEYS narrows it to some keys); the report (keys
 // captured, keys not and why) is printed, and written to $SERVEBENCH_CAPTURE_REPORT when set.
 // Checked for every captured serve session: its dry run, executed with recorders, starts exactly
-// the captured argv and environment; no point holds a secret; the native recipe written from the
-// capture gives the same points.
+// the captured argv and environment (and the router's, after the engine, when one fronts it); no
+// point holds a secret; the native recipe written from the capture gives the same points.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -63,7 +63,7 @@ TEST(InferenceXCheckoutTest, EverySingleNodeRowIsCapturedOrSaysWhyAndDryRunsExac
     ASSERT_TRUE(WriteFileAtomically(out, text).ok());
   }
 
-  int sessions = 0, in_container = 0;
+  int sessions = 0, in_container = 0, behind_router = 0;
   for (const auto& session : recipe::GroupSessions(plan->points)) {
     const recipe::Point& p = session.points.front();
     std::string json = recipe::PointToJson(p);
@@ -87,9 +87,13 @@ TEST(InferenceXCheckoutTest, EverySingleNodeRowIsCapturedOrSaysWhyAndDryRunsExac
     ASSERT_TRUE(command.ok()) << p.recipe << ": " << command.status().ToString();
     std::string shown = engine::FormatCommandForDisplay(*command);
     std::vector<CallRecord> calls = testing::ReplayDryRun(shown, dir.path(), launch);
-    ASSERT_EQ(calls.size(), p.serve.prepare.size() + p.serve.command.auxiliary.size() + 1)
+    const size_t router_calls = p.serve.command.router.argv.empty() ? 0 : 2;  // curl, router
+    ASSERT_EQ(calls.size(),
+              p.serve.prepare.size() + p.serve.command.auxiliary.size() + 1 + router_calls)
         << p.recipe << "\n"
         << shown;
+    EXPECT_EQ(testing::TakeRouterCall(p.serve, &calls), "") << p.recipe << "\n" << shown;
+    if (!p.serve.command.router.argv.empty()) ++behind_router;
     calls.erase(calls.begin(), calls.begin() + p.serve.prepare.size());
     EXPECT_EQ(testing::TakeAuxiliaryCalls(p.serve, &calls), "") << p.recipe << "\n" << shown;
     ASSERT_EQ(calls.size(), 1u) << p.recipe;
@@ -123,7 +127,8 @@ TEST(InferenceXCheckoutTest, EverySingleNodeRowIsCapturedOrSaysWhyAndDryRunsExac
     ++sessions;
   }
   std::cout << sessions << " captured serve session(s) replayed exactly, " << in_container
-            << " of them in a container (a /workspace folder)\n";
+            << " of them in a container (a /workspace folder), " << behind_router
+            << " behind a router\n";
   EXPECT_GT(sessions, 0);
 
   auto written = WriteNativeRecipes(plan->points, "captured");

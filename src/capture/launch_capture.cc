@@ -176,6 +176,59 @@ std::vector<std::string> FileCandidates(const std::vector<std::string>& argv,
   return words;
 }
 
+// A router in front of the engine: vllm-router, or python3 -m sglang_router.*.
+bool IsRouter(const CallRecord& call) {
+  return call.tool == "vllm-router" || CallName(call).find("router") != std::string::npos;
+}
+
+// The port `argv` listens on: its --port when a number, else `job_port`.
+int ListenPort(const std::vector<std::string>& argv, int job_port) {
+  std::string listen = FlagValue(argv, "--port");
+  if (!listen.empty() && listen.find_first_not_of("0123456789") == std::string::npos &&
+      listen.size() < 6)
+    return std::stoi(listen);
+  return job_port;
+}
+
+// `router` (a call IsRouter) as out->router, by the rules in launch_capture.h: its argv
+// exactly, its environment beyond the job's (no env_from: a secret or a copied
+// device list fails), its files joining out->files, its --port (else the job's
+// PORT), which must not be the engine's. `engine` is the engine's outermost call.
+Status CaptureRouter(const CallRecord& router, const CallRecord& engine, const ScriptRun& run,
+                     const Sandbox& sandbox, int job_port, LaunchCapture* out) {
+  const std::string what = "the router " + Redact(CallName(router));
+  std::vector<std::string> words = {router.tool};
+  words.insert(words.end(), router.argv.begin(), router.argv.end());
+  for (const auto& arg : words) {
+    std::string mapped = sandbox.FromSandbox(arg);
+    if (!SecretIn(mapped).empty()) {
+      return Status::InvalidArgument(
+          fmt::format("{} carries the secret {} as an argument; servebench records no secrets",
+                      what, SecretIn(mapped)));
+    }
+    if (mapped.find(kSandboxMarker) != std::string::npos)
+      return Status::InvalidArgument(what + " names the capture's own folder: " + mapped);
+    out->router.argv.push_back(mapped);
+  }
+  if (router.cwd != engine.cwd) {
+    return Status::InvalidArgument(fmt::format(
+        "{} starts in {} and the engine in {}; servebench starts both in the session's folder",
+        what, sandbox.FromSandbox(router.cwd), sandbox.FromSandbox(engine.cwd)));
+  }
+  SB_RETURN_IF_ERROR(
+      EnvironmentDelta(router, run, sandbox, what, &out->router.env, nullptr, &out->notes));
+  SB_RETURN_IF_ERROR(
+      CollectFiles(router, FileCandidates(words, router, run), sandbox, &out->files, &out->folder));
+  out->router.port = ListenPort(out->router.argv, job_port);
+  if (out->router.port == out->port) {
+    return Status::InvalidArgument(fmt::format(
+        "{} and the engine both listen on port {}; servebench runs the router on a port of its "
+        "own in front of the engine",
+        what, out->port));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::string Redact(std::string text) {
@@ -234,16 +287,22 @@ LaunchCapture ExtractLaunch(const ScriptRun& run, const JobEnvironment& job, con
   }
   // Auxiliary servers run beside the engine (InferenceX's KV offload tiers: started in
   // the background, so their records may come before or after the engine's); a router
-  // fronts the engine, which one session of a verbatim command does not express.
-  for (const CallRecord* call : aux) {
-    const std::string name = CallName(*call);
-    if (call->tool == "vllm-router" || name.find("router") != std::string::npos) {
-      out.failure = fmt::format(
-          "starts the router {} in front of the engine; servebench sends the load to the "
-          "engine of a captured command, with its auxiliary servers beside it",
-          Redact(name));
-      return out;
+  // (vllm-router, sglang_router) fronts it and is captured as the command's router.
+  std::vector<const CallRecord*> routers;
+  for (auto it = aux.begin(); it != aux.end();) {
+    if (IsRouter(**it)) {
+      routers.push_back(*it);
+      it = aux.erase(it);
+    } else {
+      ++it;
     }
+  }
+  if (routers.size() > 1) {
+    out.failure = fmt::format(
+        "starts {} routers ({}, ...); servebench runs one in front of the "
+        "engine",
+        routers.size(), Redact(CallName(*routers.front())));
+    return out;
   }
   out.server = CallName(*server);
   std::vector<std::string> raw = {outer->tool};
@@ -304,11 +363,14 @@ LaunchCapture ExtractLaunch(const ScriptRun& run, const JobEnvironment& job, con
     }
     out.auxiliary.push_back(std::move(command));
   }
-  std::string listen = FlagValue(out.argv, "--port");
-  out.port = port;
-  if (!listen.empty() && listen.find_first_not_of("0123456789") == std::string::npos &&
-      listen.size() < 6)
-    out.port = std::stoi(listen);
+  out.port = ListenPort(out.argv, port);
+  if (!routers.empty()) {
+    Status router = CaptureRouter(*routers.front(), *outer, run, sandbox, port, &out);
+    if (!router.ok()) {
+      out.failure = router.message();
+      return out;
+    }
+  }
 
   // The environment the script gave the command, beyond the job's.
   Status env =
@@ -348,6 +410,18 @@ LaunchCapture ExtractLaunch(const ScriptRun& run, const JobEnvironment& job, con
     out.client_argv = {call.tool};
     for (const auto& a : call.argv) out.client_argv.push_back(Redact(sandbox.FromSandbox(a)));
     out.client = CallName(call);
+    // AIPerf's AIPERF_HTTP_X_* switches add headers a router reads (the session id
+    // its consistent hash pins a conversation to a DP rank by).
+    for (const auto& [name, value] : call.env) {
+      auto given = run.env.find(name);
+      if (name.rfind("AIPERF_HTTP_X_", 0) != 0 ||
+          (given != run.env.end() && given->second == value))
+        continue;
+      out.notes.push_back(fmt::format(
+          "client {}={} (a request header from each conversation's correlation id, which the "
+          "router routes by) is not carried: servebench's agentic client sends no such header",
+          name, Redact(value)));
+    }
     break;
   }
   if (out.client_argv.empty()) out.notes.push_back("no benchmark client ran after the server");

@@ -7,8 +7,12 @@
 //   became it (mpirun, numactl, taskset: the same pid) is part of its command.
 //   Auxiliary servers (mooncake_master, lmcache server: the agentic scripts' KV
 //   offload tiers) are captured beside it, each its argv and its environment delta,
-//   starting in the engine's folder (servebench starts them before it); a router in
-//   front of it (vllm-router, sglang_router) or two engines: not captured.
+//   starting in the engine's folder (servebench starts them before it). A router in
+//   front of it (vllm-router, python3 -m sglang_router.launch_router: InferenceX's
+//   DP-attention scripts, the engine on PORT+1, the router on PORT) is the command's
+//   router: its argv exactly, its environment delta, its --port (else the job's PORT),
+//   in the engine's folder; servebench starts it once the engine is ready and sends
+//   the load to it. Two routers, or two engines: not captured.
 // - Files are those the server or an auxiliary server names in its argv or in a
 //   variable the script gave it (MOONCAKE_CONFIG_PATH), one list for the session.
 // - Its environment is what the script added or changed: the job's own variables
@@ -42,12 +46,13 @@ struct LaunchCapture {
   std::string failure;            // empty: captured; else why not, in one line
   std::vector<std::string> argv;  // the server command, launcher included
   std::string server;             // CallName of the engine call
-  int port = 0;                   // its --port, else the job's PORT
+  int port = 0;                   // its --port, else the job's PORT (behind a router: PORT+1)
   std::map<std::string, std::string> env;
   std::map<std::string, std::string> env_from;  // NAME -> SOURCE
   std::vector<std::vector<std::string>> prepare;
   std::vector<recipe::CommandFile> files;           // the server's and the auxiliary servers'
   std::vector<recipe::AuxiliaryCommand> auxiliary;  // started before it, in order
+  recipe::RouterCommand router;                     // in front of it; argv empty = none
   // "/workspace" when the command names a file there by its absolute path (the
   // files are then relative to it); "" when its files are named relatively.
   std::string folder;

@@ -156,6 +156,13 @@ std::string Entry(const Point& p, const std::vector<int>& concs) {
       if (!a.env.empty()) out += "                  env: " + Map(a.env) + "\n";
     }
   }
+  if (!s.command.router.argv.empty()) {
+    const recipe::RouterCommand& r = s.command.router;
+    out += "              router:\n";
+    out += "                argv: " + List(r.argv) + "\n";
+    if (!r.env.empty()) out += "                env: " + Map(r.env) + "\n";
+    out += fmt::format("                port: {}\n", r.port);
+  }
   out += "              source: " + Q(s.command.source) + "\n";
   return out;
 }

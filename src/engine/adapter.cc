@@ -142,6 +142,13 @@ StatusOr<ServerCommand> Finish(const recipe::ServeSpec& spec, const RenderOption
           "{}-aux{}", profile.name.empty() ? DefaultContainerName(out.port) : profile.name, i);
       SB_ASSIGN_OR_RETURN(out.auxiliary[i], WrapInContainer(out.auxiliary[i], spec.image, profile));
     }
+    // The router likewise (InferenceX runs it inside the engine's container).
+    for (auto& router : out.router) {
+      ContainerProfile profile = options.container;
+      profile.name =
+          (profile.name.empty() ? DefaultContainerName(out.port) : profile.name) + "-router";
+      SB_ASSIGN_OR_RETURN(router, WrapInContainer(router, spec.image, profile));
+    }
     return WrapInContainer(out, spec.image, options.container);
   }
   return out;

@@ -101,9 +101,26 @@ std::string FormatCommandForDisplay(const ServerCommand& command) {
     out += FormatInvocation(aux, " &");
     if (!aux.cleanup_argv.empty()) out += "# after stop: " + JoinForShell(aux.cleanup_argv) + "\n";
   }
-  out += FormatInvocation(command, "");
+  if (command.router.empty()) {
+    out += FormatInvocation(command, "");
+    if (!command.cleanup_argv.empty())
+      out += "# after stop: " + JoinForShell(command.cleanup_argv) + "\n";
+    return out;
+  }
+  // A router in front: the engine in the background, the router once the engine
+  // answers GET /health (as InferenceX's wait_for_server_ready), in the foreground.
+  out += FormatInvocation(command, " &");
   if (!command.cleanup_argv.empty())
     out += "# after stop: " + JoinForShell(command.cleanup_argv) + "\n";
+  for (const auto& router : command.router) {
+    out += "until curl -sf " + ShellQuote(BaseUrl(command) + "/health") +
+           " >/dev/null; do sleep 5; done\n";
+    out += "# router " + router.engine + " in front of the engine, on port " +
+           std::to_string(router.port) + ": the load goes to it; stopped before the engine\n";
+    out += FormatInvocation(router, "");
+    if (!router.cleanup_argv.empty())
+      out += "# after stop: " + JoinForShell(router.cleanup_argv) + "\n";
+  }
   return out;
 }
 
@@ -112,6 +129,9 @@ std::string FormatSessionForDisplay(const std::string& title, const ServerComman
   out += "# engine " + command.engine + " on " + command.host + ":" + std::to_string(command.port) +
          "; ready when GET /health then GET /v1/models answer 200 (deadline " +
          std::to_string(static_cast<long long>(command.readiness_timeout_s)) + " s)\n";
+  for (const auto& router : command.router)
+    out += "# router " + router.engine + " on " + router.host + ":" + std::to_string(router.port) +
+           ", started once the engine is ready; the load goes to it\n";
   return out + FormatCommandForDisplay(command);
 }
 

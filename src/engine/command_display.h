@@ -24,11 +24,14 @@ std::string JoinForShell(const std::vector<std::string>& argv);
 // `cat > PATH <<'EOF'` ... `EOF`, then `ENV=value` assignments, then the program
 // with one flag (and its value) per continued line ("--tensor-parallel-size 8"),
 // backslash-newline between them. A docker/podman cleanup command follows as a
-// comment. Ends with a newline.
+// comment. With a router (ServerCommand::router) the engine ends in ` &`, then a
+// `curl .../health` loop waits for it, then the router's command, so pasted into bash
+// it starts both as servebench does. Ends with a newline.
 std::string FormatCommandForDisplay(const ServerCommand& command);
 
 // One serve session for `servebench run --dry-run`: "# <title>", a comment line with
-// the address and readiness rule, then FormatCommandForDisplay(command).
+// the address and readiness rule (and the router's address, when one fronts it),
+// then FormatCommandForDisplay(command).
 std::string FormatSessionForDisplay(const std::string& title, const ServerCommand& command);
 
 }  // namespace servebench::engine

@@ -104,7 +104,18 @@ struct ServerCommand {
   // Started in order before the engine, each under its own supervisor, watched with
   // it and stopped after it. Adapters leave it empty.
   std::vector<ServerCommand> auxiliary;
+  // The router in front of the engine (a verbatim command's serve.command.router:
+  // InferenceX's vllm-router, sglang_router), at most one; empty for most. Started once
+  // the engine is ready, under its own supervisor and with its own readiness probe
+  // (host/port: where the client goes, BaseUrl(router[0])), stopped before the engine.
+  std::vector<ServerCommand> router;
 };
+
+// Where the client sends the load: the router's address when one fronts the engine,
+// else the engine's own.
+inline const ServerCommand& LoadTarget(const ServerCommand& command) {
+  return command.router.empty() ? command : command.router.front();
+}
 
 // "http(s)://host:port": where readiness probes and the load client connect.
 inline std::string BaseUrl(const ServerCommand& command) {

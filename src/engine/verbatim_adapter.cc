@@ -15,6 +15,19 @@ namespace {
 constexpr double kUntabledReadinessTimeoutS = 1800;
 constexpr int kUntabledReadinessPollMs = 1000;
 
+// How long a router may take to answer once the engine behind it is ready: it only
+// connects to a worker that is up (vllm-router, sglang_router start in seconds).
+constexpr double kRouterReadinessTimeoutS = 300;
+
+// "vllm-router"; "sglang_router.launch_router" for `python3 -m MODULE ...`: the name
+// its log and its container are known by.
+std::string RouterProgram(const std::vector<std::string>& argv) {
+  std::string program = std::filesystem::path(argv[0]).filename().string();
+  for (size_t i = 1; i + 1 < argv.size(); ++i)
+    if (program.rfind("python", 0) == 0 && argv[i] == "-m") return argv[i + 1];
+  return program;
+}
+
 bool StaysInside(const std::string& path) {
   if (path.empty() || path.front() == '/') return false;
   std::filesystem::path normal = std::filesystem::path(path).lexically_normal();
@@ -93,6 +106,26 @@ StatusOr<ServerCommand> RenderVerbatim(const recipe::ServeSpec& spec, const Rend
     aux.container_dir = out.container_dir;
     aux.files = out.files;  // written before it starts (a mooncake config it reads)
     out.auxiliary.push_back(std::move(aux));
+  }
+  if (!c.router.argv.empty()) {
+    if (c.router.port < 1 || c.router.port > 65535 || c.router.port == c.port) {
+      return Status::InvalidArgument(fmt::format(
+          "serve.command.router.port = {}: the port the router listens on, 1..65535 and not the "
+          "command's own ({})",
+          c.router.port, c.port));
+    }
+    ServerCommand router;
+    router.engine = RouterProgram(c.router.argv);
+    router.argv = c.router.argv;
+    router.env = c.router.env;
+    router.host = out.host;
+    router.port = c.router.port;
+    router.working_dir = out.working_dir;
+    router.container_dir = out.container_dir;
+    // A router answers once its workers do; the engine's deadline already passed.
+    router.readiness_timeout_s = kRouterReadinessTimeoutS;
+    router.readiness_poll_ms = out.readiness_poll_ms;
+    out.router.push_back(std::move(router));
   }
   return out;
 }

@@ -223,5 +223,49 @@ TEST(VerbatimAdapterTest, AuxiliaryServersStartBeforeTheEngineInItsFolder) {
               HasSubstr("serve.command.auxiliary[0].argv is empty"));
 }
 
+// A router in front (serve.command.router) renders as a command of its own on its
+// port, where the load goes (LoadTarget); the dry run starts the engine in the
+// background, waits for its /health, then starts the router; in a container it gets
+// a container of its own, named after the engine's.
+TEST(VerbatimAdapterTest, ARouterInFrontStartsOnceTheEngineAnswersAndTakesTheLoad) {
+  recipe::ServeSpec spec = Captured();
+  spec.command.router = {{"python3", "-m", "sglang_router.launch_router", "--worker-urls",
+                          "http://localhost:8888", "--port", "8880"},
+                         {{"RUST_LOG", "info"}},
+                         8880};
+  auto command = RenderServerCommand(spec, Options(), Catalog());
+  ASSERT_TRUE(command.ok()) << command.status().ToString();
+  ASSERT_EQ(command->router.size(), 1u);
+  const ServerCommand& router = command->router[0];
+  EXPECT_EQ(router.engine, "sglang_router.launch_router");
+  EXPECT_EQ(router.argv, spec.command.router.argv);
+  EXPECT_EQ(router.env, spec.command.router.env);
+  EXPECT_EQ(router.working_dir, "/out/engine-config");
+  EXPECT_EQ(BaseUrl(LoadTarget(*command)), "http://127.0.0.1:8880");
+  EXPECT_EQ(command->port, 8888);
+  std::string shown = FormatCommandForDisplay(*command);
+  EXPECT_THAT(shown,
+              HasSubstr("--extra_llm_api_options=dsr1.yml &\nuntil curl -sf "
+                        "http://127.0.0.1:8888/health >/dev/null; do sleep 5; done\n# "
+                        "router sglang_router.launch_router in front of the engine, on "
+                        "port 8880: the load goes to it; stopped before the engine\n"
+                        "RUST_LOG=info \\\npython3 \\\n    -m sglang_router.launch_router \\\n"
+                        "    --worker-urls http://localhost:8888 \\\n    --port 8880\n"));
+
+  spec.image = "nvcr.io/nvidia/tensorrt-llm:1.1";
+  RenderOptions options = Options();
+  options.container.kind = ContainerProfile::Kind::kDocker;
+  auto docker = RenderServerCommand(spec, options, Catalog());
+  ASSERT_TRUE(docker.ok()) << docker.status().ToString();
+  ASSERT_EQ(docker->router.size(), 1u);
+  EXPECT_THAT(JoinForShell(docker->router[0].argv),
+              HasSubstr("--name servebench-engine-8888-router --network host"));
+
+  spec.image.clear();
+  spec.command.router.port = 8888;
+  EXPECT_THAT(RenderServerCommand(spec, Options(), Catalog()).status().message(),
+              HasSubstr("serve.command.router.port = 8888"));
+}
+
 }  // namespace
 }  // namespace servebench::engine

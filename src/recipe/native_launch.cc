@@ -26,12 +26,60 @@ bool IsEnvName(const std::string& name) {
   return true;
 }
 
+namespace {
+
+// Every name of `env` is a variable name; each one that is not is reported.
+// Copies `env` into `*out`, every name a variable name; each one that is not is
+// reported (and the result is false).
+bool TakeEnv(FieldReader& r, const std::vector<std::pair<std::string, std::string>>& env,
+             std::map<std::string, std::string>* out) {
+  bool ok = true;
+  for (const auto& [name, value] : env) {
+    if (!IsEnvName(name)) {
+      r.ErrorAt("env",
+                fmt::format("{}: not an environment variable name (letters, digits, _)", name));
+      ok = false;
+    }
+    (*out)[name] = value;
+  }
+  return ok;
+}
+
+// `router: {argv, env, port}` of a command (RouterCommand); absent leaves it empty.
+bool ReadRouter(const LoadContext& ctx, FieldReader& parent, RouterCommand* out) {
+  const YNode* n = parent.Get("router");
+  if (n == nullptr) return true;
+  FieldReader r(ctx, *n, parent.PathOf("router"), {"argv", "env", "port"});
+  if (!r.valid()) return false;
+  bool ok = true;
+  auto argv = r.StringList("argv", true);
+  auto env = r.StringMap("env");
+  auto port = r.Int("port", true);
+  if (!argv || !port || (!env && r.Has("env"))) return false;
+  if (argv->empty()) {
+    r.ErrorAt("argv", "is empty; give the router's program and its arguments");
+    ok = false;
+  }
+  if (*port < 1 || *port > 65535) {
+    r.ErrorAt("port", fmt::format("is {}; the port the router listens on (where the load goes), "
+                                  "1..65535",
+                                  *port));
+    ok = false;
+  }
+  if (env) ok = TakeEnv(r, *env, &out->env) && ok;
+  out->argv = *argv;
+  out->port = static_cast<int>(*port);
+  return ok;
+}
+
+}  // namespace
+
 bool ReadVerbatimCommand(const LoadContext& ctx, FieldReader& parent,
                          std::optional<VerbatimCommand>* out) {
   const YNode* n = parent.Get("command");
   if (n == nullptr) return true;
   FieldReader r(ctx, *n, parent.PathOf("command"),
-                {"argv", "port", "files", "folder", "source", "auxiliary"});
+                {"argv", "port", "files", "folder", "source", "auxiliary", "router"});
   if (!r.valid()) return false;
   bool ok = true;
   VerbatimCommand c;
@@ -104,20 +152,17 @@ bool ReadVerbatimCommand(const LoadContext& ctx, FieldReader& parent,
           ok = false;
         }
         a.argv = *argv;
-        if (env) {
-          for (const auto& [name, value] : *env) {
-            if (!IsEnvName(name)) {
-              ar.ErrorAt("env", fmt::format("{}: not an environment variable name (letters, "
-                                            "digits, _)",
-                                            name));
-              ok = false;
-            }
-            a.env[name] = value;
-          }
-        }
+        if (env) ok = TakeEnv(ar, *env, &a.env) && ok;
         c.auxiliary.push_back(std::move(a));
       }
     }
+  }
+  ok = ReadRouter(ctx, r, &c.router) && ok;
+  if (ok && !c.router.argv.empty() && c.router.port == c.port) {
+    r.ErrorAt("router", fmt::format("port is {}, the command's own; the router listens on a "
+                                    "port of its own in front of it",
+                                    c.port));
+    ok = false;
   }
   if (ok) *out = std::move(c);
   return ok;

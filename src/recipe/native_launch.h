@@ -4,7 +4,8 @@
 //
 //   command:  {argv: [vllm, serve, M, ...], port: 8888, files: [{path, contents}],
 //              folder: /workspace, source: "inferencex:benchmarks/...",
-//              auxiliary: [{argv: [mooncake_master, --port, "20888"], env: {...}}]}
+//              auxiliary: [{argv: [mooncake_master, --port, "20888"], env: {...}}],
+//              router: {argv: [vllm-router, --worker-urls, ...], env: {...}, port: 8888}}
 //                                                      run as written, not rendered
 //   env_from: {HIP_VISIBLE_DEVICES: ROCR_VISIBLE_DEVICES}   NAME = $SOURCE at launch
 //   prepare:  [[hf, download, org/draft], ...]             run before the engine
@@ -26,7 +27,8 @@ namespace servebench::recipe {
 // `command`: argv (a non-empty list of strings), port (1..65535), files (a list of
 // {path, contents}, each path relative and inside the command's folder), folder
 // (absolute, optional), source, auxiliary (a list of {argv, env}: servers started
-// before the command, beside it; argv non-empty, env names valid).
+// before the command, beside it; argv non-empty, env names valid), router ({argv, env,
+// port}: a router in front of it, on a port of its own).
 bool ReadVerbatimCommand(const LoadContext& ctx, FieldReader& parent,
                          std::optional<VerbatimCommand>* out);
 

@@ -145,6 +145,44 @@ TEST(NativeLaunchTest, BadAuxiliaryServersAreLocatedErrors) {
       << Problems(scalar);
 }
 
+// A router in front of the command (InferenceX's DP-attention scripts): read with its
+// argv, env and port, redacted as the engine's env is, in the point JSON only when set.
+TEST(NativeLaunchTest, ARouterInFrontOfTheCommandReachesThePointAndItsIdentity) {
+  const std::string router =
+      "              router:\n"
+      "                argv: [vllm-router, --worker-urls, \"http://localhost:8889\", --port, "
+      "\"8880\"]\n"
+      "                env: {RUST_LOG: info}\n"
+      "                port: 8880\n";
+  std::string text = Replaced(kCaptured, "              source: \"inferencex:",
+                              router + "              source: \"inferencex:");
+  Plan plan = ExpandText(text);
+  ASSERT_EQ(plan.points.size(), 2u);
+  const RouterCommand& r = plan.points[0].serve.command.router;
+  EXPECT_EQ(r.argv, (std::vector<std::string>{"vllm-router", "--worker-urls",
+                                              "http://localhost:8889", "--port", "8880"}));
+  EXPECT_EQ(r.env.at("RUST_LOG"), "info");
+  EXPECT_EQ(r.port, 8880);
+  EXPECT_TRUE(plan.points[1].serve.command.router.argv.empty());
+  EXPECT_EQ(WithSecretsRedacted(plan.points[0]).serve.command.router.env.at("RUST_LOG"),
+            kRedactedValue);
+  std::string json = PointToJson(plan.points[0]);
+  EXPECT_NE(json.find("\"router\":{\"argv\":[\"vllm-router\""), std::string::npos) << json;
+  EXPECT_EQ(PointToJson(plan.points[1]).find("\"router\":{"), std::string::npos);
+  auto back = PointFromJson(json);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(PointToJson(*back), json);
+  EXPECT_EQ(ExpandText(kCaptured).points[1].point_id, plan.points[1].point_id);
+
+  std::string same_port =
+      Replaced(text, "                port: 8880\n",
+               "                port: " + std::to_string(plan.points[0].serve.command.port) + "\n");
+  EXPECT_NE(Problems(same_port).find("command.router: port is"), std::string::npos)
+      << Problems(same_port);
+  std::string no_port = Replaced(text, "                port: 8880\n", "");
+  EXPECT_NE(Problems(no_port).find("command.router.port"), std::string::npos) << Problems(no_port);
+}
+
 // An agentic-coding scenario: a trace replay for a duration, no lengths, each entry
 // with its KV offload tier; its points are InferenceX's agentic rows' (exp name, load).
 constexpr const char* kAgentic = R"(servebench: 1

@@ -99,6 +99,18 @@ struct AuxiliaryCommand {
   std::map<std::string, std::string> env;  // added to servebench's, as the script gave it
 };
 
+// A router the command's server sits behind, as written (InferenceX's DP-attention
+// scripts start `vllm-router` or `python3 -m sglang_router.launch_router` on PORT in
+// front of the engine on PORT+1): started once the command is ready, in the same
+// folder, ready when GET /health and /v1/models answer on `port`; the load goes to
+// it. Stopped before the command. Not the topology's `router` (serve.router_name),
+// which names a router servebench renders for a session of several processes.
+struct RouterCommand {
+  std::vector<std::string> argv;           // argv[0] is looked up on PATH; empty = none
+  std::map<std::string, std::string> env;  // added to servebench's, as the script gave it
+  int port = 0;                            // where it listens: the client's target
+};
+
 // A server command taken as written from elsewhere: captured from an InferenceX
 // launch script (capture/), or written out in a native recipe. When `argv` is set
 // the engine adapter runs it exactly, in the session's work folder, instead of
@@ -117,6 +129,9 @@ struct VerbatimCommand {
   std::string source;
   // Started in order before the command (AuxiliaryCommand); empty for most.
   std::vector<AuxiliaryCommand> auxiliary;
+  // In front of the command, when set (RouterCommand): then `port` is the engine's
+  // and router.port the session's.
+  RouterCommand router;
 };
 
 // Everything that starts a server. Two points with equal ServeSpecs share one server.

@@ -77,6 +77,12 @@ void AddLaunchFields(const ServeSpec& s, json::object* serve) {
           json::object{{"argv", StringsJson(a.argv)}, {"env", StringMapJson(a.env)}});
     command["auxiliary"] = std::move(auxiliary);
   }
+  // Only when set, so the ids of commands without a router are unchanged.
+  if (!c.router.argv.empty()) {
+    command["router"] = json::object{{"argv", StringsJson(c.router.argv)},
+                                     {"env", StringMapJson(c.router.env)},
+                                     {"port", c.router.port}};
+  }
   (*serve)["command"] = std::move(command);
 }
 
@@ -354,6 +360,12 @@ void ReadLaunchFields(Reader& sr, ServeSpec* s, std::vector<std::string>* errs) 
         }
       }
     }
+    if (const json::value* router = cr.Optional("router")) {
+      Reader rr(*router, cr.PathOf("router"), errs);
+      rr.Strings("argv", &c.router.argv);
+      rr.StringMap("env", &c.router.env);
+      rr.Int("port", &c.router.port);
+    }
   }
 }
 
@@ -411,9 +423,12 @@ Point WithSecretsRedacted(const Point& point) {
                  point.env_not_secret.end();
     if (!shown) value = kRedactedValue;
   }
-  // An auxiliary server's environment is the server's too: redacted by the same names.
-  for (auto& aux : out.serve.command.auxiliary) {
-    for (auto& [name, value] : aux.env) {
+  // An auxiliary server's and the router's environment are the server's too: redacted by
+  // the same names.
+  std::vector<std::map<std::string, std::string>*> others = {&out.serve.command.router.env};
+  for (auto& aux : out.serve.command.auxiliary) others.push_back(&aux.env);
+  for (auto* env : others) {
+    for (auto& [name, value] : *env) {
       bool shown = std::find(point.env_not_secret.begin(), point.env_not_secret.end(), name) !=
                    point.env_not_secret.end();
       if (!shown) value = kRedactedValue;

@@ -46,25 +46,40 @@ Failure AuxiliaryEnded(engine::Supervisor* aux, const char* when) {
                       aux->log_path())};
 }
 
+// The router in front of the engine that ended: what the run reports.
+Failure RouterEnded(engine::Supervisor* router, const char* when) {
+  return {failure_class::kInfraStartFailed,
+          fmt::format("router {} ended {}; its log: {}", router->command().engine, when,
+                      router->log_path())};
+}
+
 class SupervisedEngine final : public LiveEngine {
  public:
+  // `router`: the router in front of the engine (serve.command.router), or null.
   SupervisedEngine(std::unique_ptr<engine::Supervisor> supervisor, Supervisors auxiliary,
-                   const engine::ReadyInfo& ready, std::string profile_dir)
+                   std::unique_ptr<engine::Supervisor> router, const engine::ReadyInfo& ready,
+                   std::string profile_dir)
       : supervisor_(std::move(supervisor)),
         auxiliary_(std::move(auxiliary)),
+        router_(std::move(router)),
         version_(ready.engine_version),
         served_model_(FirstModelId(ready.models_json)),
         profile_dir_(std::move(profile_dir)) {}
   ~SupervisedEngine() override { Stop(); }
 
-  std::string base_url() const override { return engine::BaseUrl(supervisor_->command()); }
+  // The router's address when one fronts the engine: the load goes where InferenceX's
+  // client sends it.
+  std::string base_url() const override {
+    return engine::BaseUrl(router_ ? router_->command() : supervisor_->command());
+  }
   std::string engine_version() const override { return version_; }
   std::string served_model() const override { return served_model_; }
   std::string log_path() const override { return supervisor_->log_path(); }
   std::string profile_dir() const override { return profile_dir_; }
   // The engine and every server it needs: one ending ends the session.
   bool IsAlive() override {
-    return supervisor_->IsAlive() && EndedAuxiliary(auxiliary_) == nullptr;
+    return supervisor_->IsAlive() && EndedAuxiliary(auxiliary_) == nullptr &&
+           (!router_ || router_->IsAlive());
   }
   bool ExitsWithin(int timeout_ms) override {
     return supervisor_->WaitForExit(timeout_ms).has_value();
@@ -73,6 +88,7 @@ class SupervisedEngine final : public LiveEngine {
     if (supervisor_->IsAlive()) {
       if (engine::Supervisor* aux = EndedAuxiliary(auxiliary_))
         return AuxiliaryEnded(aux, "during the run");
+      if (router_ && !router_->IsAlive()) return RouterEnded(router_.get(), "during the run");
     }
     engine::EngineFailure f = supervisor_->Classify(engine::Situation::kDiedDuringRun);
     return {f.failure_class, f.summary};
@@ -83,13 +99,15 @@ class SupervisedEngine final : public LiveEngine {
     return {f.failure_class, f.summary};
   }
   void Stop() override {
+    if (router_) (void)router_->Stop();
     (void)supervisor_->Stop();
     StopAll(&auxiliary_);
   }
 
  private:
   std::unique_ptr<engine::Supervisor> supervisor_;
-  Supervisors auxiliary_;  // in start order; stopped after the engine
+  Supervisors auxiliary_;                       // in start order; stopped after the engine
+  std::unique_ptr<engine::Supervisor> router_;  // null when none; stopped first
   std::string version_;
   std::string served_model_;
   std::string profile_dir_;
@@ -231,8 +249,35 @@ std::unique_ptr<LiveEngine> SupervisedEngineBackend::Start(const recipe::ServeSp
     StopAll(&auxiliary);
     return nullptr;
   }
-  return std::make_unique<SupervisedEngine>(std::move(*supervisor), std::move(auxiliary), *ready,
-                                            profile_dir);
+  // The router in front (serve.command.router), once the engine is ready, as
+  // InferenceX's script starts it: its log <log>.router-<program>.log, its own
+  // readiness (GET /health, /v1/models on its port).
+  std::unique_ptr<engine::Supervisor> router;
+  for (const engine::ServerCommand& command_router : command->router) {
+    engine::SupervisorOptions router_options;
+    router_options.log_path = fmt::format("{}.router-{}.log", log_path, command_router.engine);
+    router_options.echo = settings_.echo_engine_log;
+    router_options.echo_prefix = "[" + command_router.engine + "] ";
+    auto started = engine::Supervisor::Start(command_router, router_options);
+    Status router_ready = started.ok() ? Status::Ok() : started.status();
+    if (started.ok()) {
+      auto answered = (*started)->WaitUntilReady();
+      if (!answered.ok()) router_ready = answered.status();
+    }
+    if (!router_ready.ok()) {
+      *failure = {
+          failure_class::kInfraStartFailed,
+          fmt::format("router {} in front of the engine: {}; its log: {}", command_router.engine,
+                      router_ready.message(), router_options.log_path)};
+      if (started.ok()) (void)(*started)->Stop();
+      (void)(*supervisor)->Stop();
+      StopAll(&auxiliary);
+      return nullptr;
+    }
+    router = std::move(*started);
+  }
+  return std::make_unique<SupervisedEngine>(std::move(*supervisor), std::move(auxiliary),
+                                            std::move(router), *ready, profile_dir);
 }
 
 }  // namespace servebench::run

@@ -16,12 +16,28 @@
 
 namespace servebench::run {
 
+namespace {
+
+// Where the engine's own /metrics is: `base_url`'s, except behind a captured router
+// (serve.command.router), where the load goes to the router and the engine listens on
+// the command's port on the same host (InferenceX's scripts point AIPerf's
+// AIPERF_SERVER_METRICS_URLS there too: the engine's counters, spec decoding's
+// acceptance among them, are not the router's).
+std::string EngineMetricsUrl(const recipe::ServeSpec& serve, const std::string& base_url) {
+  if (serve.command.router.argv.empty()) return base_url + "/metrics";
+  const size_t colon = base_url.rfind(':');
+  return base_url.substr(0, colon) + ":" + std::to_string(serve.command.port) + "/metrics";
+}
+
+}  // namespace
+
 client::BenchSettings BenchSettingsFor(const recipe::Point& point, const RunSettings& settings,
                                        const std::string& base_url,
                                        const std::string& requests_path) {
   const recipe::LoadSpec& load = point.load;
   client::BenchSettings b;
   b.base_url = base_url;
+  b.metrics_url = EngineMetricsUrl(point.serve, base_url);
   b.endpoint = load.endpoint;
   b.model = point.serve.model;
   b.served_model_name = point.serve.served_model_name;
@@ -131,7 +147,6 @@ client::BenchSettings BenchSettingsFor(const recipe::Point& point, const RunSett
 void NativeLoadBackend::OnEngineReady(const recipe::Point& first_point, const std::string& base_url,
                                       const std::vector<RoleEndpoint>& roles,
                                       const std::atomic<bool>* cancel) {
-  (void)first_point;
   idle_power_w_.reset();
   idle_note_.clear();
   workers_.clear();
@@ -143,7 +158,7 @@ void NativeLoadBackend::OnEngineReady(const recipe::Point& first_point, const st
   }
   if (settings_.idle_power_s <= 0) return;
   telemetry::TelemetrySettings t = settings_.telemetry;
-  t.server_metrics_url = base_url + "/metrics";
+  t.server_metrics_url = EngineMetricsUrl(first_point.serve, base_url);
   t.session_workers = workers_;
   telemetry::IdlePower idle =
       telemetry::MeasureIdlePower(t, telemetry::NetHttpGet(), settings_.idle_power_s, cancel);
