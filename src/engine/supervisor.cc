@@ -66,6 +66,28 @@ std::string FetchEngineVersion(const ServerCommand& command, const net::TlsOptio
   return "";
 }
 
+// Waits until the log's size has stayed the same for kQuietMs, at most kMaxWaitMs;
+// true if it grew meanwhile (so a second read may find what the first did not).
+bool WaitForQuietLog(const std::string& path) {
+  constexpr int64_t kQuietMs = 200;
+  constexpr int64_t kMaxWaitMs = 2000;
+  auto size_now = [&path] {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    return ec ? std::uintmax_t{0} : size;
+  };
+  const std::uintmax_t first = size_now();
+  std::uintmax_t last = first;
+  int64_t still_ms = 0;
+  for (int64_t waited_ms = 0; waited_ms < kMaxWaitMs && still_ms < kQuietMs; waited_ms += 50) {
+    ::usleep(50 * 1000);
+    const std::uintmax_t now = size_now();
+    still_ms = now == last ? still_ms + 50 : 0;
+    last = now;
+  }
+  return last != first;
+}
+
 }  // namespace
 
 std::string ExitInfo::Describe() const {
@@ -224,6 +246,12 @@ EngineFailure Supervisor::Classify(Situation situation) {
       break;
   }
   failure_ = ClassifyLogFile(options_.log_path, situation, what, *signatures_);
+  // A serving engine may log a refusal after it answered it (llama-server's logger is
+  // a thread of its own): when nothing matched, read once more after the log is still.
+  if (situation == Situation::kRequestsFailed && !failure_->signature_matched &&
+      WaitForQuietLog(options_.log_path)) {
+    failure_ = ClassifyLogFile(options_.log_path, situation, what, *signatures_);
+  }
   // An engine may exit before writing its last lines (exit_facts.h): when the log
   // names no cause, what the host shows does.
   if (situation == Situation::kDiedBeforeReady && !failure_->signature_matched) {

@@ -98,7 +98,9 @@ class Supervisor {
   const std::optional<ExitInfo>& exit_info() const { return exit_; }
 
   // Classifies the log now, e.g. kDiedDuringRun after IsAlive() turned false
-  // mid-point. Also stores it as failure().
+  // mid-point. Also stores it as failure(). For kRequestsFailed with no signature
+  // found it reads again once the log has been still for 200 ms (at most 2 s more):
+  // an engine may answer a refusal before its logger writes the line.
   EngineFailure Classify(Situation situation);
   const std::optional<EngineFailure>& failure() const { return failure_; }
 
