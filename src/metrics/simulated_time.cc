@@ -8,14 +8,30 @@ namespace servebench::metrics {
 
 std::optional<SimulatedTimeView> ToSimulatedTime(const std::vector<RequestRecord>& records,
                                                  int64_t main_phase_start_ns) {
-  // The anchor: the earliest-sent request the server stamped.
+  // The anchor: the stamped request whose arrival came soonest after its send. Both
+  // clocks are the host's monotonic clock, so they differ by an offset (and the scale);
+  // the least-delayed request estimates that offset best, and through it no other
+  // request's mapped send lands after its own arrival stamp. (The earliest-sent one
+  // often opened a connection first: its extra delay, divided by the scale, would
+  // shift every mapped client time.) At scale 0 simulated time passes only in steps:
+  // the earliest-sent request.
   const RequestRecord* anchor = nullptr;
   for (const RequestRecord& r : records) {
-    if (r.sim_arrival_ns < 0 || r.t_sent_ns < 0) continue;
-    if (anchor == nullptr || r.t_sent_ns < anchor->t_sent_ns) anchor = &r;
+    if (r.sim_arrival_ns >= 0 && r.t_sent_ns >= 0) {
+      anchor = &r;
+      break;
+    }
   }
   if (anchor == nullptr) return std::nullopt;
   const double scale = std::max(0.0, anchor->sim_time_scale);
+  auto delay = [scale](const RequestRecord& r) {  // up to a constant, in wall ns
+    return static_cast<double>(r.sim_arrival_ns) * scale - static_cast<double>(r.t_sent_ns);
+  };
+  for (const RequestRecord& r : records) {
+    if (r.sim_arrival_ns < 0 || r.t_sent_ns < 0) continue;
+    const bool better = scale == 0 ? r.t_sent_ns < anchor->t_sent_ns : delay(r) < delay(*anchor);
+    if (better) anchor = &r;
+  }
   // A client time no server stamp covers, through the anchor.
   auto map = [&](int64_t t) -> int64_t {
     if (t < 0) return t;

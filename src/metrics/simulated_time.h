@@ -10,8 +10,10 @@
 //   t_scheduled, t_slot_free equal to another request's t_done (a closed-loop slot
 //                          handed on) → that request's simulated t_done
 //   any other client time t → anchor + (t − t_anchor) / S, the anchor being the
-//                          earliest-sent stamped request (S = 0: every such time
-//                          maps to the anchor; simulated time passes only in steps)
+//                          stamped request whose arrival came soonest after its send
+//                          (the best estimate of the two clocks' offset; S = 0: the
+//                          earliest-sent, and every such time maps to it, simulated
+//                          time passing only in steps)
 //
 // so issue_delay is the simulated time between a slot coming free (or a request
 // being due) and the request reaching the server: the client's own lateness and the

@@ -34,39 +34,42 @@ TEST(SimulatedTimeTest, RecordsWithoutServerStampsStayWallClock) {
 }
 
 TEST(SimulatedTimeTest, StampsReplaceClientTimesAndASlotHandsOnInSimulatedTime) {
-  // Time scale 0.5: one wall ns is two simulated ns. Request 1 is due at the start
-  // (wall 1,000) and sent at 1,100; the server stamps its arrival at 5,000 and its
-  // tokens at 6,000 and 7,000. Request 2 takes the slot when request 1 ended (wall
-  // 9,000) and reaches the server at simulated 7,400.
-  RequestRecord a = Stamped(0, 1000, 1100, 9000, 5000, {{8000, 6000}, {8900, 7000}}, 0.5);
-  RequestRecord b = Stamped(1, 9000, 9050, 12000, 7400, {{10000, 8000}, {11000, 9000}}, 0.5);
+  // Time scale 0.5 with the server's clock at 0 at wall 0: simulated = 2 x wall.
+  // Request 1 is due at wall 1,000, sent at 1,100 and, opening a connection, reaches
+  // the server 200 ns later (stamp 2,600); its tokens are made at stamps 6,000 and
+  // 7,000 and read at wall 3,010 and 3,510. Request 2 takes the slot when request 1
+  // ended (wall 3,510), is sent at 3,550 and arrives 50 ns later (stamp 7,200).
+  RequestRecord a = Stamped(0, 1000, 1100, 3510, 2600, {{3010, 6000}, {3510, 7000}}, 0.5);
+  RequestRecord b = Stamped(1, 3510, 3550, 4510, 7200, {{4010, 8000}, {4510, 9000}}, 0.5);
   auto view = ToSimulatedTime({a, b}, /*main_phase_start_ns=*/1000);
   ASSERT_TRUE(view.has_value());
   EXPECT_EQ(view->time_scale, 0.5);
-  // The start maps through the anchor (the earliest-sent request): 5,000 − 100 / 0.5.
-  EXPECT_EQ(view->main_phase_start_ns, 4800);
+  // Client times map through the least-delayed request (request 2): 7,200 + (t −
+  // 3,550) / 0.5, so the start is 2,100. Through request 1 it would be 2,400: its
+  // connect, doubled by the scale, would shift every mapped time.
+  EXPECT_EQ(view->main_phase_start_ns, 2100);
   const RequestRecord& a2 = view->records[0];
-  EXPECT_EQ(a2.t_scheduled_ns, 4800);
-  EXPECT_EQ(a2.t_sent_ns, 5000);
+  EXPECT_EQ(a2.t_scheduled_ns, 2100);
+  EXPECT_EQ(a2.t_sent_ns, 2600);
   EXPECT_EQ(a2.t_first_token_ns, 6000);
   EXPECT_EQ(a2.t_last_token_ns, 7000);
   EXPECT_EQ(a2.t_done_ns, 7000);
   const RequestRecord& b2 = view->records[1];
   EXPECT_EQ(b2.t_scheduled_ns, 7000) << "the slot came free when request 1's last token was made";
-  EXPECT_EQ(b2.t_sent_ns, 7400);
+  EXPECT_EQ(b2.t_sent_ns, 7200);
   EXPECT_EQ(b2.events[0].t_ns, 8000);
 
-  // The summary of the view is in simulated time: TTFTs 1,000 and 600 ns, issue
-  // delays 200 and 400 ns, duration from 4,800 to 9,000.
+  // The summary of the view is in simulated time: TTFTs 3,400 and 800 ns, issue
+  // delays 500 and 200 ns, duration from 2,100 to 9,000.
   SummaryInputs in;
   in.requested_prompts = 2;
   in.main_phase_start_ns = view->main_phase_start_ns;
   in.client_issue_delay_limit_ms = 1e9;
   RunSummary s = ComputeRunSummary(view->records, in);
   EXPECT_EQ(s.completed, 2);
-  EXPECT_NEAR(s.ttft.median, 0.0008, 1e-12);
-  EXPECT_NEAR(s.issue_delay.max, 0.0004, 1e-12);
-  EXPECT_NEAR(s.duration_s, 4200e-9, 1e-15);
+  EXPECT_NEAR(s.ttft.median, 0.0021, 1e-12);
+  EXPECT_NEAR(s.issue_delay.max, 0.0005, 1e-12);
+  EXPECT_NEAR(s.duration_s, 6900e-9, 1e-15);
 }
 
 TEST(SimulatedTimeTest, ARequestTheServerNeverStampedMapsThroughTheAnchor) {
