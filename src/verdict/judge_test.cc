@@ -121,6 +121,25 @@ TEST(JudgeTest, StepIsARegressionWithItsOwnExitCodeAndWorstFirst) {
   EXPECT_NE(kExitRegression, kExitInvalidInput);
 }
 
+// A reasoning model that thinks longer: TTFT (the first reasoning token) holds, the
+// time to first visible output grows 20 % on the last two nights.
+TEST(JudgeTest, LongerThinkingIsARegressionOfTimeToFirstOutputAlone) {
+  SeriesHistory h = Quiet("reasoning", 20);
+  for (size_t i = 0; i < h.nights.size(); ++i) {
+    const double ttft = h.nights[i].metrics.at("median_ttft_ms");
+    h.nights[i].metrics["median_ttfo_ms"] = (ttft + 400) * (i >= 18 ? 1.2 : 1.0);
+  }
+  SeriesVerdict v = JudgeSeries(h, SyntheticDate(19), VerdictSettings{});
+  EXPECT_EQ(v.verdict, Verdict::kRegression);
+  for (const MetricVerdict& m : v.metrics) {
+    const bool ttfo = m.metric == "median_ttfo_ms";
+    EXPECT_EQ(m.outcome == MetricOutcome::kRegression, ttfo) << m.metric;
+    if (ttfo) {
+      EXPECT_TRUE(m.counted);
+    }
+  }
+}
+
 TEST(JudgeTest, AccuracyBelowItsFloorAloneIsAFailedGate) {
   SeriesHistory h = Quiet("evals", 20);
   for (size_t i = 0; i < 20; ++i) {

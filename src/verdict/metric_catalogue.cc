@@ -16,6 +16,12 @@ const std::vector<MetricSpec>& AllMetrics() {
       {"p99_ttft_ms", Better::kLower, 0.10, 4, true},
       {"p99_tpot_ms", Better::kLower, 0.10, 4, true},
       {"p99_itl_ms", Better::kLower, 0.10, 4, true},
+      // Time to first output (docs/metrics.md "Channels"): what a reasoning model's user
+      // waits for, so longer thinking is a regression even where TTFT holds. Where
+      // nothing reasons TTFO = TTFT; a series regresses when any counted metric does,
+      // so the same move is one verdict, not two.
+      {"median_ttfo_ms", Better::kLower, 0.05, 3, true},
+      {"p99_ttfo_ms", Better::kLower, 0.10, 4, true},
       {"median_intvty", Better::kHigher, 0.05, 3, false},
       {"tput_at_intvty(20)", Better::kHigher, 0.025, 3, true},
       {"tput_at_intvty(35)", Better::kHigher, 0.025, 3, true},
