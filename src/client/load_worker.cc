@@ -547,6 +547,7 @@ void LoadWorker::StopPacer() {
   if (!pacing_) return;
   pacer_->Stop();
   next_arrival_ = pacer_->taken();
+  pacer_realtime_ = pacer_->realtime();
   pacing_ = false;
   // A connection it had taken for an arrival it will not send goes back.
   if (paced_conn_ != nullptr) ReturnIdle(std::exchange(paced_conn_, nullptr));

@@ -35,6 +35,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -146,6 +147,9 @@ class LoadWorker {
   int64_t stale_connections() const { return stale_connections_; }
   // Per kernel-stamped read: read time minus the kernel's receive time.
   const LagHistogram& receive_lag() const { return receive_lag_; }
+  // Paced sends: whether the pacing thread ran at a real-time priority (send_pacer.h);
+  // nullopt when this worker did not pace. Read after the run.
+  std::optional<bool> pacer_realtime() const { return pacer_realtime_; }
   bool cancelled() const { return cancelled_; }
 
  private:
@@ -239,6 +243,7 @@ class LoadWorker {
   int64_t connections_opened_ = 0;
   int64_t reconnects_ = 0;
   int64_t stale_connections_ = 0;
+  std::optional<bool> pacer_realtime_;
   bool server_closes_streams_ = false;  // a pooled connection was found closed by it
   int64_t preconnecting_ = 0;           // connections being opened for the pool
   uint64_t serial_ = 0;

@@ -107,6 +107,7 @@ struct PhaseOutcome {
   int64_t start_ns = 0;
   int64_t connections_opened = 0;
   int64_t reconnects = 0, stale_connections = 0;
+  int paced_workers = 0, realtime_pacers = 0;  // workers whose sends a pacer made
   int64_t events = 0;
   int64_t reads = 0, kernel_stamped_reads = 0;
   LagHistogram receive_lag;
@@ -250,6 +251,10 @@ PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::resu
     out.connections_opened += w->connections_opened();
     out.reconnects += w->reconnects();
     out.stale_connections += w->stale_connections();
+    if (std::optional<bool> realtime = w->pacer_realtime()) {
+      ++out.paced_workers;
+      out.realtime_pacers += *realtime ? 1 : 0;
+    }
     out.cancelled = out.cancelled || w->cancelled();
     out.receive_lag.Merge(w->receive_lag());
     for (RequestRecord& r : w->records()) out.records.push_back(std::move(r));
@@ -888,6 +893,13 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
                    // race, and pooled connections found closed before reuse.
                    {"reconnects", main.reconnects},
                    {"stale_connections", main.stale_connections},
+                   // A fixed schedule's pacing threads (send_pacer.h), null when none
+                   // paced: how many workers paced and how many of them ran at a
+                   // real-time priority (without one a busy host can delay sends).
+                   {"pacer", main.paced_workers == 0
+                                 ? json::value(nullptr)
+                                 : json::value(json::object{{"workers", main.paced_workers},
+                                                            {"realtime", main.realtime_pacers}})},
                    {"max_rss_kb", MaxRssKb()},
                    // What the event times were (client_settings.h): "kernel_receive" when the
                    // kernel stamped reads (the counts say whether all), else "read".

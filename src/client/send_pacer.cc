@@ -1,5 +1,7 @@
 #include "client/send_pacer.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <sys/prctl.h>
 
 #include <chrono>
@@ -18,6 +20,14 @@ inline void CpuRelax() {
 #endif
 }
 }  // namespace
+
+bool SendPacer::TryRealtime() {
+  // With one CPU a spinning real-time thread would hold off the event loop itself.
+  if (std::thread::hardware_concurrency() < 2) return false;
+  sched_param param{};
+  param.sched_priority = 1;  // the lowest real-time priority: above every normal thread
+  return pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0;
+}
 
 SendPacer::SendPacer(std::vector<int64_t> due_ns, Prepare prepare, Fire fire, Done done)
     : due_ns_(std::move(due_ns)),
@@ -52,6 +62,7 @@ bool SendPacer::SleepUntil(int64_t t_ns) {
 void SendPacer::Loop() {
   // The default 50 µs slack would let the kernel fire our wake-ups that much late.
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+  realtime_ = TryRealtime();
   for (; next_ < due_ns_.size(); ++next_) {
     const int64_t due = due_ns_[next_];
     if (MonotonicNowNs() < due - kLeadNs && !SleepUntil(due - kLeadNs)) return;

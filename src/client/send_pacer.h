@@ -46,9 +46,18 @@ class SendPacer {
   void Stop();
   // Items fired so far; read it after Stop() (or after `done`).
   size_t taken() const { return next_; }
+  // Whether the thread runs at a real-time priority (SCHED_FIFO 1); read it after
+  // Stop(). It asks for one so that a host busy with other work (a build, the engine
+  // on the same cores) cannot hold it off its due times: it sleeps between sends and
+  // spins at most kLeadNs per send, and the kernel's real-time throttling bounds
+  // it even then. Without the privilege (CAP_SYS_NICE or an RLIMIT_RTPRIO) it runs at
+  // normal priority, and a busy host's delay shows in the issue delay.
+  bool realtime() const { return realtime_; }
 
  private:
   void Loop();
+  // SCHED_FIFO at priority 1 for the calling thread, on a host with 2 or more CPUs.
+  static bool TryRealtime();
   // Sleeps until `t_ns` or Stop(); false when stopped.
   bool SleepUntil(int64_t t_ns);
 
@@ -57,6 +66,7 @@ class SendPacer {
   Fire fire_;
   Done done_;
   size_t next_ = 0;  // owned by the pacer's thread while it runs
+  bool realtime_ = false;
   std::mutex mu_;
   std::condition_variable wake_;
   bool stopping_ = false;  // GUARDED_BY(mu_)

@@ -77,6 +77,7 @@ struct Rates {
   double mean_ttft_ms = -1;
   bool valid = false;
   std::string validity;
+  int64_t paced_workers = 0, realtime_pacers = 0;  // servebench.client.pacer
 };
 
 Rates RunReplay(const BenchSettings& s) {
@@ -95,6 +96,11 @@ Rates RunReplay(const BenchSettings& s) {
   rates.mean_ttft_ms = r->summary.ttft.mean;
   rates.valid = r->summary.validity.valid();
   rates.validity = boost::json::serialize(r->result.at("servebench").at("validity"));
+  const boost::json::value& pacer = r->result.at("servebench").at("client").at("pacer");
+  if (pacer.is_object()) {
+    rates.paced_workers = pacer.at("workers").to_number<int64_t>();
+    rates.realtime_pacers = pacer.at("realtime").to_number<int64_t>();
+  }
   return rates;
 }
 
@@ -105,6 +111,10 @@ TEST(TraceReplaySimTest, WithAmpleKvTheServerHitRateIsTheExpectedFraction) {
   EXPECT_NEAR(rates.infinite, kInfiniteFraction, 1e-6);
   EXPECT_NEAR(rates.server, rates.infinite, 0.01);
   EXPECT_TRUE(rates.valid) << rates.validity;
+  // A fixed schedule on plain HTTP: a pacing thread sent, real-time where the host
+  // allows it (the result says which, not this test).
+  EXPECT_GE(rates.paced_workers, 1);
+  EXPECT_LE(rates.realtime_pacers, rates.paced_workers);
 }
 
 // The same 6 conversations of 5 turns as a Bailian file: each turn continues the one
