@@ -128,12 +128,13 @@ TEST(CaptureFixtureTest, AuxiliaryServersStartedBeforeTheEngineAreCapturedWithIt
   for (const auto& n : Key("tinyx-fp8-b200-vllm-agentic").notes) notes += n + "\n";
   EXPECT_THAT(notes, ::testing::Not(HasSubstr("mooncake_master")));
 
-  // The LMCache arm of the other agentic key: `lmcache server`, no file of its own.
+  // The LMCache arm of the other agentic key: `lmcache server`, no file of its own,
+  // captured after the script's health check on its --http-port answered.
   const recipe::ServeSpec& dram = PointAt("tinyx-fp8-h200-vllm-agentic-mtp", 8).serve;
   ASSERT_EQ(dram.command.auxiliary.size(), 1u);
   EXPECT_EQ(dram.command.auxiliary[0].argv,
-            (std::vector<std::string>{"lmcache", "server", "--port", "5555", "--l1-size-gb",
-                                      std::to_string(dram.total_cpu_dram_gb)}));
+            (std::vector<std::string>{"lmcache", "server", "--port", "5555", "--http-port", "5556",
+                                      "--l1-size-gb", std::to_string(dram.total_cpu_dram_gb)}));
   EXPECT_TRUE(PointAt("tinyx-fp8-h200-vllm-agentic-mtp", 2).serve.command.auxiliary.empty());
 }
 

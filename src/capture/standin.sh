@@ -190,9 +190,10 @@ case "$role" in
     # client the script runs next must come after it in the records. Until then it
     # fails as curl does with nothing listening (exit 7, after waiting up to 2 s), so
     # a readiness loop polls again. Probes of other hosts (downloads) answer at once.
-    # A probe of a port answers once a server that listens there (its --port, or
-    # none given) has recorded itself: a router started on PORT in front of an engine
-    # on PORT+1 must be recorded before the script's client runs.
+    # A probe of a port answers once a server that listens there (its --port or
+    # --http-port, or none given) has recorded itself: a router started on PORT in
+    # front of an engine on PORT+1 must be recorded before the script's client runs,
+    # and an LMCache shard answers its health check on its --http-port.
     if [[ "$tool" == curl || "$tool" == wget ]] && [[ " $* " =~ ://(0\.0\.0\.0|127\.0\.0\.1|localhost)(:([0-9]+))?[/\ ] ]]; then
       probed=${BASH_REMATCH[3]}
       up=0
@@ -200,7 +201,8 @@ case "$role" in
         for role_file in "$capture"/calls/*/role; do
           grep -qsxE 'server|aux' "$role_file" || continue
           listens=$(tr '\0' ' ' < "${role_file%/role}/argv" 2>/dev/null) || continue
-          if [[ -z "$probed" || ! " $listens" =~ \ --port[=\ ] || " $listens " =~ \ --port[=\ ]$probed\  ]]; then
+          if [[ -z "$probed" || ! " $listens" =~ \ --(http-)?port[=\ ] ||
+            " $listens " =~ \ --(http-)?port[=\ ]$probed\  ]]; then
             up=1
             break 2
           fi

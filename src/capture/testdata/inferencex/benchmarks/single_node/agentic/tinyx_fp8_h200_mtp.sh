@@ -21,7 +21,13 @@ if [ "$KV_OFFLOADING" = "dram" ]; then
         echo "Error: LMCache L1 ${TOTAL_CPU_DRAM_GB} GB exceeds 90% of free /dev/shm." >&2
         exit 1
     fi
-    lmcache server --port 5555 --l1-size-gb "$TOTAL_CPU_DRAM_GB" > "$RESULT_DIR/lmcache.log" 2>&1 &
+    lmcache server --port 5555 --http-port 5556 --l1-size-gb "$TOTAL_CPU_DRAM_GB" \
+        > "$RESULT_DIR/lmcache.log" 2>&1 &
+    # As InferenceX's wait_for_ready does: its health check is on the HTTP port.
+    for _ in $(seq 1 600); do
+        curl -sf "http://127.0.0.1:5556/healthcheck" > /dev/null && break
+        sleep 1
+    done
     OFFLOAD_ARGS=(--kv-transfer-config '{"kv_connector":"LMCacheMPConnector","kv_role":"kv_both"}')
 fi
 
