@@ -191,8 +191,8 @@ int ListenPort(const std::vector<std::string>& argv, int job_port) {
 }
 
 // `router` (a call IsRouter) as out->router, by the rules in launch_capture.h: its argv
-// exactly, its environment beyond the job's (no env_from: a secret or a copied
-// device list fails), its files joining out->files, its --port (else the job's
+// exactly, its environment beyond the job's (a secret or a copied device list as its
+// env_from), its files joining out->files, its --port (else the job's
 // PORT), which must not be the engine's. `engine` is the engine's outermost call.
 Status CaptureRouter(const CallRecord& router, const CallRecord& engine, const ScriptRun& run,
                      const Sandbox& sandbox, int job_port, LaunchCapture* out) {
@@ -215,8 +215,8 @@ Status CaptureRouter(const CallRecord& router, const CallRecord& engine, const S
         "{} starts in {} and the engine in {}; servebench starts both in the session's folder",
         what, sandbox.FromSandbox(router.cwd), sandbox.FromSandbox(engine.cwd)));
   }
-  SB_RETURN_IF_ERROR(
-      EnvironmentDelta(router, run, sandbox, what, &out->router.env, nullptr, &out->notes));
+  SB_RETURN_IF_ERROR(EnvironmentDelta(router, run, sandbox, what, &out->router.env,
+                                      &out->router.env_from, &out->notes));
   SB_RETURN_IF_ERROR(
       CollectFiles(router, FileCandidates(words, router, run), sandbox, &out->files, &out->folder));
   out->router.port = ListenPort(out->router.argv, job_port);
@@ -348,7 +348,8 @@ LaunchCapture ExtractLaunch(const ScriptRun& run, const JobEnvironment& job, con
       }
       command.argv.push_back(mapped);
     }
-    Status env = EnvironmentDelta(*call, run, sandbox, what, &command.env, nullptr, &out.notes);
+    Status env =
+        EnvironmentDelta(*call, run, sandbox, what, &command.env, &command.env_from, &out.notes);
     if (env.ok() && call->cwd != outer->cwd) {
       env = Status::InvalidArgument(fmt::format(
           "{} starts in {} and the engine in {}; servebench starts both in the session's folder",

@@ -18,7 +18,8 @@
 // - Its environment is what the script added or changed: the job's own variables
 //   (MODEL, TP, CONC, ...) and the shell's (PWD, SHLVL, _) are left out, PATH too
 //   (the image's applies; a change is noted). A variable holding a secret or a copy
-//   of a *_VISIBLE_DEVICES variable becomes env_from (taken at launch, not stored).
+//   of a *_VISIBLE_DEVICES variable becomes env_from (taken at launch, not stored),
+//   the engine's, an auxiliary server's or the router's.
 // - Files the command names that the script wrote or took from the checkout (a
 //   TensorRT-LLM config, a chat template) are carried, under the path it names; one
 //   named by its absolute /workspace path makes /workspace the command's folder

@@ -154,6 +154,7 @@ std::string Entry(const Point& p, const std::vector<int>& concs) {
     for (const auto& a : s.command.auxiliary) {
       out += "                - argv: " + List(a.argv) + "\n";
       if (!a.env.empty()) out += "                  env: " + Map(a.env) + "\n";
+      if (!a.env_from.empty()) out += "                  env_from: " + Map(a.env_from) + "\n";
     }
   }
   if (!s.command.router.argv.empty()) {
@@ -161,6 +162,7 @@ std::string Entry(const Point& p, const std::vector<int>& concs) {
     out += "              router:\n";
     out += "                argv: " + List(r.argv) + "\n";
     if (!r.env.empty()) out += "                env: " + Map(r.env) + "\n";
+    if (!r.env_from.empty()) out += "                env_from: " + Map(r.env_from) + "\n";
     out += fmt::format("                port: {}\n", r.port);
   }
   out += "              source: " + Q(s.command.source) + "\n";

@@ -111,14 +111,15 @@ std::vector<std::string> ConfigFolders(const ServerCommand& command) {
   return {folders.begin(), folders.end()};
 }
 
-// What every rendering ends with: serve.env_from resolved from servebench's
-// environment, serve.prepare, and the container wrap.
-StatusOr<ServerCommand> Finish(const recipe::ServeSpec& spec, const RenderOptions& options,
-                               ServerCommand out) {
-  for (const auto& [name, source] : spec.env_from) {
-    if (spec.env.count(name) != 0) {
-      return Status::InvalidArgument(
-          fmt::format("serve.env.{} and serve.env_from.{} are both set; keep one", name, name));
+// `env_from` (NAME -> SOURCE, of the recipe field `field`) resolved from servebench's
+// environment into `out`'s env, and kept as out->env_from for display and containers.
+Status ResolveEnvFrom(const std::map<std::string, std::string>& env_from,
+                      const std::map<std::string, std::string>& env, const std::string& field,
+                      const RenderOptions& options, ServerCommand* out) {
+  for (const auto& [name, source] : env_from) {
+    if (env.count(name) != 0) {
+      return Status::InvalidArgument(fmt::format(
+          "{}.env.{} and {}.env_from.{} are both set; keep one", field, name, field, name));
     }
     std::optional<std::string> value;
     if (options.lookup_env) {
@@ -126,8 +127,28 @@ StatusOr<ServerCommand> Finish(const recipe::ServeSpec& spec, const RenderOption
     } else if (const char* v = std::getenv(source.c_str()); v != nullptr) {
       value = v;
     }
-    if (value) out.env[name] = *value;
-    out.env_from[name] = source;
+    if (value) out->env[name] = *value;
+    out->env_from[name] = source;
+  }
+  return Status::Ok();
+}
+
+// What every rendering ends with: serve.env_from resolved from servebench's
+// environment (and a verbatim command's auxiliary servers' and router's), serve.prepare,
+// and the container wrap.
+StatusOr<ServerCommand> Finish(const recipe::ServeSpec& spec, const RenderOptions& options,
+                               ServerCommand out) {
+  SB_RETURN_IF_ERROR(ResolveEnvFrom(spec.env_from, spec.env, "serve", options, &out));
+  // RenderVerbatim renders the auxiliary servers and the router in the recipe's order.
+  const recipe::VerbatimCommand& c = spec.command;
+  for (size_t i = 0; i < out.auxiliary.size() && i < c.auxiliary.size(); ++i) {
+    SB_RETURN_IF_ERROR(ResolveEnvFrom(c.auxiliary[i].env_from, c.auxiliary[i].env,
+                                      fmt::format("serve.command.auxiliary[{}]", i), options,
+                                      &out.auxiliary[i]));
+  }
+  if (!out.router.empty()) {
+    SB_RETURN_IF_ERROR(ResolveEnvFrom(c.router.env_from, c.router.env, "serve.command.router",
+                                      options, &out.router.front()));
   }
   if (!options.profile_dir.empty()) {
     if (const char* var = ProfilerEnvVar(spec.engine)) out.env[var] = options.profile_dir;

@@ -189,7 +189,7 @@ TEST(VerbatimAdapterTest, ACommandWithItsOwnFolderRunsInAContainerWithTheWorkDir
 TEST(VerbatimAdapterTest, AuxiliaryServersStartBeforeTheEngineInItsFolder) {
   recipe::ServeSpec spec = Captured();
   spec.command.auxiliary = {
-      {{"mooncake_master", "--port", "20888"}, {{"MC_SLICE_SIZE", "1048576"}}}};
+      {{"mooncake_master", "--port", "20888"}, {{"MC_SLICE_SIZE", "1048576"}}, {}}};
   auto command = RenderServerCommand(spec, Options(), Catalog());
   ASSERT_TRUE(command.ok()) << command.status().ToString();
   ASSERT_EQ(command->auxiliary.size(), 1u);
@@ -218,7 +218,7 @@ TEST(VerbatimAdapterTest, AuxiliaryServersStartBeforeTheEngineInItsFolder) {
   EXPECT_EQ(JoinForShell(docker->auxiliary[0].cleanup_argv),
             "docker rm -f servebench-engine-8888-aux0");
 
-  spec.command.auxiliary = {{{}, {}}};
+  spec.command.auxiliary = {{{}, {}, {}}};
   EXPECT_THAT(RenderServerCommand(spec, Options(), Catalog()).status().message(),
               HasSubstr("serve.command.auxiliary[0].argv is empty"));
 }
@@ -232,7 +232,8 @@ TEST(VerbatimAdapterTest, ARouterInFrontStartsOnceTheEngineAnswersAndTakesTheLoa
   spec.command.router = {{"python3", "-m", "sglang_router.launch_router", "--worker-urls",
                           "http://localhost:8888", "--port", "8880"},
                          {{"RUST_LOG", "info"}},
-                         8880};
+                         8880,
+                         {}};
   auto command = RenderServerCommand(spec, Options(), Catalog());
   ASSERT_TRUE(command.ok()) << command.status().ToString();
   ASSERT_EQ(command->router.size(), 1u);
@@ -265,6 +266,45 @@ TEST(VerbatimAdapterTest, ARouterInFrontStartsOnceTheEngineAnswersAndTakesTheLoa
   spec.command.router.port = 8888;
   EXPECT_THAT(RenderServerCommand(spec, Options(), Catalog()).status().message(),
               HasSubstr("serve.command.router.port = 8888"));
+}
+
+// An auxiliary server's and the router's env_from are taken at launch, as the
+// command's: a ROCm script's HIP_VISIBLE_DEVICES copy of ROCR_VISIBLE_DEVICES is this
+// machine's list, shown as "$ROCR_VISIBLE_DEVICES", and passed into a container by
+// name only.
+TEST(VerbatimAdapterTest, AuxiliaryAndRouterDeviceListsAreTakenAtLaunch) {
+  recipe::ServeSpec spec = Captured();
+  spec.command.auxiliary = {{{"lmcache", "server", "--port", "5555"},
+                             {},
+                             {{"HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"}}}};
+  spec.command.router = {{"vllm-router", "--port", "8880"}, {}, 8880, {}};
+  spec.command.router.env_from = {{"HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"}};
+  auto command = RenderServerCommand(spec, Options(), Catalog());
+  ASSERT_TRUE(command.ok()) << command.status().ToString();
+  ASSERT_EQ(command->auxiliary.size(), 1u);
+  ASSERT_EQ(command->router.size(), 1u);
+  for (const ServerCommand* c : {&command->auxiliary[0], &command->router[0]}) {
+    EXPECT_EQ(c->env.at("HIP_VISIBLE_DEVICES"), "4,5,6,7") << c->engine;
+    EXPECT_EQ(c->env_from.at("HIP_VISIBLE_DEVICES"), "ROCR_VISIBLE_DEVICES") << c->engine;
+  }
+  EXPECT_EQ(command->env.count("HIP_VISIBLE_DEVICES"), 0u) << "the engine's own env is its own";
+  EXPECT_THAT(FormatCommandForDisplay(*command),
+              HasSubstr("HIP_VISIBLE_DEVICES=\"$ROCR_VISIBLE_DEVICES\" \\\nvllm-router"));
+
+  spec.image = "rocm/vllm:latest";
+  RenderOptions options = Options();
+  options.container.kind = ContainerProfile::Kind::kDocker;
+  auto docker = RenderServerCommand(spec, options, Catalog());
+  ASSERT_TRUE(docker.ok()) << docker.status().ToString();
+  const std::string router = JoinForShell(docker->router[0].argv);
+  EXPECT_THAT(router, HasSubstr("-e HIP_VISIBLE_DEVICES "));
+  EXPECT_THAT(router, ::testing::Not(HasSubstr("4,5,6,7")));
+
+  spec.image.clear();
+  spec.command.router.env = {{"HIP_VISIBLE_DEVICES", "0"}};
+  EXPECT_THAT(RenderServerCommand(spec, Options(), Catalog()).status().message(),
+              HasSubstr("serve.command.router.env.HIP_VISIBLE_DEVICES and "
+                        "serve.command.router.env_from.HIP_VISIBLE_DEVICES are both set"));
 }
 
 }  // namespace

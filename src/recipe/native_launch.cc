@@ -45,11 +45,12 @@ bool TakeEnv(FieldReader& r, const std::vector<std::pair<std::string, std::strin
   return ok;
 }
 
-// `router: {argv, env, port}` of a command (RouterCommand); absent leaves it empty.
+// `router: {argv, env, env_from, port}` of a command (RouterCommand); absent leaves it
+// empty.
 bool ReadRouter(const LoadContext& ctx, FieldReader& parent, RouterCommand* out) {
   const YNode* n = parent.Get("router");
   if (n == nullptr) return true;
-  FieldReader r(ctx, *n, parent.PathOf("router"), {"argv", "env", "port"});
+  FieldReader r(ctx, *n, parent.PathOf("router"), {"argv", "env", "env_from", "port"});
   if (!r.valid()) return false;
   bool ok = true;
   auto argv = r.StringList("argv", true);
@@ -67,6 +68,7 @@ bool ReadRouter(const LoadContext& ctx, FieldReader& parent, RouterCommand* out)
     ok = false;
   }
   if (env) ok = TakeEnv(r, *env, &out->env) && ok;
+  ok = ReadEnvFrom(ctx, r, &out->env_from) && ok;
   out->argv = *argv;
   out->port = static_cast<int>(*port);
   return ok;
@@ -134,12 +136,12 @@ bool ReadVerbatimCommand(const LoadContext& ctx, FieldReader& parent,
   }
   if (const YNode* auxiliary = r.Get("auxiliary")) {
     if (!auxiliary->IsSequence()) {
-      ctx.Error(*auxiliary, r.PathOf("auxiliary"), "expected a list of {argv, env}");
+      ctx.Error(*auxiliary, r.PathOf("auxiliary"), "expected a list of {argv, env, env_from}");
       ok = false;
     } else {
       for (size_t i = 0; i < auxiliary->items.size(); ++i) {
         FieldReader ar(ctx, auxiliary->items[i], IndexPath(r.PathOf("auxiliary"), i),
-                       {"argv", "env"});
+                       {"argv", "env", "env_from"});
         AuxiliaryCommand a;
         auto argv = ar.StringList("argv", true);
         auto env = ar.StringMap("env");
@@ -153,6 +155,7 @@ bool ReadVerbatimCommand(const LoadContext& ctx, FieldReader& parent,
         }
         a.argv = *argv;
         if (env) ok = TakeEnv(ar, *env, &a.env) && ok;
+        ok = ReadEnvFrom(ctx, ar, &a.env_from) && ok;
         c.auxiliary.push_back(std::move(a));
       }
     }

@@ -26,9 +26,10 @@ namespace servebench::recipe {
 
 // `command`: argv (a non-empty list of strings), port (1..65535), files (a list of
 // {path, contents}, each path relative and inside the command's folder), folder
-// (absolute, optional), source, auxiliary (a list of {argv, env}: servers started
-// before the command, beside it; argv non-empty, env names valid), router ({argv, env,
-// port}: a router in front of it, on a port of its own).
+// (absolute, optional), source, auxiliary (a list of {argv, env, env_from}: servers
+// started before the command, beside it; argv non-empty, env names valid, env_from as
+// the serve's, for that process), router ({argv, env, env_from, port}: a router in
+// front of it, on a port of its own).
 bool ReadVerbatimCommand(const LoadContext& ctx, FieldReader& parent,
                          std::optional<VerbatimCommand>* out);
 

@@ -85,7 +85,8 @@ constexpr const char* kAuxiliary =
     "              auxiliary:\n"
     "                - argv: [mooncake_master, --port, \"20888\"]\n"
     "                  env: {MOONCAKE_CONFIG_PATH: /workspace/results/mooncake_config.json}\n"
-    "                - argv: [lmcache, server]\n";
+    "                - argv: [lmcache, server]\n"
+    "                  env_from: {HIP_VISIBLE_DEVICES: ROCR_VISIBLE_DEVICES}\n";
 
 TEST(NativeLaunchTest, AuxiliaryServersReachThePointAndItsIdentity) {
   std::string text = Replaced(kCaptured, "              source: \"inferencex:",
@@ -99,6 +100,7 @@ TEST(NativeLaunchTest, AuxiliaryServersReachThePointAndItsIdentity) {
             "/workspace/results/mooncake_config.json");
   EXPECT_EQ(c.auxiliary[1].argv, (std::vector<std::string>{"lmcache", "server"}));
   EXPECT_TRUE(c.auxiliary[1].env.empty());
+  EXPECT_EQ(c.auxiliary[1].env_from.at("HIP_VISIBLE_DEVICES"), "ROCR_VISIBLE_DEVICES");
   EXPECT_TRUE(plan.points[1].serve.command.auxiliary.empty());
   // Its environment is redacted where the engine's is (records, --dry-run).
   EXPECT_EQ(
@@ -116,6 +118,7 @@ TEST(NativeLaunchTest, AuxiliaryServersReachThePointAndItsIdentity) {
   auto back = PointFromJson(json);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(PointToJson(*back), json);
+  EXPECT_EQ(back->serve.command.auxiliary[1].env_from, c.auxiliary[1].env_from);
   EXPECT_NE(ExpandText(kCaptured).points[0].point_id, plan.points[0].point_id);
   EXPECT_EQ(ExpandText(kCaptured).points[1].point_id, plan.points[1].point_id);
 }
@@ -140,7 +143,7 @@ TEST(NativeLaunchTest, BadAuxiliaryServersAreLocatedErrors) {
   EXPECT_NE(Problems(key).find("command.auxiliary[0]"), std::string::npos) << Problems(key);
   EXPECT_NE(Problems(key).find("port"), std::string::npos) << Problems(key);
   std::string scalar = with("              auxiliary: lmcache\n");
-  EXPECT_NE(Problems(scalar).find("command.auxiliary: expected a list of {argv, env}"),
+  EXPECT_NE(Problems(scalar).find("command.auxiliary: expected a list of {argv, env, env_from}"),
             std::string::npos)
       << Problems(scalar);
 }
@@ -153,6 +156,7 @@ TEST(NativeLaunchTest, ARouterInFrontOfTheCommandReachesThePointAndItsIdentity) 
       "                argv: [vllm-router, --worker-urls, \"http://localhost:8889\", --port, "
       "\"8880\"]\n"
       "                env: {RUST_LOG: info}\n"
+      "                env_from: {HIP_VISIBLE_DEVICES: ROCR_VISIBLE_DEVICES}\n"
       "                port: 8880\n";
   std::string text = Replaced(kCaptured, "              source: \"inferencex:",
                               router + "              source: \"inferencex:");
@@ -162,6 +166,7 @@ TEST(NativeLaunchTest, ARouterInFrontOfTheCommandReachesThePointAndItsIdentity) 
   EXPECT_EQ(r.argv, (std::vector<std::string>{"vllm-router", "--worker-urls",
                                               "http://localhost:8889", "--port", "8880"}));
   EXPECT_EQ(r.env.at("RUST_LOG"), "info");
+  EXPECT_EQ(r.env_from.at("HIP_VISIBLE_DEVICES"), "ROCR_VISIBLE_DEVICES");
   EXPECT_EQ(r.port, 8880);
   EXPECT_TRUE(plan.points[1].serve.command.router.argv.empty());
   EXPECT_EQ(WithSecretsRedacted(plan.points[0]).serve.command.router.env.at("RUST_LOG"),
@@ -181,6 +186,10 @@ TEST(NativeLaunchTest, ARouterInFrontOfTheCommandReachesThePointAndItsIdentity) 
       << Problems(same_port);
   std::string no_port = Replaced(text, "                port: 8880\n", "");
   EXPECT_NE(Problems(no_port).find("command.router.port"), std::string::npos) << Problems(no_port);
+  std::string bad_from = Replaced(text, "ROCR_VISIBLE_DEVICES}\n                port: 8880",
+                                  "ROCR-VISIBLE}\n                port: 8880");
+  EXPECT_NE(Problems(bad_from).find("command.router.env_from"), std::string::npos)
+      << Problems(bad_from);
 }
 
 // An agentic-coding scenario: a trace replay for a duration, no lengths, each entry

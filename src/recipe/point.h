@@ -97,6 +97,9 @@ struct CommandFile {
 struct AuxiliaryCommand {
   std::vector<std::string> argv;           // argv[0] is looked up on PATH
   std::map<std::string, std::string> env;  // added to servebench's, as the script gave it
+  // NAME -> SOURCE set from servebench's environment at launch, as serve.env_from does
+  // for the command (a device list the script copied, a token).
+  std::map<std::string, std::string> env_from;
 };
 
 // A router the command's server sits behind, as written (InferenceX's DP-attention
@@ -106,9 +109,10 @@ struct AuxiliaryCommand {
 // it. Stopped before the command. Not the topology's `router` (serve.router_name),
 // which names a router servebench renders for a session of several processes.
 struct RouterCommand {
-  std::vector<std::string> argv;           // argv[0] is looked up on PATH; empty = none
-  std::map<std::string, std::string> env;  // added to servebench's, as the script gave it
-  int port = 0;                            // where it listens: the client's target
+  std::vector<std::string> argv;                // argv[0] is looked up on PATH; empty = none
+  std::map<std::string, std::string> env;       // added to servebench's, as the script gave it
+  int port = 0;                                 // where it listens: the client's target
+  std::map<std::string, std::string> env_from;  // as AuxiliaryCommand's
 };
 
 // A server command taken as written from elsewhere: captured from an InferenceX

@@ -72,16 +72,21 @@ void AddLaunchFields(const ServeSpec& s, json::object* serve) {
   if (!c.folder.empty()) command["folder"] = c.folder;
   if (!c.auxiliary.empty()) {
     json::array auxiliary;
-    for (const auto& a : c.auxiliary)
-      auxiliary.push_back(
-          json::object{{"argv", StringsJson(a.argv)}, {"env", StringMapJson(a.env)}});
+    for (const auto& a : c.auxiliary) {
+      json::object aux{{"argv", StringsJson(a.argv)}, {"env", StringMapJson(a.env)}};
+      // Only when set, so the ids of commands without one are unchanged.
+      if (!a.env_from.empty()) aux["env_from"] = StringMapJson(a.env_from);
+      auxiliary.push_back(std::move(aux));
+    }
     command["auxiliary"] = std::move(auxiliary);
   }
   // Only when set, so the ids of commands without a router are unchanged.
   if (!c.router.argv.empty()) {
-    command["router"] = json::object{{"argv", StringsJson(c.router.argv)},
-                                     {"env", StringMapJson(c.router.env)},
-                                     {"port", c.router.port}};
+    json::object router{{"argv", StringsJson(c.router.argv)},
+                        {"env", StringMapJson(c.router.env)},
+                        {"port", c.router.port}};
+    if (!c.router.env_from.empty()) router["env_from"] = StringMapJson(c.router.env_from);
+    command["router"] = std::move(router);
   }
   (*serve)["command"] = std::move(command);
 }
@@ -356,6 +361,7 @@ void ReadLaunchFields(Reader& sr, ServeSpec* s, std::vector<std::string>* errs) 
                     errs);
           ar.Strings("argv", &a.argv);
           ar.StringMap("env", &a.env);
+          if (ar.Optional("env_from")) ar.StringMap("env_from", &a.env_from);
           c.auxiliary.push_back(std::move(a));
         }
       }
@@ -364,6 +370,7 @@ void ReadLaunchFields(Reader& sr, ServeSpec* s, std::vector<std::string>* errs) 
       Reader rr(*router, cr.PathOf("router"), errs);
       rr.Strings("argv", &c.router.argv);
       rr.StringMap("env", &c.router.env);
+      if (rr.Optional("env_from")) rr.StringMap("env_from", &c.router.env_from);
       rr.Int("port", &c.router.port);
     }
   }
