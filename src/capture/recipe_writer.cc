@@ -133,6 +133,9 @@ std::string Entry(const Point& p, const std::vector<int>& concs) {
     if (s.total_cpu_dram_gb > 0)
       out += fmt::format("            total_cpu_dram_gb: {}\n", s.total_cpu_dram_gb);
   }
+  // The row's router, for the point's identity (the router process is command.router).
+  if (!s.router_name.empty()) out += "            router_name: " + Q(s.router_name) + "\n";
+  if (!s.router_version.empty()) out += "            router_version: " + Q(s.router_version) + "\n";
   out += "            concurrency: [" + c + "]\n";
   if (!s.env.empty()) out += "            env: " + Map(s.env) + "\n";
   if (!s.env_from.empty()) out += "            env_from: " + Map(s.env_from) + "\n";

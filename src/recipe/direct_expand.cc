@@ -146,6 +146,12 @@ void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* p
         // "auto": InferenceX's isl + osl + 256; an agentic job runs at the model's
         // native context length (its benchmark_lib unsets MAX_MODEL_LEN).
         if (s.max_model_len < 0) s.max_model_len = agentic ? 0 : sc.isl + sc.osl + 256;
+        if (e.router) {
+          if (auto* n = e.router->if_contains("name"); n && n->is_string())
+            s.router_name = std::string(n->get_string());
+          if (auto* v = e.router->if_contains("version"); v && v->is_string())
+            s.router_version = std::string(v->get_string());
+        }
         if (agentic) {
           s.kv_offloading = e.kv_offloading.value_or("none");
           if (e.kv_offload_backend) {

@@ -508,7 +508,9 @@ std::optional<SearchEntry> ReadEntry(const LoadContext& ctx, const YNode& n,
                  "kv_offloading",
                  "kv_offload_backend",
                  "kv_offload_backend_version",
-                 "total_cpu_dram_gb"});
+                 "total_cpu_dram_gb",
+                 "router_name",
+                 "router_version"});
   if (!r.valid()) return std::nullopt;
   bool ok = true;
   SearchEntry e;
@@ -570,6 +572,17 @@ std::optional<SearchEntry> ReadEntry(const LoadContext& ctx, const YNode& n,
     if (version) (*e.kv_offload_backend)["version"] = *version;
   } else if (version) {
     r.ErrorAt("kv_offload_backend_version", "is set without kv_offload_backend");
+    ok = false;
+  }
+  // The router an InferenceX row names (its `router: {name, version}`), kept for the
+  // point's identity; a captured command's router process is command.router.
+  auto router_name = r.String("router_name", false, true);
+  auto router_version = r.String("router_version", false, true);
+  if (router_name) {
+    e.router = boost::json::object{{"name", *router_name}};
+    if (router_version) (*e.router)["version"] = *router_version;
+  } else if (router_version) {
+    r.ErrorAt("router_version", "is set without router_name");
     ok = false;
   }
   if (e.kv_offloading.value_or("none") == "dram" && !backend) {
