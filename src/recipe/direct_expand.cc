@@ -65,6 +65,16 @@ boost::json::object RowFor(const Recipe& r, const Point& p) {
   return row;
 }
 
+// A component's {name, version} (a native entry's router or KV offload backend) into
+// the serve fields it sets; a member that is absent leaves its field as it was.
+void TakeNameAndVersion(const boost::json::object& component, std::string* name,
+                        std::string* version) {
+  if (auto* n = component.if_contains("name"); n && n->is_string())
+    *name = std::string(n->get_string());
+  if (auto* v = component.if_contains("version"); v && v->is_string())
+    *version = std::string(v->get_string());
+}
+
 }  // namespace
 
 void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* points,
@@ -146,19 +156,12 @@ void ExpandDirect(const Recipe& r, const MatrixFilters& f, std::vector<Point>* p
         // "auto": InferenceX's isl + osl + 256; an agentic job runs at the model's
         // native context length (its benchmark_lib unsets MAX_MODEL_LEN).
         if (s.max_model_len < 0) s.max_model_len = agentic ? 0 : sc.isl + sc.osl + 256;
-        if (e.router) {
-          if (auto* n = e.router->if_contains("name"); n && n->is_string())
-            s.router_name = std::string(n->get_string());
-          if (auto* v = e.router->if_contains("version"); v && v->is_string())
-            s.router_version = std::string(v->get_string());
-        }
+        if (e.router) TakeNameAndVersion(*e.router, &s.router_name, &s.router_version);
         if (agentic) {
           s.kv_offloading = e.kv_offloading.value_or("none");
           if (e.kv_offload_backend) {
-            if (auto* n = e.kv_offload_backend->if_contains("name"); n && n->is_string())
-              s.kv_offload_backend = std::string(n->get_string());
-            if (auto* v = e.kv_offload_backend->if_contains("version"); v && v->is_string())
-              s.kv_offload_backend_version = std::string(v->get_string());
+            TakeNameAndVersion(*e.kv_offload_backend, &s.kv_offload_backend,
+                               &s.kv_offload_backend_version);
           }
           if (e.total_cpu_dram_gb) s.total_cpu_dram_gb = *e.total_cpu_dram_gb;
         }

@@ -485,6 +485,25 @@ bool ReadTopologyEntry(const LoadContext& ctx, FieldReader& r, SearchEntry* e) {
 // `search`: the vary of the scenario's search ("" = none). A search varying the
 // concurrency takes none from its entries; one varying the rate takes at most one, the
 // cap on requests in flight (none: no cap).
+// A component named by two string fields, `name_key` and `version_key` (the version
+// needs the name), as InferenceX's {name, version}; nullopt without the name. A
+// version alone is an error at it, and clears *ok.
+std::optional<boost::json::object> ReadNameAndVersion(FieldReader& r, const char* name_key,
+                                                      const char* version_key, bool* ok) {
+  auto name = r.String(name_key, false, true);
+  auto version = r.String(version_key, false, true);
+  if (!name) {
+    if (version) {
+      r.ErrorAt(version_key, fmt::format("is set without {}", name_key));
+      *ok = false;
+    }
+    return std::nullopt;
+  }
+  boost::json::object component{{"name", *name}};
+  if (version) component["version"] = *version;
+  return component;
+}
+
 std::optional<SearchEntry> ReadEntry(const LoadContext& ctx, const YNode& n,
                                      const std::string& path, const std::string& search) {
   FieldReader r(ctx, n, path,
@@ -565,33 +584,18 @@ std::optional<SearchEntry> ReadEntry(const LoadContext& ctx, const YNode& n,
   // kv-offload-backend and the job's TOTAL_CPU_DRAM_GB); checked against the
   // scenario by the caller.
   if (auto v = r.Enum("kv_offloading", {"none", "dram"})) e.kv_offloading = *v;
-  auto backend = r.String("kv_offload_backend", false, true);
-  auto version = r.String("kv_offload_backend_version", false, true);
-  if (backend) {
-    e.kv_offload_backend = boost::json::object{{"name", *backend}};
-    if (version) (*e.kv_offload_backend)["version"] = *version;
-  } else if (version) {
-    r.ErrorAt("kv_offload_backend_version", "is set without kv_offload_backend");
-    ok = false;
-  }
+  e.kv_offload_backend =
+      ReadNameAndVersion(r, "kv_offload_backend", "kv_offload_backend_version", &ok);
   // The router an InferenceX row names (its `router: {name, version}`), kept for the
   // point's identity; a captured command's router process is command.router.
-  auto router_name = r.String("router_name", false, true);
-  auto router_version = r.String("router_version", false, true);
-  if (router_name) {
-    e.router = boost::json::object{{"name", *router_name}};
-    if (router_version) (*e.router)["version"] = *router_version;
-  } else if (router_version) {
-    r.ErrorAt("router_version", "is set without router_name");
-    ok = false;
-  }
-  if (e.kv_offloading.value_or("none") == "dram" && !backend) {
+  e.router = ReadNameAndVersion(r, "router_name", "router_version", &ok);
+  if (e.kv_offloading.value_or("none") == "dram" && !e.kv_offload_backend) {
     r.ErrorAt("kv_offloading",
               "is 'dram'; name the tier in kv_offload_backend (mooncake, "
               "lmcache, ...)");
     ok = false;
   }
-  if (e.kv_offloading.value_or("none") == "none" && backend) {
+  if (e.kv_offloading.value_or("none") == "none" && e.kv_offload_backend) {
     r.ErrorAt("kv_offload_backend", "is set but kv_offloading is not 'dram'");
     ok = false;
   }

@@ -245,6 +245,20 @@ TEST(NativeLaunchTest, AnAgenticScenarioGivesInferenceXsAgenticPoints) {
   EXPECT_EQ(plan.points[2].load.duration_s, 0);
 }
 
+// The router an InferenceX row names: entry fields, part of the point's identity.
+TEST(NativeLaunchTest, AnEntrysRouterNameAndVersionReachThePoint) {
+  std::string named =
+      Replaced(kAgentic, "            total_cpu_dram_gb: 1031\n",
+               "            total_cpu_dram_gb: 1031\n            router_name: sglang-router\n"
+               "            router_version: \"0.3.2\"\n");
+  Plan plan = ExpandText(named);
+  ASSERT_EQ(plan.points.size(), 3u);
+  EXPECT_EQ(plan.points[1].serve.router_name, "sglang-router");
+  EXPECT_EQ(plan.points[1].serve.router_version, "0.3.2");
+  EXPECT_TRUE(plan.points[0].serve.router_name.empty());
+  EXPECT_NE(plan.points[1].point_id, ExpandText(kAgentic).points[1].point_id);
+}
+
 TEST(NativeLaunchTest, AgenticScenarioMistakesAreLocatedErrors) {
   std::string lengths = Replaced(kAgentic, "        duration_s: 1800\n",
                                  "        duration_s: 1800\n        isl: 1024\n");
@@ -261,6 +275,15 @@ TEST(NativeLaunchTest, AgenticScenarioMistakesAreLocatedErrors) {
                                    "kv_offload_backend"),
             std::string::npos)
       << Problems(unnamed);
+  EXPECT_NE(Problems(unnamed).find("kv_offload_backend_version: is set without kv_offload_backend"),
+            std::string::npos)
+      << Problems(unnamed);
+  std::string versioned_router =
+      Replaced(kAgentic, "            total_cpu_dram_gb: 1031\n",
+               "            total_cpu_dram_gb: 1031\n            router_version: \"0.3.2\"\n");
+  EXPECT_NE(Problems(versioned_router).find("router_version: is set without router_name"),
+            std::string::npos)
+      << Problems(versioned_router);
   std::string kind = Replaced(kAgentic, "scenario: agentic-coding", "scenario: agentic");
   EXPECT_NE(Problems(kind).find("scenarios[0].scenario"), std::string::npos) << Problems(kind);
   std::string fixed_duration =
