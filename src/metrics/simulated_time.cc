@@ -15,23 +15,20 @@ std::optional<SimulatedTimeView> ToSimulatedTime(const std::vector<RequestRecord
   // often opened a connection first: its extra delay, divided by the scale, would
   // shift every mapped client time.) At scale 0 simulated time passes only in steps:
   // the earliest-sent request.
+  // One server stamps them all, so the first stamped record's scale is every one's.
   const RequestRecord* anchor = nullptr;
-  for (const RequestRecord& r : records) {
-    if (r.sim_arrival_ns >= 0 && r.t_sent_ns >= 0) {
-      anchor = &r;
-      break;
-    }
-  }
-  if (anchor == nullptr) return std::nullopt;
-  const double scale = std::max(0.0, anchor->sim_time_scale);
-  auto delay = [scale](const RequestRecord& r) {  // up to a constant, in wall ns
+  double scale = 0;
+  auto delay = [&scale](const RequestRecord& r) {  // up to a constant, in wall ns
     return static_cast<double>(r.sim_arrival_ns) * scale - static_cast<double>(r.t_sent_ns);
   };
   for (const RequestRecord& r : records) {
     if (r.sim_arrival_ns < 0 || r.t_sent_ns < 0) continue;
-    const bool better = scale == 0 ? r.t_sent_ns < anchor->t_sent_ns : delay(r) < delay(*anchor);
+    if (anchor == nullptr) scale = std::max(0.0, r.sim_time_scale);
+    const bool better = anchor == nullptr ||
+                        (scale == 0 ? r.t_sent_ns < anchor->t_sent_ns : delay(r) < delay(*anchor));
     if (better) anchor = &r;
   }
+  if (anchor == nullptr) return std::nullopt;
   // A client time no server stamp covers, through the anchor.
   auto map = [&](int64_t t) -> int64_t {
     if (t < 0) return t;
