@@ -71,6 +71,7 @@ std::string FetchEngineVersion(const ServerCommand& command, const net::TlsOptio
 bool WaitForQuietLog(const std::string& path) {
   constexpr int64_t kQuietMs = 200;
   constexpr int64_t kMaxWaitMs = 2000;
+  constexpr int64_t kPollMs = 50;
   auto size_now = [&path] {
     std::error_code ec;
     const auto size = std::filesystem::file_size(path, ec);
@@ -79,10 +80,10 @@ bool WaitForQuietLog(const std::string& path) {
   const std::uintmax_t first = size_now();
   std::uintmax_t last = first;
   int64_t still_ms = 0;
-  for (int64_t waited_ms = 0; waited_ms < kMaxWaitMs && still_ms < kQuietMs; waited_ms += 50) {
-    ::usleep(50 * 1000);
+  for (int64_t waited_ms = 0; waited_ms < kMaxWaitMs && still_ms < kQuietMs; waited_ms += kPollMs) {
+    ::usleep(kPollMs * 1000);
     const std::uintmax_t now = size_now();
-    still_ms = now == last ? still_ms + 50 : 0;
+    still_ms = now == last ? still_ms + kPollMs : 0;
     last = now;
   }
   return last != first;
