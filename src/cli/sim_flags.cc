@@ -157,6 +157,9 @@ void AddSimFlags(CLI::App& app, SimFlags* flags) {
                  "/health answers 503 until T seconds after start");
   app.add_option("--fault-exit-at-startup", f.exit_at_startup,
                  "print this line and exit before serving");
+  app.add_option("--fault-exit-once", f.exit_once_marker,
+                 "with --fault-exit-at-startup: exit only while FILE does not exist, "
+                 "creating it (the next start serves)");
   app.add_option("--fault-exit-code", f.exit_code,
                  "exit code for --fault-exit-at-startup and crashes")
       ->capture_default_str();

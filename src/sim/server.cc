@@ -37,6 +37,17 @@ double Draw(uint64_t seed, uint64_t stream, uint64_t index) {
          9007199254740992.0;
 }
 
+// Whether --fault-exit-at-startup ends this start: always, or with --fault-exit-once
+// only while its marker file is absent (this start creates it).
+bool ExitsThisStart(const FaultSettings& f) {
+  if (f.exit_once_marker.empty()) return true;
+  std::error_code ec;
+  if (std::filesystem::exists(f.exit_once_marker, ec)) return false;
+  std::FILE* marker = std::fopen(f.exit_once_marker.c_str(), "w");
+  if (marker != nullptr) std::fclose(marker);
+  return true;
+}
+
 class SimServerImpl final : public SimServer, public HttpServer::Handler {
  public:
   explicit SimServerImpl(const SimSettings& s) : settings_(s) {}
@@ -102,7 +113,7 @@ class SimServerImpl final : public SimServer, public HttpServer::Handler {
 
 Status SimServerImpl::Init() {
   SB_RETURN_IF_ERROR(Validate(settings_));
-  if (!settings_.faults.exit_at_startup.empty()) {
+  if (!settings_.faults.exit_at_startup.empty() && ExitsThisStart(settings_.faults)) {
     return Status::Cancelled(settings_.faults.exit_at_startup);
   }
   SB_ASSIGN_OR_RETURN(config_, Resolve(settings_));

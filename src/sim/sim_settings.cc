@@ -157,6 +157,9 @@ Status Validate(const SimSettings& s) {
   if (f.stall_ms < 0) return bad("--fault-stall-ms must be >= 0");
   if (f.ready_after_s < 0) return bad("--fault-ready-after-s must be >= 0");
   if (f.exit_code < 0 || f.exit_code > 255) return bad("--fault-exit-code must be 0..255");
+  if (!f.exit_once_marker.empty() && f.exit_at_startup.empty()) {
+    return bad("--fault-exit-once needs --fault-exit-at-startup (the line to exit with)");
+  }
   return Status::Ok();
 }
 

@@ -45,8 +45,11 @@ struct FaultSettings {
   int malformed_after_tokens = 1;    // ... after this many tokens
   double ready_after_s = 0;          // /health answers 503 until this long after start
   std::string exit_at_startup;       // log this line and exit before listening; empty = off
-  int exit_code = 1;                 // exit code for exit_at_startup and crash_after_requests
-  int crash_after_requests = -1;     // exit when request N+1 arrives; -1 = off
+  // With exit_at_startup: exit only while this file does not exist, creating it, so the
+  // next start serves (an engine that fails once: a port taken between pick and bind).
+  std::string exit_once_marker;
+  int exit_code = 1;              // exit code for exit_at_startup and crash_after_requests
+  int crash_after_requests = -1;  // exit when request N+1 arrives; -1 = off
 };
 
 struct SimSettings {
