@@ -39,10 +39,20 @@ class SupervisedEngineBackend final : public EngineBackend {
  public:
   explicit SupervisedEngineBackend(const RunSettings& settings);
   StatusOr<std::string> Render(const recipe::ServeSpec& serve, int max_concurrency) override;
+  // Starts the engine (or session) on free ports; when it could not bind one because
+  // another process took it after it was picked (engine::IsPortTaken), starts it again
+  // on fresh ports, at most kPortAttempts times in all, saying so on stderr. A
+  // verbatim command (its own port) and --slurm-steps (the stack's ports) are not
+  // retried: their ports were not picked.
   std::unique_ptr<LiveEngine> Start(const recipe::ServeSpec& serve, int max_concurrency,
                                     const std::string& log_path, Failure* failure) override;
 
+  static constexpr int kPortAttempts = 3;
+
  private:
+  std::unique_ptr<LiveEngine> StartOnce(const recipe::ServeSpec& serve, int max_concurrency,
+                                        const std::string& log_path, Failure* failure);
+
   const RunSettings& settings_;
 };
 

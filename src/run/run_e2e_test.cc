@@ -173,6 +173,53 @@ TEST_F(RunE2eTest, Eagle3FailureLineIsClassifiedAndTheCanaryStopsTheSweep) {
   EXPECT_EQ(records[1].at("status").as_string(), "skipped");
 }
 
+// Another process can take the free port servebench picked before the engine binds
+// it (the CI race that failed a disaggregated test): the run starts the engine again
+// on a fresh port, says so, and measures the point.
+TEST_F(RunE2eTest, AnEngineWhosePortWasTakenIsStartedAgainOnAFreshPort) {
+  std::string recipe = WriteRecipe("[1]", "");
+  std::ifstream in(recipe);
+  std::string text(std::istreambuf_iterator<char>(in), {});
+  in.close();
+  const std::string marker = (dir_ / "failed-once").string();
+  text.insert(text.find("      seed:"),
+              "      faults:\n        fault-exit-at-startup: \"servebench sim: [Errno 98] "
+              "Address already in use: cannot bind 127.0.0.1:1\"\n        fault-exit-code: "
+              "\"3\"\n        fault-exit-once: \"" +
+                  marker + "\"\n");
+  std::ofstream(recipe) << text;
+  Result r = Run(RunArgs(recipe));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(marker)) << "the first start did not fail";
+  EXPECT_NE(r.output.find("another process took the port after servebench picked it: starting "
+                          "again on fresh ports (attempt 2/3)"),
+            std::string::npos)
+      << r.output;
+  auto records = Records();
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].at("status").as_string(), "ok") << r.output;
+}
+
+// A port that stays taken fails the point as infra.port_in_use after the last try.
+TEST_F(RunE2eTest, AnEngineWhosePortStaysTakenFailsAsPortInUseAfterThreeStarts) {
+  std::string recipe = WriteRecipe("[1]", "");
+  std::ifstream in(recipe);
+  std::string text(std::istreambuf_iterator<char>(in), {});
+  in.close();
+  text.insert(text.find("      seed:"),
+              "      faults:\n        fault-exit-at-startup: \"servebench sim: [Errno 98] "
+              "Address already in use: cannot bind 127.0.0.1:1\"\n        fault-exit-code: "
+              "\"3\"\n");
+  std::ofstream(recipe) << text;
+  Result r = Run(RunArgs(recipe));
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("(attempt 3/3)"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("(attempt 4/3)"), std::string::npos) << r.output;
+  auto records = Records();
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].at("failure_class").as_string(), "infra.port_in_use");
+}
+
 TEST_F(RunE2eTest, InvalidRecipeLaunchesNothing) {
   std::string path = (dir_ / "bad.yaml").string();
   std::ofstream(path) << "servebench: 1\nrecipes:\n  bad:\n    engine: sim\n    modle: x\n";
