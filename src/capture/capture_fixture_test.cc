@@ -3,6 +3,7 @@
 // changes with CONC splits its session, scripts that cannot be captured say why,
 // the dry run of every captured point starts exactly the captured argv and
 // environment, and the native recipe written from the capture gives the same points.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -79,8 +80,8 @@ TEST(CaptureFixtureTest, EachKeyIsCapturedOrSaysWhyNot) {
   EXPECT_EQ(Key("tinyx-fp8-h100-vllm").captured, 0);
   ASSERT_EQ(Key("tinyx-fp8-h100-vllm").failures.size(), 1u);
   EXPECT_THAT(Key("tinyx-fp8-h100-vllm").failures[0].first,
-              HasSubstr("exited with code 1 before starting a server; last output: ERROR: could "
-                        "not find the image's site-packages"));
+              HasSubstr("exited with code 1 before starting a server; last output: ERROR: the "
+                        "image's torch sees no GPU"));
   ASSERT_EQ(Key("tinyx-fp8-mi300x-vllm").failures.size(), 1u);
   EXPECT_EQ(Key("tinyx-fp8-mi300x-vllm").failures[0].first,
             "no benchmark script: tried "
@@ -122,11 +123,20 @@ TEST(CaptureFixtureTest, AuxiliaryServersStartedBeforeTheEngineAreCapturedWithIt
   EXPECT_EQ(s.command.files[0].path, "results/mooncake_config.json");
   EXPECT_THAT(s.command.files[0].contents,
               HasSubstr("\"master_server_address\": \"127.0.0.1:20888\""));
+  // The script's inline Python helper ran (the host's Python) and its answer is in
+  // the config; the rail it picked from /sys/class/infiniband is the stand-in node's
+  // first, and the capture says so.
+  EXPECT_THAT(
+      s.command.files[0].contents,
+      HasSubstr(fmt::format("\"global_segment_size\": \"{}GB\"", s.total_cpu_dram_gb / s.tp)));
+  EXPECT_THAT(s.command.files[0].contents, HasSubstr("\"device_name\": \"mlx5_0\""));
   EXPECT_THAT(engine::JoinForShell(s.command.argv),
               HasSubstr("--kv-transfer-config '{\"kv_connector\":\"MooncakeStoreConnector\""));
   std::string notes;
   for (const auto& n : Key("tinyx-fp8-b200-vllm-agentic").notes) notes += n + "\n";
   EXPECT_THAT(notes, ::testing::Not(HasSubstr("mooncake_master")));
+  EXPECT_THAT(notes, HasSubstr("results/mooncake_config.json names the RDMA device mlx5_0, which "
+                               "the script picked from the node's /sys/class/infiniband"));
 
   // The LMCache arm of the other agentic key: `lmcache server`, no file of its own,
   // captured after the script's health check on its --http-port answered.

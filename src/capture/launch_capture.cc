@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <filesystem>
 #include <set>
 
@@ -174,6 +175,32 @@ std::vector<std::string> FileCandidates(const std::vector<std::string>& argv,
       words.push_back(value);
   }
   return words;
+}
+
+// The stand-in node's RDMA device a command names ("mlx5_0" in a Mooncake config's
+// device_name): the script picked it from /sys/class/infiniband at run time (the
+// stand-in node's devices, sandbox.h), so the capture carries the first active rail of
+// a healthy node, and the node that runs the recipe may need another.
+void NoteRdmaDevices(const LaunchCapture& launch, std::vector<std::string>* notes) {
+  auto device_in = [](const std::string& text) -> std::string {
+    const size_t at = text.find("mlx5_");
+    if (at == std::string::npos) return "";
+    size_t end = at + 5;
+    while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+    return text.substr(at, end - at);
+  };
+  std::vector<std::pair<std::string, std::string>> named;  // where, device
+  for (const auto& f : launch.files)
+    if (auto d = device_in(f.contents); !d.empty()) named.emplace_back(f.path, d);
+  for (const auto& a : launch.argv)
+    if (auto d = device_in(a); !d.empty()) named.emplace_back("the command", d);
+  for (const auto& [where, device] : named) {
+    notes->push_back(fmt::format(
+        "{} names the RDMA device {}, which the script picked from the node's "
+        "/sys/class/infiniband at run time: the capture's stand-in node has mlx5_0..7 up, so "
+        "this is a healthy node's first rail; on a node where it is down, name another",
+        where, device));
+  }
 }
 
 // A router in front of the engine: vllm-router, or python3 -m sglang_router.*.
@@ -401,6 +428,7 @@ LaunchCapture ExtractLaunch(const ScriptRun& run, const JobEnvironment& job, con
   NoteCalls(not_carried,
             "ran before the server inside InferenceX's container, not carried: ", &out.notes);
   NoteCalls(gpu_tools, "GPU tools the stand-ins answered: ", &out.notes);
+  NoteRdmaDevices(out, &out.notes);
   for (const CallRecord* p : patches)
     out.notes.push_back(
         "the script patched the container image, not carried (servebench runs "

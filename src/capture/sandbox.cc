@@ -22,7 +22,40 @@ struct Mapped {
 constexpr Mapped kMapped[] = {{"/workspace", "ws"},
                               {"/mnt/hf_hub_cache", "hf_hub_cache"},
                               {"/tmp", "tmp"},
-                              {"/root", "home"}};
+                              {"/root", "home"},
+                              {"/sys/class/infiniband", "node/infiniband"}};
+
+// The paths the copied scripts name literally that are the node's, not the job's: the
+// container's workspace, and the node's RDMA devices (a Mooncake script picks its rail
+// from them at run time).
+constexpr const char* kRewrittenInScripts[] = {"/workspace", "/sys/class/infiniband"};
+
+// Imported by the host's Python when the stand-in runs a script's inline helper with
+// the stand-in image's site-packages on PYTHONPATH: site and sysconfig then name that
+// folder as the install location, not the host's.
+constexpr const char* kImageSiteCustomize =
+    R"(# servebench capture: the stand-in image's site-packages.
+import os
+import site
+import sysconfig
+
+_here = os.path.dirname(os.path.abspath(__file__))
+site.getsitepackages = lambda prefixes=None: [_here]
+site.getusersitepackages = lambda: _here
+_get_path = sysconfig.get_path
+sysconfig.get_path = lambda name, *args, **kwargs: (
+    _here if name in ("purelib", "platlib") else _get_path(name, *args, **kwargs))
+)";
+
+// The stand-in node's RDMA devices: one per GPU, port 1 of each up. A script that picks
+// the first active rail of its list picks mlx5_0, as on a healthy node.
+constexpr int kStandinRdmaDevices = 8;
+
+// Engine packages an InferenceX image holds, as empty packages in the stand-in image's
+// site-packages: a script's inline Python that locates them (importlib's find_spec of
+// vllm, to patch the image's files) finds them, as in the container.
+constexpr const char* kImagePackages[] = {"vllm", "aiter",   "sglang",    "tensorrt_llm",
+                                          "atom", "lmcache", "flashinfer"};
 
 void ReplaceAll(std::string* text, const std::string& from, const std::string& to) {
   if (from.empty()) return;
@@ -75,17 +108,33 @@ StatusOr<Sandbox> Sandbox::Create(const std::string& root, const std::string& di
     if (ec) return Fail("cannot copy " + entry.path().string(), ec);
   }
   if (ec) return Fail("cannot list " + box.root_, ec);
-  // The scripts name the container's workspace; here it is ws/.
+  // The scripts name the container's workspace (here ws/) and the node's devices.
   for (const auto& entry : fs::recursive_directory_iterator(ws + "/benchmarks", ec)) {
     if (!entry.is_regular_file() || entry.path().extension() != ".sh") continue;
     auto text = ReadFile(entry.path().string());
     if (!text.ok()) return text.status();
-    if (text->find("/workspace") == std::string::npos) continue;
     std::string changed = *text;
-    ReplaceAll(&changed, "/workspace", ws);
+    for (const char* path : kRewrittenInScripts) ReplaceAll(&changed, path, box.ToSandbox(path));
+    if (changed == *text) continue;
     SB_RETURN_IF_ERROR(WriteFileAtomically(entry.path().string(), changed));
   }
   if (ec) return Fail("cannot list " + ws + "/benchmarks", ec);
+  for (int d = 0; d < kStandinRdmaDevices; ++d) {
+    const std::string port =
+        fmt::format("{}/mlx5_{}/ports/1", box.ToSandbox("/sys/class/infiniband"), d);
+    fs::create_directories(port, ec);
+    if (ec) return Fail("cannot create " + port, ec);
+    SB_RETURN_IF_ERROR(WriteFileAtomically(port + "/state", "4: ACTIVE\n"));
+  }
+  // The image's own site-packages is where a helper asking Python for it looks.
+  SB_RETURN_IF_ERROR(
+      WriteFileAtomically(box.image_site_packages() + "/sitecustomize.py", kImageSiteCustomize));
+  for (const char* package : kImagePackages) {
+    const std::string folder = box.image_site_packages() + "/" + package;
+    fs::create_directories(folder, ec);
+    if (ec) return Fail("cannot create " + folder, ec);
+    SB_RETURN_IF_ERROR(WriteFileAtomically(folder + "/__init__.py", ""));
+  }
   const std::string standin = box.bin_dir() + "/.standin";
   SB_RETURN_IF_ERROR(WriteFileAtomically(standin, StandinScript()));
   if (::chmod(standin.c_str(), 0755) != 0)

@@ -8,12 +8,17 @@
 //               linked; the scripts' working folder, as /workspace is InferenceX's
 //   cap/calls/  one record per stand-in call (standin.sh's header)
 //   home/ tmp/ hf_hub_cache/   HOME, TMPDIR and HF_HUB_CACHE of the job
+//   node/infiniband/  the stand-in node's RDMA devices (mlx5_0..7, port 1 ACTIVE)
+//   image/site-packages/  the stand-in image's Python packages (vllm, aiter, ...:
+//               empty), on PYTHONPATH when the stand-in runs a script's inline Python
 //
 // Paths: InferenceX's container mounts the checkout at /workspace, and its scripts
-// write there by name (/workspace/server.log). In the copied scripts (*.sh),
-// "/workspace" is replaced by ws/'s path; that is the one change made to them.
-// ToSandbox/FromSandbox translate the job's paths both ways, so what the capture
-// reports names /workspace, /mnt/hf_hub_cache/, /tmp and /root as a real job would.
+// write there by name (/workspace/server.log); a Mooncake script reads the node's
+// /sys/class/infiniband to pick its RDMA rail. In the copied scripts (*.sh) those two
+// are replaced by ws/'s and node/infiniband/'s paths; that is the one change made to
+// them. ToSandbox/FromSandbox translate the job's paths both ways, so what the capture
+// reports names /workspace, /mnt/hf_hub_cache/, /tmp, /root and /sys/class/infiniband
+// as a real job would.
 #pragma once
 
 #include <map>
@@ -46,6 +51,7 @@ class Sandbox {
   std::string workspace() const { return dir_ + "/ws"; }
   std::string calls_dir() const { return dir_ + "/cap/calls"; }
   std::string bin_dir() const { return dir_ + "/bin"; }
+  std::string image_site_packages() const { return dir_ + "/image/site-packages"; }
 
   // A job value with InferenceX's paths (/workspace, /mnt/hf_hub_cache, /tmp, /root
   // at its start) moved into the sandbox.

@@ -12,9 +12,10 @@
 namespace servebench::capture {
 namespace {
 
-// The real `name` (sleep, sed), which the stand-ins exec: a stand-in server sleeps
-// to stay alive (the name `sleep` itself is a stand-in, so that scripts' polling
-// loops do not wait), and sed is passed through unless it patches the image.
+// The real `name` (sleep, sed, timeout, python3), which the stand-ins exec: a stand-in
+// server sleeps to stay alive (the name `sleep` itself is a stand-in, so that scripts'
+// polling loops do not wait), sed is passed through unless it patches the image, and
+// Python runs a script's inline helpers. `name` itself when neither folder has it.
 std::string Real(const std::string& name) {
   for (const std::string dir : {"/usr/bin/", "/bin/"})
     if (::access((dir + name).c_str(), X_OK) == 0) return dir + name;
@@ -41,6 +42,10 @@ StatusOr<ScriptRun> RunScript(Sandbox& sandbox, const JobEnvironment& job, doubl
   run.env["SERVEBENCH_CAPTURE_STANDIN"] = sandbox.bin_dir() + "/.standin";
   run.env["SERVEBENCH_CAPTURE_SLEEP"] = Real("sleep");
   run.env["SERVEBENCH_CAPTURE_SED"] = Real("sed");
+  run.env["SERVEBENCH_CAPTURE_TIMEOUT"] = Real("timeout");
+  // The host's Python runs a script's inline helpers; without one they print nothing.
+  const std::string python = Real("python3");
+  if (python.front() == '/') run.env["SERVEBENCH_CAPTURE_PYTHON"] = python;
   run.env["SERVEBENCH_CAPTURE_LIFETIME_S"] =
       std::to_string(static_cast<int>(std::ceil(timeout_s + kServerLifetimeMarginS)));
 

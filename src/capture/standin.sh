@@ -19,6 +19,13 @@
 #             real sed, unrecorded
 #   probe     (curl / wget of 0.0.0.0, 127.0.0.1, localhost) recorded; succeeds once a
 #             server has recorded itself, else fails as with nothing listening (exit 7)
+#   host      (df) recorded; df of /dev/shm answers as a GPU node's, other paths the
+#             real df
+#   python    (python3 -c CODE, python3 - <<EOF: the script's own inline helpers)
+#             recorded; run by the host's Python (SERVEBENCH_CAPTURE_PYTHON) with the
+#             stand-in image's packages on PYTHONPATH: what it prints when it succeeds
+#             is what the script reads; when it fails (it needs a GPU, torch, the
+#             network) it prints nothing and succeeds, as every other Python call
 #   every other name: recorded, prints nothing, exits 0
 #
 # A record is a folder calls/<ns>-<pid> under $SERVEBENCH_CAPTURE_DIR: tool (the
@@ -64,6 +71,7 @@ case "$tool" in
   mpirun | mpiexec | numactl | taskset) role=launcher ;;
   sed) role=patch ;;
   nvidia-smi | amd-smi | rocm-smi | rocminfo) role=gpu ;;
+  df) role=host ;;
   hf | huggingface-cli)
     [[ "${1:-}" == download ]] && role=download ;;
   aiperf)
@@ -224,17 +232,34 @@ case "$role" in
         [[ " $* " == *" --showfw "* ]] && echo "GPU[$g]          : MEC firmware version: 177"
       done
     fi
+    ;;
+  host)
     # df of /dev/shm answers as on a GPU node, whose tmpfs is half its memory (1430 GB:
     # half of InferenceX's 3 TB DRAM cap): the LMCache scripts size their L1 tier
     # against it, and this machine's is not what InferenceX's job sees. Other paths
     # get the real df.
-    if [[ "$tool" == df ]]; then
-      if [[ " $* " != *" /dev/shm "* ]]; then exec /bin/df "$@"; fi
-      if [[ " $* " == *"--output=avail"* ]]; then
-        printf 'Avail\n1430G\n'
-      else
-        printf 'Filesystem     1G-blocks  Used Available Use%% Mounted on\n'
-        printf 'tmpfs              1430G    0G     1430G   0%% /dev/shm\n'
+    if [[ " $* " != *" /dev/shm "* ]]; then exec /bin/df "$@"; fi
+    if [[ " $* " == *"--output=avail"* ]]; then
+      printf 'Avail\n1430G\n'
+    else
+      printf 'Filesystem     1G-blocks  Used Available Use%% Mounted on\n'
+      printf 'tmpfs              1430G    0G     1430G   0%% /dev/shm\n'
+    fi
+    ;;
+  python)
+    # The script's inline helpers (python3 -c CODE, python3 - <<EOF) compute what it
+    # goes on with: a snapshot path, the image's install root to patch. They run on
+    # the host's Python against the stand-in image (empty engine packages), bounded
+    # in time; one that fails here (it imports torch, probes a GPU) prints nothing and
+    # succeeds, as every Python call of the stand-in did before.
+    if [[ -n "${SERVEBENCH_CAPTURE_PYTHON:-}" && ("$python_program" == -c || "$python_program" == -) ]]; then
+      input=/dev/stdin
+      [[ "$python_program" == - ]] && input="$record/stdin"
+      if PYTHONPATH="$sandbox/image/site-packages" PYTHONNOUSERSITE=1 PYTHONDONTWRITEBYTECODE=1 \
+        "$SERVEBENCH_CAPTURE_TIMEOUT" 20 "$SERVEBENCH_CAPTURE_PYTHON" "$@" < "$input" \
+        > "$record/stdout" 2> "$record/stderr"; then
+        cat "$record/stdout"
+        cat "$record/stderr" >&2
       fi
     fi
     ;;

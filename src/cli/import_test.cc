@@ -116,8 +116,8 @@ TEST(ImportInferenceXTest, APointThatCannotBeCapturedStopsTheRunBeforeAnythingSt
                          " --config-keys tinyx-fp8-h100-vllm --out " + dir.path() + "/out");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("not captured (1 point(s)): exited with code 1 before starting a "
-                                  "server; last output: ERROR: could not find the image's "
-                                  "site-packages"));
+                                  "server; last output: ERROR: the image's torch sees no "
+                                  "GPU"));
   EXPECT_THAT(r.output, HasSubstr("1 selected InferenceX point(s) cannot be captured"));
   auto matrix = RunServebench("matrix " + Master() + " --inferencex-root " + FixtureRoot() +
                               " --config-keys tinyx-fp4-b200-trt");

@@ -24,12 +24,33 @@ OFFLOAD_ARGS=()
 if [ "$KV_OFFLOADING" = "dram" ]; then
     MOONCAKE_MASTER_PORT=$((PORT + 12000))
     MOONCAKE_CONFIG_PATH="$RESULT_DIR/mooncake_config.json"
+    # As InferenceX's kimik3_fp4_b300_vllm_mtp.sh: the first active RDMA rail of the
+    # node, read from sysfs at run time.
+    RAIL=""
+    for d in mlx5_0 mlx5_1 mlx5_2 mlx5_3; do
+        if grep -q ACTIVE "/sys/class/infiniband/$d/ports/1/state" 2>/dev/null; then
+            RAIL="$d"
+            break
+        fi
+    done
+    if [ -z "$RAIL" ]; then
+        echo "Error: no active RDMA rail on $(hostname); Mooncake cannot initialise" >&2
+        exit 1
+    fi
+    # As InferenceX's minimaxm3_fp8_h200_mtp.sh: an inline Python helper computes a
+    # value the script goes on with.
+    PER_RANK_GB=$(python3 - "$TOTAL_CPU_DRAM_GB" "$TP" <<'PY'
+import sys
+print(int(sys.argv[1]) // int(sys.argv[2]))
+PY
+)
     cat > "$MOONCAKE_CONFIG_PATH" <<JSON
 {
   "mode": "embedded",
   "master_server_address": "127.0.0.1:$MOONCAKE_MASTER_PORT",
-  "global_segment_size": "$((TOTAL_CPU_DRAM_GB / TP))GB",
-  "protocol": "rdma"
+  "global_segment_size": "${PER_RANK_GB}GB",
+  "protocol": "rdma",
+  "device_name": "$RAIL"
 }
 JSON
     export MOONCAKE_CONFIG_PATH PYTHONHASHSEED=0 MC_SLICE_SIZE=1048576

@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
-# Fixture: a script that cannot be captured: it needs an answer from the image's
-# Python (where its packages live) before serving, which only the image has.
+# Fixture: a script that cannot be captured: before serving it asks the image's torch
+# how many GPUs it sees, which only the image (and a GPU) can answer.
 set -e
 source "$(dirname "$0")/../../benchmark_lib.sh"
 check_env_vars MODEL TP CONC
-SITE=$(python3 -c 'import site; print(site.getsitepackages()[0])')
-if [[ -z "$SITE" ]]; then
-    echo "ERROR: could not find the image's site-packages" >&2
+NGPU=$(python3 -c 'import torch; print(torch.cuda.device_count())')
+if [[ -z "$NGPU" ]]; then
+    echo "ERROR: the image's torch sees no GPU" >&2
     exit 1
 fi
-cp "$(dirname "$0")/../patches/moe.py" "$SITE/tinyx/moe.py"
-vllm serve "$MODEL" --port "$PORT" --tensor-parallel-size "$TP" > /workspace/server.log 2>&1 &
+vllm serve "$MODEL" --port "$PORT" --tensor-parallel-size "$NGPU" > /workspace/server.log 2>&1 &

@@ -38,6 +38,15 @@ fi
 rocm-smi || true
 pip install -q datasets
 
+# As InferenceX's apply_k3_container_patches.sh: the image's install root, found
+# without importing vllm (which probes the GPU), is where its patches would go.
+ROOT="$(python3 -c 'import importlib.util as u, os; print(os.path.dirname(os.path.dirname(u.find_spec("vllm").origin)))')"
+if [ -z "$ROOT" ] || [ ! -d "$ROOT/vllm" ] || [ ! -d "$ROOT/aiter" ]; then
+    echo "ERROR: could not resolve dist-packages (ROOT='$ROOT')" >&2
+    exit 1
+fi
+echo "image install root: $ROOT"
+
 set -x
 vllm serve "$MODEL" --port "$PORT" \
     "${PARALLEL_ARGS[@]}" \
