@@ -46,6 +46,7 @@ StatusOr<ScriptRun> RunScript(Sandbox& sandbox, const JobEnvironment& job, doubl
   // The host's Python runs a script's inline helpers; without one they print nothing.
   const std::string python = Real("python3");
   if (python.front() == '/') run.env["SERVEBENCH_CAPTURE_PYTHON"] = python;
+  run.env["SERVEBENCH_CAPTURE_IMAGE_SITE_PACKAGES"] = sandbox.image_site_packages();
   run.env["SERVEBENCH_CAPTURE_LIFETIME_S"] =
       std::to_string(static_cast<int>(std::ceil(timeout_s + kServerLifetimeMarginS)));
 

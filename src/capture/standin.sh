@@ -255,7 +255,7 @@ case "$role" in
     if [[ -n "${SERVEBENCH_CAPTURE_PYTHON:-}" && ("$python_program" == -c || "$python_program" == -) ]]; then
       input=/dev/stdin
       [[ "$python_program" == - ]] && input="$record/stdin"
-      if PYTHONPATH="$sandbox/image/site-packages" PYTHONNOUSERSITE=1 PYTHONDONTWRITEBYTECODE=1 \
+      if PYTHONPATH="$SERVEBENCH_CAPTURE_IMAGE_SITE_PACKAGES" PYTHONNOUSERSITE=1 PYTHONDONTWRITEBYTECODE=1 \
         "$SERVEBENCH_CAPTURE_TIMEOUT" 20 "$SERVEBENCH_CAPTURE_PYTHON" "$@" < "$input" \
         > "$record/stdout" 2> "$record/stderr"; then
         cat "$record/stdout"
