@@ -167,11 +167,11 @@ std::unique_ptr<LiveEngine> SupervisedEngineBackend::Start(const recipe::ServeSp
                                                            int max_concurrency,
                                                            const std::string& log_path,
                                                            Failure* failure) {
+  // A verbatim command listens on its own port, and Slurm nodes on the stack's: a
+  // port servebench did not pick is not picked afresh by trying again.
+  const bool picked_ports = serve.command.argv.empty() && !settings_.slurm_steps;
   for (int attempt = 1;; ++attempt) {
     std::unique_ptr<LiveEngine> engine = StartOnce(serve, max_concurrency, log_path, failure);
-    // A verbatim command listens on its own port, and Slurm nodes on the stack's: a
-    // port servebench did not pick is not picked afresh by trying again.
-    const bool picked_ports = serve.command.argv.empty() && !settings_.slurm_steps;
     if (engine != nullptr || !picked_ports || attempt == kPortAttempts ||
         !engine::IsPortTaken(failure->failure_class)) {
       return engine;

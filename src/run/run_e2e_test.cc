@@ -51,6 +51,16 @@ class RunE2eTest : public ::testing::Test {
     return path;
   }
 
+  // Puts `faults` (flag: "value" lines, two-space indented by the caller's map) into
+  // the sim block of the recipe WriteRecipe wrote at `recipe`.
+  void AddSimFaults(const std::string& recipe, const std::string& faults) {
+    std::ifstream in(recipe);
+    std::string text(std::istreambuf_iterator<char>(in), {});
+    in.close();
+    text.insert(text.find("      seed:"), "      faults:\n" + faults);
+    std::ofstream(recipe) << text;
+  }
+
   std::string RunArgs(const std::string& recipe, const std::string& more = "") {
     return std::string(SERVEBENCH_BIN) + " run " + recipe + " --out " + (dir_ / "out").string() +
            " --db " + (dir_ / "sb.db").string() +
@@ -152,16 +162,10 @@ TEST_F(RunE2eTest, SweepOnTheSimIsAllOkWithOneServerAndAParetoTable) {
 
 TEST_F(RunE2eTest, Eagle3FailureLineIsClassifiedAndTheCanaryStopsTheSweep) {
   std::string recipe = WriteRecipe("[1, 2]", "");
-  // Faults go in the sim block.
-  std::ifstream in(recipe);
-  std::string text(std::istreambuf_iterator<char>(in), {});
-  in.close();
   std::string line =
       "Model does not support EAGLE3 interface but aux_hidden_state_outputs was requested";
-  size_t at = text.find("      seed:");
-  text.insert(at, "      faults:\n        fault-exit-at-startup: \"" + line +
-                      "\"\n        fault-exit-code: \"1\"\n");
-  std::ofstream(recipe) << text;
+  AddSimFaults(recipe,
+               "        fault-exit-at-startup: \"" + line + "\"\n        fault-exit-code: \"1\"\n");
   Result r = Run(RunArgs(recipe));
   EXPECT_EQ(r.exit_code, 3) << r.output;
   EXPECT_NE(r.output.find("canary failed: server.spec.eagle3_unsupported"), std::string::npos)
@@ -173,21 +177,19 @@ TEST_F(RunE2eTest, Eagle3FailureLineIsClassifiedAndTheCanaryStopsTheSweep) {
   EXPECT_EQ(records[1].at("status").as_string(), "skipped");
 }
 
+// The sim exits at startup as an engine whose port another process holds.
+constexpr char kPortTakenFault[] =
+    "        fault-exit-at-startup: \"servebench sim: [Errno 98] Address already in use: "
+    "cannot bind 127.0.0.1:1\"\n        fault-exit-code: \"3\"\n";
+
 // Another process can take the free port servebench picked before the engine binds
 // it (the CI race that failed a disaggregated test): the run starts the engine again
 // on a fresh port, says so, and measures the point.
 TEST_F(RunE2eTest, AnEngineWhosePortWasTakenIsStartedAgainOnAFreshPort) {
   std::string recipe = WriteRecipe("[1]", "");
-  std::ifstream in(recipe);
-  std::string text(std::istreambuf_iterator<char>(in), {});
-  in.close();
   const std::string marker = (dir_ / "failed-once").string();
-  text.insert(text.find("      seed:"),
-              "      faults:\n        fault-exit-at-startup: \"servebench sim: [Errno 98] "
-              "Address already in use: cannot bind 127.0.0.1:1\"\n        fault-exit-code: "
-              "\"3\"\n        fault-exit-once: \"" +
-                  marker + "\"\n");
-  std::ofstream(recipe) << text;
+  AddSimFaults(recipe,
+               std::string(kPortTakenFault) + "        fault-exit-once: \"" + marker + "\"\n");
   Result r = Run(RunArgs(recipe));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(fs::exists(marker)) << "the first start did not fail";
@@ -203,14 +205,7 @@ TEST_F(RunE2eTest, AnEngineWhosePortWasTakenIsStartedAgainOnAFreshPort) {
 // A port that stays taken fails the point as infra.port_in_use after the last try.
 TEST_F(RunE2eTest, AnEngineWhosePortStaysTakenFailsAsPortInUseAfterThreeStarts) {
   std::string recipe = WriteRecipe("[1]", "");
-  std::ifstream in(recipe);
-  std::string text(std::istreambuf_iterator<char>(in), {});
-  in.close();
-  text.insert(text.find("      seed:"),
-              "      faults:\n        fault-exit-at-startup: \"servebench sim: [Errno 98] "
-              "Address already in use: cannot bind 127.0.0.1:1\"\n        fault-exit-code: "
-              "\"3\"\n");
-  std::ofstream(recipe) << text;
+  AddSimFaults(recipe, kPortTakenFault);
   Result r = Run(RunArgs(recipe));
   EXPECT_EQ(r.exit_code, 3) << r.output;
   EXPECT_NE(r.output.find("(attempt 3/3)"), std::string::npos) << r.output;
