@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -110,39 +111,47 @@ inline std::string TakeAuxiliaryCalls(const recipe::ServeSpec& serve,
   return missing;
 }
 
-// The dry run of a command with a router (serve.command.router) ends with a curl
-// loop waiting for the engine's /health, then the router: takes both records, the
-// last two of `calls`, and returns "" when the router is exactly serve's (its argv
-// and environment, or the container command that runs it from serve.image), else
-// what differs. "" with `calls` untouched when there is no router.
+// The dry run of a command with a router (serve.command.router) waits for the
+// engine's /health in a curl loop, then starts the router. The engine runs in the
+// background, so its record may come before, between or after those two: takes the
+// router's record (its argv and environment, or the container command that runs it
+// from serve.image) and the readiness wait's out of `calls` and returns "" when both
+// were there, the wait first, else what differs. "" with `calls` untouched when
+// there is no router.
 inline std::string TakeRouterCall(const recipe::ServeSpec& serve, std::vector<CallRecord>* calls) {
   const recipe::RouterCommand& router = serve.command.router;
   if (router.argv.empty()) return "";
-  if (calls->size() < 2) return "no router started\n";
-  const CallRecord probe = (*calls)[calls->size() - 2], started = calls->back();
-  calls->resize(calls->size() - 2);
-  std::string problems;
-  if (probe.tool != "curl")
-    problems += "the router is not preceded by the engine's readiness wait: " + probe.tool + "\n";
-  std::vector<std::string> argv = {started.tool};
-  argv.insert(argv.end(), started.argv.begin(), started.argv.end());
-  if (serve.command.folder.empty()) {
-    if (argv != router.argv) problems += "router argv: " + engine::JoinForShell(argv) + "\n";
-    for (const auto& [k, v] : router.env)
-      if (!started.env.count(k) || started.env.at(k) != v) problems += "router env " + k + "\n";
-  } else {
+  const bool contained = !serve.command.folder.empty();
+  auto is_router = [&](const CallRecord& call) {
+    std::vector<std::string> argv = {call.tool};
+    argv.insert(argv.end(), call.argv.begin(), call.argv.end());
+    if (!contained) {
+      if (argv != router.argv) return false;
+      for (const auto& [k, v] : router.env)
+        if (!call.env.count(k) || call.env.at(k) != v) return false;
+      return true;
+    }
     const std::string line = engine::JoinForShell(argv);
     const std::string tail =
         "--entrypoint " + engine::ShellQuote(router.argv[0]) + " " +
         engine::ShellQuote(serve.image) + " " +
         engine::JoinForShell(std::vector<std::string>(router.argv.begin() + 1, router.argv.end()));
     if (line.find("-router") == std::string::npos || line.find(tail) == std::string::npos)
-      problems += "router container: " + line + "\n";
+      return false;
     for (const auto& [k, v] : router.env)
-      if (line.find("-e " + engine::ShellQuote(k + "=" + v)) == std::string::npos)
-        problems += "router env " + k + "\n";
-  }
-  return problems;
+      if (line.find("-e " + engine::ShellQuote(k + "=" + v)) == std::string::npos) return false;
+    return true;
+  };
+  auto started = std::find_if(calls->begin(), calls->end(), is_router);
+  if (started == calls->end())
+    return "no router started as " + engine::JoinForShell(router.argv) + "\n";
+  auto probe = std::find_if(calls->begin(), calls->end(),
+                            [](const CallRecord& call) { return call.tool == "curl"; });
+  if (probe == calls->end()) return "no readiness wait for the engine before the router\n";
+  if (probe > started) return "the router started before the engine's readiness wait\n";
+  calls->erase(started);
+  calls->erase(probe);
+  return "";
 }
 
 }  // namespace servebench::capture::testing
