@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "client/client.h"
 #include "sim/testing/sim_process.h"
@@ -100,11 +102,39 @@ TEST(LoadShapeSimTest, LinearRampSchedulesFasterAndFasterAsTheRampSays) {
   EXPECT_NEAR(last, want_last, 0.02 * want_last);
 }
 
+// Requests in flight (t_sent .. t_done) over [from, to) of the run's clock, from the
+// records: the most at any instant and the number just before `to`.
+struct InFlight {
+  int64_t peak = 0;
+  int64_t at_end = 0;
+};
+InFlight InFlightIn(const std::vector<metrics::RequestRecord>& records, int64_t from, int64_t to) {
+  std::vector<std::pair<int64_t, int>> events;  // (time, +1 sent | -1 done)
+  for (const metrics::RequestRecord& rec : records) {
+    if (rec.warmup || rec.t_sent_ns < 0 || rec.t_done_ns <= rec.t_sent_ns) continue;
+    events.emplace_back(rec.t_sent_ns, +1);
+    events.emplace_back(rec.t_done_ns, -1);
+  }
+  std::sort(events.begin(), events.end());  // at one instant an end before a start
+  InFlight out;
+  int64_t n = 0;
+  for (const auto& [t, step] : events) {
+    if (t >= to) break;
+    n += step;
+    if (t >= from) out.peak = std::max(out.peak, n);
+  }
+  out.at_end = n;
+  out.peak = std::max(out.peak, out.at_end);
+  return out;
+}
+
 TEST(LoadShapeSimTest, ConcurrencyStagesHoldTheirConcurrencyEachInItsWindow) {
-  SimProcess sim({"--time-scale", "0.2", "--seed", "6"});
+  // Half speed, not a fifth: the client's turnaround is real time, so longer requests
+  // in real time keep it a small share of each slot's time on a slow host.
+  SimProcess sim({"--time-scale", "0.5", "--seed", "6"});
   ASSERT_TRUE(sim.ready()) << sim.output();
   BenchSettings b = Settings(sim);
-  b.time_scale = 0.2;
+  b.time_scale = 0.5;
   b.random_output_len = 32;
   b.num_prompts = 20000;  // the most it may send; the stages end it
   b.stages = {{0, 4.0, 4}, {0, 4.0, 16}, {0, 4.0, 8}};
@@ -115,14 +145,28 @@ TEST(LoadShapeSimTest, ConcurrencyStagesHoldTheirConcurrencyEachInItsWindow) {
   const boost::json::array& stages = r->result.at("servebench").at("stages").as_array();
   ASSERT_EQ(stages.size(), 3u);
   auto in_flight = [&](size_t k) { return stages[k].at("mean_in_flight").to_number<double>(); };
-  // Steps up are immediate: the realised concurrency within 5 %. A slot is empty from
-  // its request's end to the next send (the client's turnaround: 2 % of a 32-token
-  // request optimised, 2.1 % seen under ASan on a loaded host).
-  EXPECT_NEAR(in_flight(0), 4, 0.2);
-  EXPECT_NEAR(in_flight(1), 16, 0.8);
-  // A step down retires slots as their requests end: between the two levels, near 8.
+  const int64_t start = r->summary.main_phase_start_ns;
+  auto window = [&](size_t k) {
+    int64_t from = start + static_cast<int64_t>(4e9) * static_cast<int64_t>(k);
+    return InFlightIn(r->records, from, from + static_cast<int64_t>(4e9));
+  };
+  // Exact, whatever the host's speed: a step up opens every slot of the new level at
+  // once, and no stage ever has more in flight than its level.
+  EXPECT_EQ(window(0).peak, 4);
+  EXPECT_EQ(window(1).peak, 16);
+  // A step down retires slots as their requests end (a 32-token request is far shorter
+  // than the 4 s stage): at most the old level, and the new one by the stage's end.
+  EXPECT_LE(window(2).peak, 16);
+  EXPECT_LE(window(2).at_end, 8);
+  // The time average is below the level by the client's turnaround, from a request's end
+  // to its slot's next send, which depends on the host: at a fifth of real time 2 % of
+  // a 32-token request optimised, and above 10 % at 16 streams under ASan beside two
+  // busy cores. A tenth at half speed is room for a slow host and still fails a slot
+  // that stays shut (one of 4) or a client that waits between requests.
+  EXPECT_NEAR(in_flight(0), 4, 0.4);
+  EXPECT_NEAR(in_flight(1), 16, 1.6);
   EXPECT_LT(in_flight(2), 16);
-  EXPECT_GT(in_flight(2), 8 * 0.95);
+  EXPECT_GT(in_flight(2), 8 * 0.9);
   for (size_t k = 0; k < 3; ++k) {
     EXPECT_EQ(stages[k].at("concurrency").as_int64(), b.stages[k].concurrency);
     EXPECT_GT(stages[k].at("completed").as_int64(), 0) << "stage " << k;
