@@ -151,6 +151,20 @@ TEST_F(SearchRecipeSimTest, RunFindsTheSimsPredictedBoundaryAndKeepsTheSearchsRe
   ASSERT_TRUE(answer->summary.has_value());
   const auto& listed = answer->summary->at("probes").as_array();
   EXPECT_EQ(listed.size(), probes.size());
+
+  // The answer is the recipe point's outcome: `--resume` finds it in the store and
+  // neither starts the engine nor searches again.
+  const size_t kept = records->size();
+  auto again = Servebench(
+      {"run", recipe, "--out", out.string(), "--db", (dir_ / "sb.db").string(), "--run-id",
+       "slo-night-2", "--resume", "--gpu-telemetry", "none", "--idle-power-s", "0"},
+      120);
+  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+  const std::string log2 = again.out + again.err;
+  EXPECT_NE(log2.find("1 already ok (resumed); 0 server start(s)"), std::string::npos) << log2;
+  auto after = record::ReadRecordFolder((out / "records").string());
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ(after->size(), kept) << log2;
 }
 
 // Bad limits and ranges are refused before anything starts, at the search key's line.

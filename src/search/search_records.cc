@@ -68,6 +68,15 @@ recipe::Point BasePoint(const SearchSettings& s, const SearchIdentity& id) {
   return p;
 }
 
+// The recipe form: the answer is the outcome of the recipe's point, so it keeps that
+// point's id (what `--resume` looks up, and what a failed search is recorded under) and
+// its serve session's; its series stays the search's own (SeriesId ignores both ids).
+void KeepRecipeIds(const SearchIdentity& id, recipe::Point* p) {
+  if (!id.recipe_point) return;
+  p->point_id = id.recipe_point->point_id;
+  p->session_id = id.recipe_point->session_id;
+}
+
 // A record of `point` with what every record of the search carries.
 record::Record RecordOf(const recipe::Point& point, const SearchSettings& s,
                         const SearchIdentity& id, const std::string& run_id,
@@ -116,6 +125,7 @@ recipe::Point ProbePoint(const SearchSettings& s, const SearchIdentity& id, doub
   p.load.request_rate_per_s = b.request_rate_per_s;
   p.load.num_prompts = static_cast<int>(b.num_prompts);
   recipe::AssignIds(&p);
+  if (id.recipe_point) p.session_id = id.recipe_point->session_id;
   return p;
 }
 
@@ -144,6 +154,7 @@ recipe::Point AnswerPoint(const SearchSettings& s, const SearchIdentity& id) {
   a.insert(a.end(), {"--search-repeats", std::to_string(s.repeats), "--search-max-probes",
                      std::to_string(s.max_probes)});
   recipe::AssignIds(&p);
+  KeepRecipeIds(id, &p);
   return p;
 }
 

@@ -35,7 +35,9 @@ struct SearchIdentity {
   // `servebench run`'s recipe form: the recipe's search point, whose serve spec and
   // load every record keeps (its own series, as the recipe's other points have),
   // instead of the point the fields above and the bench flags describe. Its
-  // load.search is dropped: the answer's extra_args say the search.
+  // load.search is dropped: the answer's extra_args say the search. The answer keeps
+  // the recipe point's point_id (so `run --resume` skips a search already answered ok)
+  // and every record its session_id (the serve session they all ran in).
   std::optional<recipe::Point> recipe_point;
 };
 

@@ -7,6 +7,8 @@
 
 #include <set>
 
+#include "recipe/recipe.h"
+#include "record/record_builder.h"
 #include "record/record_json.h"
 
 namespace servebench::search {
@@ -139,6 +141,33 @@ TEST(SearchRecordsTest, TheAnswersSeriesIsTheSearchNotTheBuild) {
               AnswerPoint(s, Identity("x", "2026-11-01")).point_id);
   }
   EXPECT_NE(BuildSearchRecords(s, other_engine, r).answer.series_id, night1);
+}
+
+TEST(SearchRecordsTest, InTheRecipeFormTheAnswerIsTheRecipePointsOutcome) {
+  SearchSettings s = Settings(37);
+  SearchResult r = RunSloSearch(s, TtftRun);
+  SearchIdentity id = Identity("vllm:nightly-1", "2026-11-01");
+  recipe::Point point;
+  point.recipe = "slo-recipe";
+  point.serve.engine = "vllm";
+  point.serve.model = "meta-llama/Llama-3.1-8B-Instruct";
+  point.load.isl = 128;
+  point.load.osl = 32;
+  point.load.search.vary = "concurrency";
+  recipe::AssignIds(&point);
+  id.recipe_point = point;
+  SearchRecords rec = BuildSearchRecords(s, id, r);
+  // What `run --resume` looks up, and what a failed search is recorded under.
+  EXPECT_EQ(rec.answer.point_id, point.point_id);
+  EXPECT_EQ(rec.answer.record_id, record::RecordId(point.point_id, id.run_id));
+  ASSERT_FALSE(rec.probes.empty());
+  for (const record::Record& p : rec.probes) {
+    EXPECT_NE(p.point_id, point.point_id);      // each probe is a load point of its own
+    EXPECT_EQ(p.session_id, point.session_id);  // run in the recipe point's session
+  }
+  // Its series is still the search's, apart from the probes' and the point's own.
+  EXPECT_NE(rec.answer.series_id, record::SeriesId(point));
+  EXPECT_NE(rec.answer.series_id, rec.probes.front().series_id);
 }
 
 TEST(SearchRecordsTest, AnAnswerThatIsNotANumberFailsOrIsInvalidSayingWhy) {
