@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "client/client.h"
+#include "client/schedule.h"
 #include "sim/testing/sim_process.h"
 
 namespace servebench::client {
@@ -146,9 +147,9 @@ TEST(LoadShapeSimTest, ConcurrencyStagesHoldTheirConcurrencyEachInItsWindow) {
   ASSERT_EQ(stages.size(), 3u);
   auto in_flight = [&](size_t k) { return stages[k].at("mean_in_flight").to_number<double>(); };
   const int64_t start = r->summary.main_phase_start_ns;
+  const std::vector<int64_t> bounds = StageBoundariesNs(b.stages);
   auto window = [&](size_t k) {
-    int64_t from = start + static_cast<int64_t>(4e9) * static_cast<int64_t>(k);
-    return InFlightIn(r->records, from, from + static_cast<int64_t>(4e9));
+    return InFlightIn(r->records, start + bounds[k], start + bounds[k + 1]);
   };
   // Exact, whatever the host's speed: a step up opens every slot of the new level at
   // once, and no stage ever has more in flight than its level.

@@ -68,13 +68,15 @@ recipe::Point BasePoint(const SearchSettings& s, const SearchIdentity& id) {
   return p;
 }
 
-// The recipe form: the answer is the outcome of the recipe's point, so it keeps that
-// point's id (what `--resume` looks up, and what a failed search is recorded under) and
-// its serve session's; its series stays the search's own (SeriesId ignores both ids).
-void KeepRecipeIds(const SearchIdentity& id, recipe::Point* p) {
+// Ids of a point of the search. The recipe form: every probe and the answer ran in the
+// recipe point's serve session, so they keep its session_id; the answer is that point's
+// outcome, so it keeps its point_id too (what `--resume` looks up, and what a failed
+// search is recorded under). Series stay the search's own (SeriesId ignores both ids).
+void AssignSearchIds(const SearchIdentity& id, bool is_answer, recipe::Point* p) {
+  recipe::AssignIds(p);
   if (!id.recipe_point) return;
-  p->point_id = id.recipe_point->point_id;
   p->session_id = id.recipe_point->session_id;
+  if (is_answer) p->point_id = id.recipe_point->point_id;
 }
 
 // A record of `point` with what every record of the search carries.
@@ -124,8 +126,7 @@ recipe::Point ProbePoint(const SearchSettings& s, const SearchIdentity& id, doub
   p.load.concurrency = static_cast<int>(b.max_concurrency);
   p.load.request_rate_per_s = b.request_rate_per_s;
   p.load.num_prompts = static_cast<int>(b.num_prompts);
-  recipe::AssignIds(&p);
-  if (id.recipe_point) p.session_id = id.recipe_point->session_id;
+  AssignSearchIds(id, /*is_answer=*/false, &p);
   return p;
 }
 
@@ -153,8 +154,7 @@ recipe::Point AnswerPoint(const SearchSettings& s, const SearchIdentity& id) {
   }
   a.insert(a.end(), {"--search-repeats", std::to_string(s.repeats), "--search-max-probes",
                      std::to_string(s.max_probes)});
-  recipe::AssignIds(&p);
-  KeepRecipeIds(id, &p);
+  AssignSearchIds(id, /*is_answer=*/true, &p);
   return p;
 }
 
