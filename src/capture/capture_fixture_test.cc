@@ -14,6 +14,7 @@
 #include "capture/recipe_writer.h"
 #include "capture/testing/dry_run_replay.h"
 #include "engine/engine.h"
+#include "recipe/hub_snapshot.h"
 
 namespace servebench::capture {
 namespace {
@@ -77,6 +78,7 @@ TEST(CaptureFixtureTest, EachKeyIsCapturedOrSaysWhyNot) {
   EXPECT_EQ(Key("tinyx-fp8-h200-vllm-agentic-mtp").captured, 3);
   EXPECT_EQ(Key("tinyx-fp8-b200-vllm-agentic").captured, 1);
   EXPECT_EQ(Key("tinyx-fp8-b200-sglang").captured, 3);  // one of them behind a router
+  EXPECT_EQ(Key("tinyx-bf16-h100-vllm").captured, 1);
   EXPECT_EQ(Key("tinyx-fp8-h100-vllm").captured, 0);
   ASSERT_EQ(Key("tinyx-fp8-h100-vllm").failures.size(), 1u);
   EXPECT_THAT(Key("tinyx-fp8-h100-vllm").failures[0].first,
@@ -96,7 +98,7 @@ TEST(CaptureFixtureTest, EachKeyIsCapturedOrSaysWhyNot) {
                                      "tinyx_fp8_h200_sglang.sh"});
   std::string text = FormatCaptureReport(r, true);
   EXPECT_THAT(text, HasSubstr("tinyx-fp8-mi300x-vllm: captured 0/1 point(s)"));
-  EXPECT_THAT(text, HasSubstr("6 key(s) captured, 0 partly, 2 not at all"));
+  EXPECT_THAT(text, HasSubstr("7 key(s) captured, 0 partly, 2 not at all"));
 }
 
 // An agentic script's KV offload tier: mooncake_master started in the background
@@ -317,6 +319,29 @@ TEST(CaptureFixtureTest, LaunchersFilesAndSecretsAreHandled) {
                         "chat_templates/tinyx.jinja"));
 }
 
+// A script that serves the model's snapshot folder from the HF cache, resolved after
+// its download (InferenceX's MiniMax-M3 H200 script): the folder's name is the hub's
+// revision on the day, so the capture carries it as a value taken at launch, in the
+// argv and in the variable the script exported, and the download as a prepare step.
+TEST(CaptureFixtureTest, ASnapshotFolderServedFromTheHfCacheIsTakenAtLaunch) {
+  const recipe::ServeSpec& s = PointAt("tinyx-bf16-h100-vllm", 4).serve;
+  const std::string word = recipe::HubSnapshotWord("tiny-org/TinyX");
+  EXPECT_EQ(s.command.argv,
+            (std::vector<std::string>{"vllm", "serve", word, "--served-model-name",
+                                      "tiny-org/TinyX", "--host", "0.0.0.0", "--port", "8888",
+                                      "--tensor-parallel-size", "8"}));
+  EXPECT_EQ(s.env.at("MODEL_PATH"), word);
+  EXPECT_EQ(s.prepare,
+            (std::vector<std::vector<std::string>>{{"hf", "download", "tiny-org/TinyX"}}));
+  // The native recipe says it as {hf_snapshot: REPO}, in argv and env_from.
+  auto written = WriteNativeRecipes(Fixture().plan.points, "captured from the fixture");
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  EXPECT_THAT(written->yaml,
+              HasSubstr("argv: [\"vllm\", \"serve\", {hf_snapshot: \"tiny-org/TinyX\"}"));
+  EXPECT_THAT(written->yaml, HasSubstr("\"MODEL_PATH\": {hf_snapshot: \"tiny-org/TinyX\"}"));
+  EXPECT_EQ(written->yaml.find(kStandinHubRevision), std::string::npos);
+}
+
 // The dry run of every captured serve session, executed as shell text with recorders
 // for the programs it names, starts exactly the captured argv and environment. A
 // command whose folder is /workspace runs in a container with its folder mounted
@@ -340,7 +365,10 @@ TEST(CaptureFixtureTest, TheDryRunOfEveryCapturedSessionStartsExactlyTheCapture)
     auto command = engine::RenderServerCommand(recipe::WithSecretsRedacted(p).serve, options);
     ASSERT_TRUE(command.ok()) << command.status().ToString();
     const std::map<std::string, std::string> launch = {{"ROCR_VISIBLE_DEVICES", "0,1,2,3,4,5,6,7"},
-                                                       {"HF_TOKEN", "a-real-token-at-launch"}};
+                                                       {"HF_TOKEN", "a-real-token-at-launch"},
+                                                       {"HF_HUB_CACHE", dir.path() + "/hub"}};
+    // What the dry run starts: the captured command, its snapshot folders resolved.
+    const recipe::ServeSpec serve = testing::WithReplayHubCache(p.serve, dir.path() + "/hub");
     std::string shown = engine::FormatCommandForDisplay(*command);
     EXPECT_EQ(shown.find("a-real-token-at-launch"), std::string::npos) << "no secret is shown";
     std::vector<CallRecord> calls = testing::ReplayDryRun(shown, dir.path(), launch);
@@ -349,26 +377,26 @@ TEST(CaptureFixtureTest, TheDryRunOfEveryCapturedSessionStartsExactlyTheCapture)
               p.serve.prepare.size() + p.serve.command.auxiliary.size() + 1 + router_calls)
         << p.recipe << "\n"
         << shown;
-    EXPECT_EQ(testing::TakeRouterCall(p.serve, &calls), "") << p.recipe << "\n" << shown;
+    EXPECT_EQ(testing::TakeRouterCall(serve, &calls), "") << p.recipe << "\n" << shown;
     for (size_t i = 0; i < p.serve.prepare.size(); ++i) {
       std::vector<std::string> step = {calls[i].tool};
       step.insert(step.end(), calls[i].argv.begin(), calls[i].argv.end());
       EXPECT_EQ(step, p.serve.prepare[i]);
     }
     std::vector<CallRecord> started(calls.begin() + p.serve.prepare.size(), calls.end());
-    std::string missing = testing::TakeAuxiliaryCalls(p.serve, &started);
+    std::string missing = testing::TakeAuxiliaryCalls(serve, &started);
     EXPECT_EQ(missing, "") << p.recipe << "\n" << shown;
     ASSERT_EQ(started.size(), 1u) << p.recipe;
     const CallRecord& server = started.front();
     std::vector<std::string> argv = {server.tool};
     argv.insert(argv.end(), server.argv.begin(), server.argv.end());
-    std::map<std::string, std::string> expected = p.serve.env;
+    std::map<std::string, std::string> expected = serve.env;
     if (p.serve.env_from.count("HIP_VISIBLE_DEVICES"))
       expected["HIP_VISIBLE_DEVICES"] = "0,1,2,3,4,5,6,7";
     if (p.serve.env_from.count("HUGGING_FACE_HUB_TOKEN"))
       expected["HUGGING_FACE_HUB_TOKEN"] = "a-real-token-at-launch";
     if (p.serve.command.folder.empty()) {
-      EXPECT_EQ(argv, p.serve.command.argv) << p.recipe;
+      EXPECT_EQ(argv, serve.command.argv) << p.recipe;
       std::map<std::string, std::string> env = server.env;
       for (const char* shell : {"PATH", "RECORD_DIR", "PWD", "OLDPWD", "SHLVL", "_"})
         env.erase(shell);
@@ -381,11 +409,10 @@ TEST(CaptureFixtureTest, TheDryRunOfEveryCapturedSessionStartsExactlyTheCapture)
       ++in_container;
       std::string line = engine::JoinForShell(argv);
       EXPECT_THAT(line, HasSubstr("-v " + options.work_dir + ":/workspace"));
-      EXPECT_THAT(line,
-                  HasSubstr("-w /workspace --entrypoint " + p.serve.command.argv[0] + " " +
-                            engine::ShellQuote(p.serve.image) + " " +
-                            engine::JoinForShell(std::vector<std::string>(
-                                p.serve.command.argv.begin() + 1, p.serve.command.argv.end()))));
+      EXPECT_THAT(line, HasSubstr("-w /workspace --entrypoint " + serve.command.argv[0] + " " +
+                                  engine::ShellQuote(p.serve.image) + " " +
+                                  engine::JoinForShell(std::vector<std::string>(
+                                      serve.command.argv.begin() + 1, serve.command.argv.end()))));
       for (const auto& [k, v] : expected) EXPECT_THAT(line, HasSubstr("-e " + k + "=" + v));
     }
     for (const auto& f : p.serve.command.files) {
@@ -396,15 +423,16 @@ TEST(CaptureFixtureTest, TheDryRunOfEveryCapturedSessionStartsExactlyTheCapture)
     ++sessions;
   }
   // mi355x tp8 ×3 + dpa, trt ×2, sglang, the agentic h200 (none, lmcache) and b200,
-  // the b200 sglang tp4 and its DP-attention session behind a router
-  EXPECT_EQ(sessions, 4 + 2 + 1 + 2 + 1 + 2);
+  // the b200 sglang tp4 and its DP-attention session behind a router, the h100 bf16
+  // served from its HF snapshot
+  EXPECT_EQ(sessions, 4 + 2 + 1 + 2 + 1 + 2 + 1);
   EXPECT_EQ(in_container, 3);  // the agentic commands name /workspace
 }
 
 TEST(CaptureFixtureTest, TheNativeRecipeWrittenFromTheCaptureGivesTheSamePoints) {
   auto written = WriteNativeRecipes(Fixture().plan.points, "captured from the fixture");
   ASSERT_TRUE(written.ok()) << written.status().ToString();
-  EXPECT_EQ(written->recipes, 6);
+  EXPECT_EQ(written->recipes, 7);
   EXPECT_TRUE(written->skipped.empty()) << written->skipped.front();
   recipe::Diagnostics d;
   recipe::RecipeSet set = recipe::LoadRecipeText(written->yaml, "captured.yaml", &d);
@@ -420,8 +448,9 @@ TEST(CaptureFixtureTest, TheNativeRecipeWrittenFromTheCaptureGivesTheSamePoints)
   for (const auto& p : Fixture().plan.points)
     if (!p.serve.command.argv.empty()) from_capture.insert(identity(p));
   for (const auto& p : plan->points) from_native.insert(identity(p));
-  // fixed-seq-len (the b200 sglang's 3 among them), agentic h200 and b200
-  EXPECT_EQ(from_capture.size(), 13u + 3 + 1);
+  // fixed-seq-len (the b200 sglang's 3 and the h100 bf16's 1 among them), agentic h200
+  // and b200
+  EXPECT_EQ(from_capture.size(), 14u + 3 + 1);
   EXPECT_EQ(from_native, from_capture);
   EXPECT_THAT(written->yaml, HasSubstr("# captured from the fixture\nservebench: 1\n"));
   // The agentic keys as agentic-coding scenarios, the offload tier and its server kept.
@@ -478,7 +507,7 @@ TEST(CaptureFixtureTest, LoadThatDiffersWithinAScenarioSplitsItAndAnUnwritableKe
   ASSERT_NE(first, nullptr);
   auto written = WriteNativeRecipes(points, "captured");
   ASSERT_TRUE(written.ok()) << written.status().ToString();
-  EXPECT_EQ(written->recipes, 5);
+  EXPECT_EQ(written->recipes, 6);
   ASSERT_EQ(written->skipped.size(), 1u);
   EXPECT_THAT(written->skipped[0], HasSubstr(bad_key + " "));
   EXPECT_THAT(written->skipped[0], HasSubstr("max-model-len 12345 is not isl + osl + 256"));
@@ -514,7 +543,7 @@ TEST(CaptureFixtureTest, EveryCapturedServerIsFollowedByItsClient) {
     EXPECT_FALSE(p.load.backend.empty()) << p.recipe << " at " << p.load.concurrency;
     EXPECT_DOUBLE_EQ(p.load.random_range_ratio, 0.8) << p.recipe << " at " << p.load.concurrency;
   }
-  EXPECT_EQ(fixed, 13);
+  EXPECT_EQ(fixed, 14);
 }
 
 }  // namespace

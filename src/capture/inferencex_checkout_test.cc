@@ -78,7 +78,10 @@ TEST(InferenceXCheckoutTest, EverySingleNodeRowIsCapturedOrSaysWhyAndDryRunsExac
       options.container.kind = engine::ContainerProfile::Kind::kDocker;
     const std::map<std::string, std::string> launch = {{"ROCR_VISIBLE_DEVICES", "0,1,2,3,4,5,6,7"},
                                                        {"CUDA_VISIBLE_DEVICES", "0,1,2,3,4,5,6,7"},
-                                                       {"HF_TOKEN", "a-real-token-at-launch"}};
+                                                       {"HF_TOKEN", "a-real-token-at-launch"},
+                                                       {"HF_HUB_CACHE", dir.path() + "/hub"}};
+    // What the dry run starts: the captured command, its snapshot folders resolved.
+    const recipe::ServeSpec started = testing::WithReplayHubCache(p.serve, dir.path() + "/hub");
     options.lookup_env = [&](const std::string& name) -> std::optional<std::string> {
       auto it = launch.find(name);
       return it == launch.end() ? std::nullopt : std::optional<std::string>(it->second);
@@ -93,18 +96,18 @@ TEST(InferenceXCheckoutTest, EverySingleNodeRowIsCapturedOrSaysWhyAndDryRunsExac
               p.serve.prepare.size() + p.serve.command.auxiliary.size() + 1 + router_calls)
         << p.recipe << "\n"
         << shown;
-    EXPECT_EQ(testing::TakeRouterCall(p.serve, &calls), "") << p.recipe << "\n" << shown;
+    EXPECT_EQ(testing::TakeRouterCall(started, &calls), "") << p.recipe << "\n" << shown;
     if (!p.serve.command.router.argv.empty()) ++behind_router;
     calls.erase(calls.begin(), calls.begin() + p.serve.prepare.size());
-    EXPECT_EQ(testing::TakeAuxiliaryCalls(p.serve, &calls), "") << p.recipe << "\n" << shown;
+    EXPECT_EQ(testing::TakeAuxiliaryCalls(started, &calls), "") << p.recipe << "\n" << shown;
     ASSERT_EQ(calls.size(), 1u) << p.recipe;
     std::vector<std::string> argv = {calls.back().tool};
     argv.insert(argv.end(), calls.back().argv.begin(), calls.back().argv.end());
-    std::map<std::string, std::string> expected = p.serve.env;
+    std::map<std::string, std::string> expected = started.env;
     for (const auto& [name, source] : p.serve.env_from)
       if (launch.count(source)) expected[name] = launch.at(source);
     if (p.serve.command.folder.empty()) {
-      EXPECT_EQ(argv, p.serve.command.argv) << p.recipe;
+      EXPECT_EQ(argv, started.command.argv) << p.recipe;
       std::map<std::string, std::string> env = calls.back().env;
       for (const char* shell : {"PATH", "RECORD_DIR", "PWD", "OLDPWD", "SHLVL", "_"})
         env.erase(shell);
@@ -117,10 +120,10 @@ TEST(InferenceXCheckoutTest, EverySingleNodeRowIsCapturedOrSaysWhyAndDryRunsExac
       std::string line = engine::JoinForShell(argv);
       EXPECT_THAT(line, ::testing::HasSubstr("-v " + options.work_dir + ":/workspace"));
       EXPECT_THAT(line, ::testing::HasSubstr(
-                            "-w /workspace --entrypoint " + p.serve.command.argv[0] + " " +
+                            "-w /workspace --entrypoint " + started.command.argv[0] + " " +
                             engine::ShellQuote(p.serve.image) + " " +
                             engine::JoinForShell(std::vector<std::string>(
-                                p.serve.command.argv.begin() + 1, p.serve.command.argv.end()))))
+                                started.command.argv.begin() + 1, started.command.argv.end()))))
           << p.recipe;
       for (const auto& [k, v] : expected)
         EXPECT_THAT(line, ::testing::HasSubstr("-e " + k + "=" + v)) << p.recipe;

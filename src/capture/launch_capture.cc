@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/atomic_file.h"
+#include "recipe/hub_snapshot.h"
 
 namespace servebench::capture {
 namespace {
@@ -40,6 +41,45 @@ std::string FlagValue(const std::vector<std::string>& argv, const std::string& f
     if (argv[i].rfind(flag + "=", 0) == 0) return argv[i].substr(flag.size() + 1);
   }
   return "";
+}
+
+// `path` when it is the snapshot folder a stand-in download made (…/models--ORG--NAME/
+// snapshots/<kStandinHubRevision>): the snapshot word of ORG/NAME, since the folder's
+// real name is known only at launch (recipe/hub_snapshot.h). Other text holding the
+// stand-in revision (a file inside the snapshot) cannot be carried: an error.
+StatusOr<std::string> BindHubSnapshot(const std::string& path, const std::string& what) {
+  if (path.find(kStandinHubRevision) == std::string::npos) return path;
+  const std::string tail = std::string("/snapshots/") + kStandinHubRevision;
+  const size_t models = path.rfind("/models--");
+  if (EndsWith(path, tail) && models != std::string::npos && path.front() == '/') {
+    const size_t start = models + 9;  // past "/models--"
+    std::string folder = path.substr(start, path.size() - tail.size() - start);
+    const size_t dashes = folder.find("--");
+    std::string repo = dashes == std::string::npos
+                           ? ""
+                           : folder.substr(0, dashes) + "/" + folder.substr(dashes + 2);
+    if (recipe::IsHubRepoId(repo)) return recipe::HubSnapshotWord(repo);
+  }
+  return Status::InvalidArgument(fmt::format(
+      "{} names {}, inside a model's snapshot in the HF cache; servebench takes only the snapshot "
+      "folder itself at launch",
+      what, path));
+}
+
+// One word of a captured command (argv, or an env value) as carried: the job's
+// paths, a stand-in snapshot folder as its snapshot word; an error when it holds a
+// secret or names the sandbox. `what` names the process ("the server command").
+StatusOr<std::string> CarriedWord(const std::string& raw, const Sandbox& sandbox,
+                                  const std::string& what) {
+  std::string mapped = sandbox.FromSandbox(raw);
+  if (!SecretIn(mapped).empty()) {
+    return Status::InvalidArgument(
+        fmt::format("{} carries the secret {} as an argument; servebench records no secrets", what,
+                    SecretIn(mapped)));
+  }
+  if (mapped.find(kSandboxMarker) != std::string::npos)
+    return Status::InvalidArgument(what + " names the capture's own folder: " + mapped);
+  return BindHubSnapshot(mapped, what);
 }
 
 bool IsDatasetDownload(const CallRecord& call) {
@@ -158,7 +198,8 @@ Status EnvironmentDelta(const CallRecord& call, const ScriptRun& run, const Sand
       return Status::InvalidArgument(fmt::format(
           "{}'s environment variable {} names the capture's own folder: {}", what, name, value));
     }
-    (*env)[name] = value;
+    SB_ASSIGN_OR_RETURN((*env)[name],
+                        BindHubSnapshot(value, fmt::format("{}'s variable {}", what, name)));
   }
   return Status::Ok();
 }
@@ -227,15 +268,8 @@ Status CaptureRouter(const CallRecord& router, const CallRecord& engine, const S
   std::vector<std::string> words = {router.tool};
   words.insert(words.end(), router.argv.begin(), router.argv.end());
   for (const auto& arg : words) {
-    std::string mapped = sandbox.FromSandbox(arg);
-    if (!SecretIn(mapped).empty()) {
-      return Status::InvalidArgument(
-          fmt::format("{} carries the secret {} as an argument; servebench records no secrets",
-                      what, SecretIn(mapped)));
-    }
-    if (mapped.find(kSandboxMarker) != std::string::npos)
-      return Status::InvalidArgument(what + " names the capture's own folder: " + mapped);
-    out->router.argv.push_back(mapped);
+    SB_ASSIGN_OR_RETURN(std::string word, CarriedWord(arg, sandbox, what));
+    out->router.argv.push_back(std::move(word));
   }
   if (router.cwd != engine.cwd) {
     return Status::InvalidArgument(fmt::format(
@@ -335,19 +369,12 @@ LaunchCapture ExtractLaunch(const ScriptRun& run, const JobEnvironment& job, con
   std::vector<std::string> raw = {outer->tool};
   raw.insert(raw.end(), outer->argv.begin(), outer->argv.end());
   for (const auto& arg : raw) {
-    std::string mapped = sandbox.FromSandbox(arg);
-    if (!SecretIn(mapped).empty()) {
-      out.failure = fmt::format(
-          "the server command carries the secret {} as an argument; servebench records no "
-          "secrets",
-          SecretIn(mapped));
+    auto word = CarriedWord(arg, sandbox, "the server command");
+    if (!word.ok()) {
+      out.failure = word.status().message();
       return out;
     }
-    if (mapped.find(kSandboxMarker) != std::string::npos) {
-      out.failure = "the server command names the capture's own folder: " + mapped;
-      return out;
-    }
-    out.argv.push_back(mapped);
+    out.argv.push_back(std::move(*word));
   }
   Status files =
       CollectFiles(*outer, FileCandidates(raw, *outer, run), sandbox, &out.files, &out.folder);
@@ -361,19 +388,12 @@ LaunchCapture ExtractLaunch(const ScriptRun& run, const JobEnvironment& job, con
     std::vector<std::string> words = {call->tool};
     words.insert(words.end(), call->argv.begin(), call->argv.end());
     for (const auto& arg : words) {
-      std::string mapped = sandbox.FromSandbox(arg);
-      if (!SecretIn(mapped).empty()) {
-        out.failure = fmt::format(
-            "{} carries the secret {} as an argument; servebench records "
-            "no secrets",
-            what, SecretIn(mapped));
+      auto word = CarriedWord(arg, sandbox, what);
+      if (!word.ok()) {
+        out.failure = word.status().message();
         return out;
       }
-      if (mapped.find(kSandboxMarker) != std::string::npos) {
-        out.failure = what + " names the capture's own folder: " + mapped;
-        return out;
-      }
-      command.argv.push_back(mapped);
+      command.argv.push_back(std::move(*word));
     }
     Status env =
         EnvironmentDelta(*call, run, sandbox, what, &command.env, &command.env_from, &out.notes);

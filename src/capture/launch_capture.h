@@ -27,6 +27,10 @@
 // - The model downloads before the server (hf / huggingface-cli download, datasets
 //   excepted) become prepare steps; every other call before it (pip, patches,
 //   GPU tools) is noted as not carried, since it changed InferenceX's container.
+// - A snapshot folder a stand-in download left in the HF cache (the script serves
+//   `"$MODEL_PATH"` resolved from refs/main), in an argv or an env value, becomes the
+//   repository's snapshot word (recipe/hub_snapshot.h), resolved at launch; a path
+//   inside a snapshot fails the capture.
 // - The client is the first benchmark client call after the server.
 // - Secrets: placeholders are never real tokens, and wherever one shows up in what is
 //   kept it reads <redacted:NAME>; in the server's argv it fails the capture.

@@ -11,6 +11,7 @@
 
 #include "common/json_string.h"
 #include "engine/adapter.h"
+#include "recipe/hub_snapshot.h"
 #include "recipe/recipe.h"
 
 namespace servebench::capture {
@@ -24,9 +25,16 @@ std::string Q(const std::string& s) {
   return out;
 }
 
+// A launch word: quoted, or {hf_snapshot: REPO} for a snapshot word (the capture
+// makes only whole ones: recipe/hub_snapshot.h).
+std::string Word(const std::string& s) {
+  if (!recipe::IsHubSnapshotWord(s)) return Q(s);
+  return "{hf_snapshot: " + Q(recipe::HubSnapshotsIn(s).front()) + "}";
+}
+
 std::string List(const std::vector<std::string>& items) {
   std::string out = "[";
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + Q(items[i]);
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + Word(items[i]);
   return out + "]";
 }
 
@@ -34,10 +42,30 @@ std::string Map(const std::map<std::string, std::string>& m) {
   std::string out = "{";
   bool first = true;
   for (const auto& [k, v] : m) {
-    out += (first ? "" : ", ") + Q(k) + ": " + Q(v);
+    out += (first ? "" : ", ") + Q(k) + ": " + Word(v);
     first = false;
   }
   return out + "}";
+}
+
+// `env` without its snapshot words, and `env_from` with them ({hf_snapshot: REPO} is
+// an env_from value in a recipe: native_launch.h), as the native keys say them.
+std::pair<std::map<std::string, std::string>, std::map<std::string, std::string>> EnvKeys(
+    const std::map<std::string, std::string>& env,
+    const std::map<std::string, std::string>& env_from) {
+  std::map<std::string, std::string> plain, from = env_from;
+  for (const auto& [k, v] : env) (recipe::IsHubSnapshotWord(v) ? from : plain)[k] = v;
+  return {plain, from};
+}
+
+// The `env:` and `env_from:` lines of one process, at `indent`.
+std::string EnvLines(const std::string& indent, const std::map<std::string, std::string>& env,
+                     const std::map<std::string, std::string>& env_from) {
+  auto [plain, from] = EnvKeys(env, env_from);
+  std::string out;
+  if (!plain.empty()) out += indent + "env: " + Map(plain) + "\n";
+  if (!from.empty()) out += indent + "env_from: " + Map(from) + "\n";
+  return out;
 }
 
 std::string Spec(const recipe::SpecDecoding& s) {
@@ -137,8 +165,7 @@ std::string Entry(const Point& p, const std::vector<int>& concs) {
   if (!s.router_name.empty()) out += "            router_name: " + Q(s.router_name) + "\n";
   if (!s.router_version.empty()) out += "            router_version: " + Q(s.router_version) + "\n";
   out += "            concurrency: [" + c + "]\n";
-  if (!s.env.empty()) out += "            env: " + Map(s.env) + "\n";
-  if (!s.env_from.empty()) out += "            env_from: " + Map(s.env_from) + "\n";
+  out += EnvLines("            ", s.env, s.env_from);
   if (!s.prepare.empty()) {
     out += "            prepare:\n";
     for (const auto& step : s.prepare) out += "              - " + List(step) + "\n";
@@ -156,16 +183,14 @@ std::string Entry(const Point& p, const std::vector<int>& concs) {
     out += "              auxiliary:\n";
     for (const auto& a : s.command.auxiliary) {
       out += "                - argv: " + List(a.argv) + "\n";
-      if (!a.env.empty()) out += "                  env: " + Map(a.env) + "\n";
-      if (!a.env_from.empty()) out += "                  env_from: " + Map(a.env_from) + "\n";
+      out += EnvLines("                  ", a.env, a.env_from);
     }
   }
   if (!s.command.router.argv.empty()) {
     const recipe::RouterCommand& r = s.command.router;
     out += "              router:\n";
     out += "                argv: " + List(r.argv) + "\n";
-    if (!r.env.empty()) out += "                env: " + Map(r.env) + "\n";
-    if (!r.env_from.empty()) out += "                env_from: " + Map(r.env_from) + "\n";
+    out += EnvLines("                ", r.env, r.env_from);
     out += fmt::format("                port: {}\n", r.port);
   }
   out += "              source: " + Q(s.command.source) + "\n";

@@ -37,6 +37,11 @@ std::string_view StandinScript();
 // Every program name the stand-in is installed as.
 const std::vector<std::string>& StandinNames();
 
+// The revision a stand-in `hf download REPO` (into the HF cache, not a --local-dir)
+// gives the snapshot it makes: a script that serves the snapshot folder names it, and
+// the capture carries that folder as a value taken at launch (recipe/hub_snapshot.h).
+inline constexpr char kStandinHubRevision[] = "servebench-capture-revision";
+
 class Sandbox {
  public:
   // Builds the sandbox in `dir` (created; must not exist yet) from the checkout at

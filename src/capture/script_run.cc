@@ -42,6 +42,7 @@ StatusOr<ScriptRun> RunScript(Sandbox& sandbox, const JobEnvironment& job, doubl
   run.env["SERVEBENCH_CAPTURE_STANDIN"] = sandbox.bin_dir() + "/.standin";
   run.env["SERVEBENCH_CAPTURE_SLEEP"] = Real("sleep");
   run.env["SERVEBENCH_CAPTURE_SED"] = Real("sed");
+  run.env["SERVEBENCH_CAPTURE_HUB_REVISION"] = kStandinHubRevision;
   run.env["SERVEBENCH_CAPTURE_TIMEOUT"] = Real("timeout");
   // The host's Python runs a script's inline helpers; without one they print nothing.
   const std::string python = Real("python3");

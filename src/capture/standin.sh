@@ -11,7 +11,8 @@
 #   client    (benchmark_serving.py, aiperf profile) recorded; writes the result
 #             files the script checks for
 #   download  (hf / huggingface-cli download) recorded; a --local-dir inside the
-#             capture's folder gets a config.json, as a finished download has
+#             capture's folder gets a config.json, as a finished download has; a
+#             download into the HF cache makes its snapshot and prints the folder
 #   gpu       (nvidia-smi, amd-smi, rocm-smi, rocminfo) recorded; reports an idle
 #             node where a script polls for one, else prints nothing
 #   patch     (sed -i on a file outside the capture's folder: the container image's)
@@ -185,10 +186,32 @@ case "$role" in
     ;;
   download)
     # A finished download into --local-dir has at least the model's config.json,
-    # which scripts check for.
+    # which scripts check for. One into the HF cache makes the cache's layout, as
+    # huggingface_hub does (refs/main naming a snapshot with a config, a tokenizer
+    # config and a one-shard weight index), and prints the snapshot folder as
+    # `hf download` does: a script may serve that folder (the capture carries it as
+    # a value taken at launch). The revision is SERVEBENCH_CAPTURE_HUB_REVISION.
     dir=$(flag_value --local-dir "$@")
-    if [[ -n "$dir" ]] && inside_sandbox "$dir"; then
-      mkdir -p "$dir" && printf '{}\n' > "$dir/config.json"
+    repo=${2:-}
+    if [[ -n "$dir" ]]; then
+      if inside_sandbox "$dir"; then
+        mkdir -p "$dir" && printf '{}\n' > "$dir/config.json"
+      fi
+    elif [[ "$(flag_value --repo-type "$@")" != dataset && "$repo" == */* && "$repo" != -* ]]; then
+      cache=${HF_HUB_CACHE:-${HF_HOME:-$HOME/.cache/huggingface}/hub}
+      rev=${SERVEBENCH_CAPTURE_HUB_REVISION:?}
+      model="${cache%/}/models--${repo//\//--}"
+      if inside_sandbox "$cache"; then
+        snapshot="$model/snapshots/$rev"
+        mkdir -p "$model/refs" "$snapshot"
+        printf '%s' "$rev" > "$model/refs/main"
+        printf '{}\n' > "$snapshot/config.json"
+        printf '{}\n' > "$snapshot/tokenizer_config.json"
+        printf '{"weight_map": {"w": "model-00001-of-00001.safetensors"}}\n' \
+          > "$snapshot/model.safetensors.index.json"
+        : > "$snapshot/model-00001-of-00001.safetensors"
+        printf '%s\n' "$snapshot"
+      fi
     fi
     ;;
   other)

@@ -121,12 +121,7 @@ Status ResolveEnvFrom(const std::map<std::string, std::string>& env_from,
       return Status::InvalidArgument(fmt::format(
           "{}.env.{} and {}.env_from.{} are both set; keep one", field, name, field, name));
     }
-    std::optional<std::string> value;
-    if (options.lookup_env) {
-      value = options.lookup_env(source);
-    } else if (const char* v = std::getenv(source.c_str()); v != nullptr) {
-      value = v;
-    }
+    std::optional<std::string> value = options.LaunchEnv(source);
     if (value) out->env[name] = *value;
     out->env_from[name] = source;
   }

@@ -1,5 +1,9 @@
 #include "engine/command_display.h"
 
+#include <map>
+
+#include "recipe/hub_snapshot.h"
+
 namespace servebench::engine {
 namespace {
 
@@ -12,28 +16,61 @@ bool IsFlag(const std::string& word) {
   return word.size() > 1 && word[0] == '-' && !(word[1] >= '0' && word[1] <= '9');
 }
 
+// Shell variables holding the snapshot folders a command names (recipe/hub_snapshot.h),
+// by repository: "hf_snapshot_1", ... in order of first appearance.
+using SnapshotVariables = std::map<std::string, std::string>;
+
+// `word` for the shell: ShellQuote'd, each snapshot word in it as "$hf_snapshot_N".
+std::string ShellWord(const std::string& word, const SnapshotVariables& snapshots) {
+  auto pieces = recipe::SplitAtHubSnapshots(word);
+  if (pieces.size() == 1 && !pieces.front().is_snapshot) return ShellQuote(word);
+  std::string out;
+  for (const auto& piece : pieces)
+    out += piece.is_snapshot ? "\"$" + snapshots.at(piece.text) + "\"" : ShellQuote(piece.text);
+  return out;
+}
+
+// Every repository whose snapshot `command` (its auxiliary servers and router too)
+// names, into `*out` with its variable.
+void CollectSnapshots(const ServerCommand& command, std::vector<std::string>* order,
+                      SnapshotVariables* out) {
+  std::vector<std::string> texts = command.argv;
+  for (const auto& [name, value] : command.env) texts.push_back(value);
+  for (const auto& text : texts) {
+    for (const auto& repo : recipe::HubSnapshotsIn(text)) {
+      if (out->count(repo) != 0) continue;
+      (*out)[repo] = "hf_snapshot_" + std::to_string(out->size() + 1);
+      order->push_back(repo);
+    }
+  }
+  for (const auto& aux : command.auxiliary) CollectSnapshots(aux, order, out);
+  for (const auto& router : command.router) CollectSnapshots(router, order, out);
+}
+
 // `NAME=value \` lines, then the program and its words up to the first flag on one
 // line, then one flag and its value per line; `suffix` ends the last line (" &").
-std::string FormatInvocation(const ServerCommand& command, const std::string& suffix) {
+std::string FormatInvocation(const ServerCommand& command, const std::string& suffix,
+                             const SnapshotVariables& snapshots) {
   std::string out;
   for (const auto& [name, value] : command.env) {
     auto from = command.env_from.find(name);
     out += name + "=" +
-           (from != command.env_from.end() ? "\"$" + from->second + "\"" : ShellQuote(value)) +
+           (from != command.env_from.end() ? "\"$" + from->second + "\""
+                                           : ShellWord(value, snapshots)) +
            " \\\n";
   }
   size_t i = 0;
   std::string line;
   while (i < command.argv.size() && !IsFlag(command.argv[i])) {
-    line += (line.empty() ? "" : " ") + ShellQuote(command.argv[i]);
+    line += (line.empty() ? "" : " ") + ShellWord(command.argv[i], snapshots);
     ++i;
   }
   out += line;
   while (i < command.argv.size()) {
-    line = ShellQuote(command.argv[i]);
+    line = ShellWord(command.argv[i], snapshots);
     ++i;
     while (i < command.argv.size() && !IsFlag(command.argv[i])) {
-      line += " " + ShellQuote(command.argv[i]);
+      line += " " + ShellWord(command.argv[i], snapshots);
       ++i;
     }
     out += " \\\n    " + line;
@@ -89,6 +126,19 @@ std::string FormatCommandForDisplay(const ServerCommand& command) {
            (set ? source + " is set here" : source + " is unset here, so " + name + " is not set") +
            ")\n";
   }
+  // Snapshot folders are resolved after the downloads, as servebench does at launch
+  // (engine/hub_snapshots.h); in a container servebench names them by the mount that
+  // holds them.
+  std::vector<std::string> repos;
+  SnapshotVariables snapshots;
+  CollectSnapshots(command, &repos, &snapshots);
+  for (const auto& repo : repos) {
+    const std::string& var = snapshots.at(repo);
+    out += "# " + var + ": " + repo + "'s snapshot folder in the HF cache, once downloaded\n";
+    out += var + "=\"${HF_HUB_CACHE:-${HF_HOME:-$HOME/.cache/huggingface}/hub}\"/" +
+           ShellQuote(recipe::HubCacheFolderName(repo)) + "\n";
+    out += var + "=\"$" + var + "/snapshots/$(cat \"$" + var + "/refs/main\")\"\n";
+  }
   for (const auto& file : command.files) {
     out += "cat > " + ShellQuote(file.path) + " <<'EOF'\n" + file.contents;
     if (!file.contents.empty() && file.contents.back() != '\n') out += '\n';
@@ -98,18 +148,18 @@ std::string FormatCommandForDisplay(const ServerCommand& command) {
   // written above, before the engine; servebench stops them after it.
   for (const auto& aux : command.auxiliary) {
     out += "# auxiliary server " + aux.engine + ", started before the engine, stopped after it:\n";
-    out += FormatInvocation(aux, " &");
+    out += FormatInvocation(aux, " &", snapshots);
     if (!aux.cleanup_argv.empty()) out += "# after stop: " + JoinForShell(aux.cleanup_argv) + "\n";
   }
   if (command.router.empty()) {
-    out += FormatInvocation(command, "");
+    out += FormatInvocation(command, "", snapshots);
     if (!command.cleanup_argv.empty())
       out += "# after stop: " + JoinForShell(command.cleanup_argv) + "\n";
     return out;
   }
   // A router in front: the engine in the background, the router once the engine
   // answers GET /health (as InferenceX's wait_for_server_ready), in the foreground.
-  out += FormatInvocation(command, " &");
+  out += FormatInvocation(command, " &", snapshots);
   if (!command.cleanup_argv.empty())
     out += "# after stop: " + JoinForShell(command.cleanup_argv) + "\n";
   for (const auto& router : command.router) {
@@ -117,7 +167,7 @@ std::string FormatCommandForDisplay(const ServerCommand& command) {
            " >/dev/null; do sleep 5; done\n";
     out += "# router " + router.engine + " in front of the engine, on port " +
            std::to_string(router.port) + ": the load goes to it; stopped before the engine\n";
-    out += FormatInvocation(router, "");
+    out += FormatInvocation(router, "", snapshots);
     if (!router.cleanup_argv.empty())
       out += "# after stop: " + JoinForShell(router.cleanup_argv) + "\n";
   }

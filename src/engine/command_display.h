@@ -20,7 +20,9 @@ std::string JoinForShell(const std::vector<std::string>& argv);
 // The whole command as a block: `mkdir -p DIR && cd DIR` when the command has its
 // own folder (and the folders of its files), the prepare steps (after "# before
 // the engine starts:"), a comment per env_from variable saying where its value
-// comes from, each config file as
+// comes from, a shell variable per hub snapshot the command names (resolved from the
+// HF cache after the downloads, as at launch: engine/hub_snapshots.h; "$hf_snapshot_1"
+// in the words), each config file as
 // `cat > PATH <<'EOF'` ... `EOF`, then `ENV=value` assignments, then the program
 // with one flag (and its value) per continued line ("--tensor-parallel-size 8"),
 // backslash-newline between them. A docker/podman cleanup command follows as a

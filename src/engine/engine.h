@@ -14,6 +14,7 @@
 #include "engine/engine_catalog.h"      // EngineCatalog, DefaultEngineCatalog
 #include "engine/failure_classifier.h"  // EngineFailure, Situation, ClassifyFailure
 #include "engine/free_port.h"           // FindFreePort
+#include "engine/hub_snapshots.h"       // ResolveHubSnapshots (snapshot words at launch)
 #include "engine/prepare_steps.h"       // RunPrepareSteps (serve.prepare)
 #include "engine/server_command.h"      // ServerCommand, RenderOptions, ContainerProfile
 #include "engine/session_plan.h"  // PlanSession, CheckSession: serve sessions of several processes

@@ -3,6 +3,7 @@
 // supervisor needs to know (address, readiness deadline). Plain values.
 #pragma once
 
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <optional>
@@ -59,6 +60,13 @@ struct RenderOptions {
   std::string profile_dir;
   // Reads servebench's environment for serve.env_from; null = the process's (getenv).
   std::function<std::optional<std::string>(const std::string& name)> lookup_env;
+
+  // servebench's variable `name` at launch, through lookup_env; nullopt when unset.
+  std::optional<std::string> LaunchEnv(const std::string& name) const {
+    if (lookup_env) return lookup_env(name);
+    const char* v = std::getenv(name.c_str());
+    return v == nullptr ? std::nullopt : std::optional<std::string>(v);
+  }
 };
 
 // A file on this host that the engine reads at startup (the llama.cpp GGUF), with

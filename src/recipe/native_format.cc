@@ -577,7 +577,7 @@ std::optional<SearchEntry> ReadEntry(const LoadContext& ctx, const YNode& n,
   if (auto v = r.StringList("extra_args")) e.extra_args = *v;
   if (auto v = r.StringMap("env"))
     for (const auto& [k, val] : *v) e.env[k] = val;
-  ok = ReadEnvFrom(ctx, r, &e.env_from) && ok;
+  ok = ReadEnvFrom(ctx, r, &e.env_from, &e.env) && ok;
   ok = ReadPrepare(ctx, r, &e.prepare) && ok;
   ok = ReadVerbatimCommand(ctx, r, &e.command) && ok;
   // The KV offload tier of an agentic-coding entry (InferenceX's kv-offloading,
@@ -665,7 +665,7 @@ std::optional<Recipe> ReadRecipe(const LoadContext& ctx, const YNode& key, const
       recipe.env_not_secret.push_back(name);
     }
   }
-  ok = ReadEnvFrom(ctx, r, &s.env_from) && ok;
+  ok = ReadEnvFrom(ctx, r, &s.env_from, &s.env) && ok;
   std::optional<std::vector<std::vector<std::string>>> prepare;
   ok = ReadPrepare(ctx, r, &prepare) && ok;
   if (prepare) s.prepare = *prepare;

@@ -5,6 +5,8 @@
 
 #include <filesystem>
 
+#include "recipe/hub_snapshot.h"
+
 namespace servebench::recipe {
 namespace {
 
@@ -16,7 +18,73 @@ bool StaysInside(const std::string& path) {
   return !normal.empty() && *normal.begin() != ".." && normal != ".";
 }
 
+// A launch value written `{hf_snapshot: REPO}` (recipe/hub_snapshot.h): its word, or
+// nullopt after reporting what is wrong at `path`.
+std::optional<std::string> SnapshotValue(const LoadContext& ctx, const YNode& n,
+                                         const std::string& path) {
+  const YNode* repo = n.entries.size() == 1 ? n.Find("hf_snapshot") : nullptr;
+  if (repo == nullptr) {
+    ctx.Error(n, path,
+              "is a map other than {hf_snapshot: ORG/NAME}, the one map a launch value may be "
+              "(the hub repository whose snapshot folder in the HF cache it is)");
+    return std::nullopt;
+  }
+  std::optional<std::string> id = repo->AsString();
+  if (!id || !IsHubRepoId(*id)) {
+    ctx.Error(*repo, JoinPath(path, "hf_snapshot"),
+              fmt::format("is '{}'; expected a hub repository id ORG/NAME", repo->scalar));
+    return std::nullopt;
+  }
+  return HubSnapshotWord(*id);
+}
+
+// A string that would read as a snapshot word: refused, so the one spelling of one in
+// a recipe is the map form.
+bool RefuseSpelledWord(const LoadContext& ctx, const YNode& n, const std::string& path,
+                       const std::string& text) {
+  if (HubSnapshotsIn(text).empty()) return true;
+  ctx.Error(n, path,
+            fmt::format("is '{}', which servebench reads as a snapshot word; write the value as "
+                        "{{hf_snapshot: ORG/NAME}}",
+                        text));
+  return false;
+}
+
 }  // namespace
+
+std::optional<std::vector<std::string>> ReadLaunchWords(const LoadContext& ctx, FieldReader& r,
+                                                        const std::string& key) {
+  const YNode* n = r.Get(key);
+  if (n == nullptr) {
+    r.StringList(key, true);  // reports the missing key
+    return std::nullopt;
+  }
+  if (!n->IsSequence()) return r.StringList(key, true);  // reports the type
+  std::vector<std::string> words;
+  bool ok = true;
+  for (size_t i = 0; i < n->items.size(); ++i) {
+    const YNode& item = n->items[i];
+    const std::string path = IndexPath(r.PathOf(key), i);
+    if (item.IsMap()) {
+      auto word = SnapshotValue(ctx, item, path);
+      ok = word.has_value() && ok;
+      if (word) words.push_back(*word);
+      continue;
+    }
+    auto text = item.AsString();
+    if (!text) {
+      ctx.Error(
+          item, path,
+          fmt::format("is {}; expected a string or {{hf_snapshot: ORG/NAME}}", item.TypeName()));
+      ok = false;
+      continue;
+    }
+    ok = RefuseSpelledWord(ctx, item, path, *text) && ok;
+    words.push_back(*text);
+  }
+  if (!ok) return std::nullopt;
+  return words;
+}
 
 bool IsEnvName(const std::string& name) {
   if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
@@ -53,7 +121,7 @@ bool ReadRouter(const LoadContext& ctx, FieldReader& parent, RouterCommand* out)
   FieldReader r(ctx, *n, parent.PathOf("router"), {"argv", "env", "env_from", "port"});
   if (!r.valid()) return false;
   bool ok = true;
-  auto argv = r.StringList("argv", true);
+  auto argv = ReadLaunchWords(ctx, r, "argv");
   auto env = r.StringMap("env");
   auto port = r.Int("port", true);
   if (!argv || !port || (!env && r.Has("env"))) return false;
@@ -68,7 +136,7 @@ bool ReadRouter(const LoadContext& ctx, FieldReader& parent, RouterCommand* out)
     ok = false;
   }
   if (env) ok = TakeEnv(r, *env, &out->env) && ok;
-  ok = ReadEnvFrom(ctx, r, &out->env_from) && ok;
+  ok = ReadEnvFrom(ctx, r, &out->env_from, &out->env) && ok;
   out->argv = *argv;
   out->port = static_cast<int>(*port);
   return ok;
@@ -85,7 +153,7 @@ bool ReadVerbatimCommand(const LoadContext& ctx, FieldReader& parent,
   if (!r.valid()) return false;
   bool ok = true;
   VerbatimCommand c;
-  if (auto argv = r.StringList("argv", true)) {
+  if (auto argv = ReadLaunchWords(ctx, r, "argv")) {
     if (argv->empty()) {
       r.ErrorAt("argv", "is empty; give the program and its arguments");
       ok = false;
@@ -143,7 +211,7 @@ bool ReadVerbatimCommand(const LoadContext& ctx, FieldReader& parent,
         FieldReader ar(ctx, auxiliary->items[i], IndexPath(r.PathOf("auxiliary"), i),
                        {"argv", "env", "env_from"});
         AuxiliaryCommand a;
-        auto argv = ar.StringList("argv", true);
+        auto argv = ReadLaunchWords(ctx, ar, "argv");
         auto env = ar.StringMap("env");
         if (!ar.valid() || !argv || (!env && ar.Has("env"))) {
           ok = false;
@@ -155,7 +223,7 @@ bool ReadVerbatimCommand(const LoadContext& ctx, FieldReader& parent,
         }
         a.argv = *argv;
         if (env) ok = TakeEnv(ar, *env, &a.env) && ok;
-        ok = ReadEnvFrom(ctx, ar, &a.env_from) && ok;
+        ok = ReadEnvFrom(ctx, ar, &a.env_from, &a.env) && ok;
         c.auxiliary.push_back(std::move(a));
       }
     }
@@ -172,20 +240,39 @@ bool ReadVerbatimCommand(const LoadContext& ctx, FieldReader& parent,
 }
 
 bool ReadEnvFrom(const LoadContext& ctx, FieldReader& parent,
-                 std::map<std::string, std::string>* out) {
-  (void)ctx;
-  auto pairs = parent.StringMap("env_from");
-  if (!pairs) return !parent.Has("env_from");
+                 std::map<std::string, std::string>* out, std::map<std::string, std::string>* env) {
+  const YNode* n = parent.Get("env_from");
+  if (n == nullptr) return true;
+  if (!n->IsMap()) {
+    ctx.Error(*n, parent.PathOf("env_from"),
+              fmt::format("is {}; expected a map of NAME: SOURCE (or NAME: {{hf_snapshot: "
+                          "ORG/NAME}})",
+                          n->TypeName()));
+    return false;
+  }
   bool ok = true;
-  for (const auto& [name, source] : *pairs) {
-    if (!IsEnvName(name) || !IsEnvName(source)) {
+  for (const auto& entry : n->entries) {
+    const std::string name = entry.first.scalar;
+    const std::string path = JoinPath(parent.PathOf("env_from"), name);
+    if (entry.second.IsMap()) {
+      auto word = SnapshotValue(ctx, entry.second, path);
+      if (word && !IsEnvName(name)) {
+        ctx.Error(entry.first, path, "not an environment variable name (letters, digits, _)");
+        word.reset();
+      }
+      ok = word.has_value() && ok;
+      if (word) (*env)[name] = *word;
+      continue;
+    }
+    auto source = entry.second.AsString();
+    if (!source || !IsEnvName(name) || !IsEnvName(*source)) {
       parent.ErrorAt("env_from", fmt::format("{}: {}: both sides are environment variable "
                                              "names (letters, digits, _)",
-                                             name, source));
+                                             name, source.value_or(entry.second.TypeName())));
       ok = false;
       continue;
     }
-    (*out)[name] = source;
+    (*out)[name] = *source;
   }
   return ok;
 }

@@ -8,6 +8,9 @@
 //              router: {argv: [vllm-router, --worker-urls, ...], env: {...}, port: 8888}}
 //                                                      run as written, not rendered
 //   env_from: {HIP_VISIBLE_DEVICES: ROCR_VISIBLE_DEVICES}   NAME = $SOURCE at launch
+//             {MODEL_PATH: {hf_snapshot: org/model}}       NAME = the model's HF snapshot
+//   argv items: a string, or {hf_snapshot: org/model}: that folder, at launch
+//             (recipe/hub_snapshot.h)
 //   prepare:  [[hf, download, org/draft], ...]             run before the engine
 //
 // Each reader reports every problem to the context and returns false when the key
@@ -33,9 +36,15 @@ namespace servebench::recipe {
 bool ReadVerbatimCommand(const LoadContext& ctx, FieldReader& parent,
                          std::optional<VerbatimCommand>* out);
 
-// `env_from`: a map of variable name -> source variable name.
+// `env_from`: a map of variable name -> source variable name into `*out`, or -> a
+// {hf_snapshot: REPO} into `*env` as that snapshot's word (recipe/hub_snapshot.h).
 bool ReadEnvFrom(const LoadContext& ctx, FieldReader& parent,
-                 std::map<std::string, std::string>* out);
+                 std::map<std::string, std::string>* out, std::map<std::string, std::string>* env);
+
+// `key` of `r`: a required list of launch words, each a string or {hf_snapshot: REPO}
+// (its word); a string spelling a snapshot word is refused. nullopt after reporting.
+std::optional<std::vector<std::string>> ReadLaunchWords(const LoadContext& ctx, FieldReader& r,
+                                                        const std::string& key);
 
 // `prepare`: a list of commands, each a non-empty list of strings.
 bool ReadPrepare(const LoadContext& ctx, FieldReader& parent,

@@ -3,6 +3,7 @@
 // located errors.
 #include <gtest/gtest.h>
 
+#include "recipe/hub_snapshot.h"
 #include "recipe/recipe.h"
 
 namespace servebench::recipe {
@@ -342,6 +343,71 @@ TEST(NativeLaunchTest, BadEnvFromAndPrepareAreLocatedErrors) {
   EXPECT_NE(Problems(both).find("num_warmups and warmups_per_concurrency are alternatives"),
             std::string::npos)
       << Problems(both);
+}
+
+// A value known only at launch, the snapshot folder of a hub repository in the HF
+// cache: {hf_snapshot: REPO} as an argv item or an env_from value, its word in the
+// point (shown in the point JSON: it holds no secret).
+TEST(NativeLaunchTest, ASnapshotFolderTakenAtLaunchReachesThePointAsItsWord) {
+  std::string text =
+      Replaced(kCaptured, "argv: [vllm, serve, org/m, --port, \"8888\", --max-num-seqs, \"2\"]",
+               "argv: [vllm, serve, {hf_snapshot: org/m}, --port, \"8888\"]");
+  text = Replaced(text, "env_from: {HIP_VISIBLE_DEVICES: ROCR_VISIBLE_DEVICES}",
+                  "env_from: {HIP_VISIBLE_DEVICES: ROCR_VISIBLE_DEVICES, MODEL_PATH: "
+                  "{hf_snapshot: org/m}}");
+  Plan plan = ExpandText(text);
+  ASSERT_EQ(plan.points.size(), 2u);
+  const ServeSpec& s = plan.points[0].serve;
+  const std::string word = HubSnapshotWord("org/m");
+  EXPECT_EQ(s.command.argv, (std::vector<std::string>{"vllm", "serve", word, "--port", "8888"}));
+  EXPECT_EQ(s.env.at("MODEL_PATH"), word);
+  EXPECT_EQ(s.env_from,
+            (std::map<std::string, std::string>{{"HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"}}));
+  EXPECT_EQ(WithSecretsRedacted(plan.points[0]).serve.env.at("MODEL_PATH"), word);
+}
+
+TEST(NativeLaunchTest, BadSnapshotValuesAreLocatedErrors) {
+  const std::string argv = "argv: [vllm, serve, org/m, --port, \"8888\", --max-num-seqs, \"4\"]";
+  std::string repo = Replaced(kCaptured, argv, "argv: [vllm, serve, {hf_snapshot: m}]");
+  EXPECT_NE(Problems(repo).find("argv[2].hf_snapshot: is 'm'; expected a hub repository id "
+                                "ORG/NAME"),
+            std::string::npos)
+      << Problems(repo);
+  std::string other = Replaced(kCaptured, argv, "argv: [vllm, serve, {model: org/m}]");
+  EXPECT_NE(Problems(other).find("argv[2]: is a map other than {hf_snapshot: ORG/NAME}"),
+            std::string::npos)
+      << Problems(other);
+  // The word spelled as a string is refused: the map is its one spelling.
+  std::string spelled = Replaced(kCaptured, argv, "argv: [vllm, serve, \"{hf_snapshot:org/m}\"]");
+  EXPECT_NE(Problems(spelled).find("argv[2]: is '{hf_snapshot:org/m}', which servebench reads as "
+                                   "a snapshot word"),
+            std::string::npos)
+      << Problems(spelled);
+  std::string env = Replaced(kCaptured, "HIP_VISIBLE_DEVICES: ROCR_VISIBLE_DEVICES",
+                             "MODEL_PATH: {hf_snapshot: org}");
+  EXPECT_NE(Problems(env).find("env_from.MODEL_PATH.hf_snapshot: is 'org'"), std::string::npos)
+      << Problems(env);
+}
+
+TEST(HubSnapshotTest, WordsAreFoundReplacedAndSplitInAnyText) {
+  const std::string word = HubSnapshotWord("org/m");
+  EXPECT_EQ(word, "{hf_snapshot:org/m}");
+  EXPECT_TRUE(IsHubSnapshotWord(word));
+  EXPECT_FALSE(IsHubSnapshotWord("MODEL_PATH=" + word));
+  const std::string text = "-e MODEL_PATH=" + word + " {hf_snapshot:bad} " + HubSnapshotWord("a/b");
+  EXPECT_EQ(HubSnapshotsIn(text), (std::vector<std::string>{"org/m", "a/b"}));
+  EXPECT_EQ(ReplaceHubSnapshots(text, [](const std::string& repo) { return "<" + repo + ">"; }),
+            "-e MODEL_PATH=<org/m> {hf_snapshot:bad} <a/b>");
+  auto pieces = SplitAtHubSnapshots(text);
+  ASSERT_EQ(pieces.size(), 4u);
+  EXPECT_EQ(pieces[0].text, "-e MODEL_PATH=");
+  EXPECT_TRUE(pieces[1].is_snapshot);
+  EXPECT_EQ(pieces[2].text, " {hf_snapshot:bad} ");
+  EXPECT_EQ(HubCacheFolderName("MiniMaxAI/MiniMax-M3"), "models--MiniMaxAI--MiniMax-M3");
+  EXPECT_TRUE(IsHubRepoId("Inferact/MiniMax-M3-EAGLE3-GQA"));
+  EXPECT_FALSE(IsHubRepoId("org/"));
+  EXPECT_FALSE(IsHubRepoId("org/m/extra"));
+  EXPECT_FALSE(IsHubRepoId("../m"));
 }
 
 }  // namespace

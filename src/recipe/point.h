@@ -120,6 +120,9 @@ struct RouterCommand {
 // the engine adapter runs it exactly, in the session's work folder, instead of
 // rendering one from the ServeSpec's fields, which then describe the deployment
 // (identity, exp names, per-GPU metrics) without shaping the command.
+// An argv element (or an env value of the ServeSpec, an auxiliary server or the
+// router) may be a hub snapshot word, a folder known only at launch
+// (recipe/hub_snapshot.h).
 struct VerbatimCommand {
   std::vector<std::string> argv;  // argv[0] is looked up on PATH; empty = render
   int port = 0;                   // where the command listens (its --port), for readiness

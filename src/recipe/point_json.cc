@@ -7,6 +7,7 @@
 
 #include "common/sha256.h"
 #include "recipe/canonical_json.h"
+#include "recipe/hub_snapshot.h"
 #include "recipe/recipe.h"
 
 namespace servebench::recipe {
@@ -428,7 +429,7 @@ Point WithSecretsRedacted(const Point& point) {
   for (auto& [name, value] : out.serve.env) {
     bool shown = std::find(point.env_not_secret.begin(), point.env_not_secret.end(), name) !=
                  point.env_not_secret.end();
-    if (!shown) value = kRedactedValue;
+    if (!shown && !IsHubSnapshotWord(value)) value = kRedactedValue;
   }
   // An auxiliary server's and the router's environment are the server's too: redacted by
   // the same names.
@@ -438,7 +439,7 @@ Point WithSecretsRedacted(const Point& point) {
     for (auto& [name, value] : *env) {
       bool shown = std::find(point.env_not_secret.begin(), point.env_not_secret.end(), name) !=
                    point.env_not_secret.end();
-      if (!shown) value = kRedactedValue;
+      if (!shown && !IsHubSnapshotWord(value)) value = kRedactedValue;
     }
   }
   return out;

@@ -91,7 +91,8 @@ inline constexpr char kRedactedValue[] = "<redacted>";
 
 // A copy of `point` to write out: every serve.env value (and every value of an
 // auxiliary server's and the router's env, serve.command.auxiliary/router) replaced by
-// kRedactedValue unless its name is in point.env_not_secret. The ids are those of `point` (secrets
+// kRedactedValue unless its name is in point.env_not_secret or it is a hub snapshot word
+// (recipe/hub_snapshot.h: a placeholder, no secret). The ids are those of `point` (secrets
 // are part of what ran; their values never leave the process).
 Point WithSecretsRedacted(const Point& point);
 

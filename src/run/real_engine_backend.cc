@@ -225,6 +225,11 @@ std::unique_ptr<LiveEngine> SupervisedEngineBackend::StartOnce(const recipe::Ser
       return nullptr;
     }
   }
+  // Snapshot folders the command names exist once the prepare steps downloaded them.
+  if (Status resolved = engine::ResolveHubSnapshots(render, &*command); !resolved.ok()) {
+    *failure = {failure_class::kInfraPrepareFailed, resolved.message()};
+    return nullptr;
+  }
   // Auxiliary servers first (serve.command.auxiliary), each with its own log beside
   // the engine's: <log>.aux<i>-<program>.log. They answer no readiness probe; the
   // engine's readiness is the session's, and one that ended by then fails it.

@@ -2,8 +2,10 @@
 // engines on loopback, with a real SQLite store. Each test writes a small native
 // recipe into its own temporary folder.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -223,6 +225,66 @@ TEST_F(RunE2eTest, InvalidRecipeLaunchesNothing) {
   EXPECT_NE(r.output.find("nothing was launched"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(dir_ / "out"));
   EXPECT_TRUE(MarkedEngines().empty());
+}
+
+// A port nothing listens on now (bound and released), for a verbatim command's own.
+int UnusedPort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+// A verbatim command serving a model's snapshot folder from the HF cache (InferenceX's
+// MiniMax-M3 H200 script: `vllm serve "$MODEL_PATH"`): the prepare step downloads it
+// (here: makes the cache's layout, revision r7), and only then is the folder, which the
+// recipe cannot know, given to the command, in its argv and in MODEL_PATH. The command
+// starts the sim only when both name the downloaded snapshot.
+TEST_F(RunE2eTest, ASnapshotFolderIsResolvedAfterThePrepareStepsAndGivenToTheCommand) {
+  const int port = UnusedPort();
+  const std::string hub = (dir_ / "hub").string();
+  std::ostringstream y;
+  y << "servebench: 1\nrecipes:\n  snap:\n    engine: sim\n    model: llama-3.1-8b\n"
+    << "    hardware: h200\n    precision: bf16\n    readiness_timeout_s: 30\n"
+    << "    prepare:\n      - [bash, -c, 'm=\"$HF_HUB_CACHE/models--org--m\"; mkdir -p \"$m/refs\" "
+       "\"$m/snapshots/r7\" && printf r7 > \"$m/refs/main\" && echo {} > "
+       "\"$m/snapshots/r7/config.json\"']\n"
+    << "    env_from: {MODEL_PATH: {hf_snapshot: org/m}}\n"
+    << "    env_not_secret: [MODEL_PATH]\n"
+    << "    load:\n      dataset: random\n      prompts_per_concurrency: 4\n"
+    << "    scenarios:\n      - isl: 64\n        osl: 16\n        search_space:\n"
+    << "          - tp: 1\n            concurrency: [1]\n            command:\n"
+    << "              argv: [bash, -c, 'test -f \"$1/config.json\" && test \"$1\" = "
+       "\"$MODEL_PATH\" && exec \"$0\" sim --port "
+    << port << " --time-scale 0 --seed " << marker_ << "', " << SERVEBENCH_BIN
+    << ", {hf_snapshot: org/m}]\n"
+    << "              port: " << port << "\n";
+  const std::string recipe = (dir_ / "recipe.yaml").string();
+  std::ofstream(recipe) << y.str();
+  Result dry = Run("HF_HUB_CACHE=" + hub + " " + RunArgs(recipe, "--dry-run"));
+  ASSERT_EQ(dry.exit_code, 0) << dry.output;
+  EXPECT_NE(dry.output.find("hf_snapshot_1=\"$hf_snapshot_1/snapshots/$(cat "), std::string::npos)
+      << dry.output;
+  EXPECT_NE(dry.output.find("MODEL_PATH=\"$hf_snapshot_1\""), std::string::npos) << dry.output;
+  EXPECT_FALSE(fs::exists(hub)) << "the dry run downloads nothing";
+  Result r = Run("HF_HUB_CACHE=" + hub + " " + RunArgs(recipe));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("1 ok"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::is_directory(hub + "/models--org--m/snapshots/r7"));
+  // Without the download the command is not started, and the error says why.
+  std::string no_prepare = y.str();
+  no_prepare.erase(no_prepare.find("    prepare:"),
+                   no_prepare.find("    env_from:") - no_prepare.find("    prepare:"));
+  std::ofstream(recipe) << no_prepare;
+  Result missing = Run("HF_HUB_CACHE=" + (dir_ / "empty").string() + " " + RunArgs(recipe));
+  EXPECT_NE(missing.exit_code, 0) << missing.output;
+  EXPECT_NE(missing.output.find("org/m's snapshot in the HF cache"), std::string::npos)
+      << missing.output;
 }
 
 TEST_F(RunE2eTest, DryRunPrintsTheSimCommandAndStartsNothing) {

@@ -18,6 +18,7 @@
 #include "capture/sandbox.h"
 #include "common/atomic_file.h"
 #include "engine/command_display.h"
+#include "recipe/hub_snapshot.h"
 #include "recipe/point.h"
 
 namespace servebench::capture::testing {
@@ -70,6 +71,31 @@ inline std::vector<CallRecord> ReplayDryRun(const std::string& shell_text, const
   if (std::system(command.c_str()) != 0) return {};
   auto calls = ReadCallRecords(records);
   return calls.ok() ? *calls : std::vector<CallRecord>{};
+}
+
+// Makes an HF cache in `cache` holding a snapshot of each repository whose snapshot
+// `serve`'s command names (recipe/hub_snapshot.h), laid out as `hf download` leaves
+// one (refs/main naming snapshots/replay-revision), and returns `serve` with each
+// snapshot word replaced by that folder: what its dry run, run with
+// HF_HUB_CACHE=`cache`, starts.
+inline recipe::ServeSpec WithReplayHubCache(const recipe::ServeSpec& serve,
+                                            const std::string& cache) {
+  auto folder = [&](const std::string& repo) {
+    const std::string model = cache + "/" + recipe::HubCacheFolderName(repo);
+    std::filesystem::create_directories(model + "/refs");
+    std::filesystem::create_directories(model + "/snapshots/replay-revision");
+    std::ofstream(model + "/refs/main") << "replay-revision";
+    return model + "/snapshots/replay-revision";
+  };
+  recipe::ServeSpec out = serve;
+  auto words = [&](std::vector<std::string>* argv, std::map<std::string, std::string>* env) {
+    for (auto& word : *argv) word = recipe::ReplaceHubSnapshots(word, folder);
+    for (auto& [name, value] : *env) value = recipe::ReplaceHubSnapshots(value, folder);
+  };
+  words(&out.command.argv, &out.env);
+  for (auto& aux : out.command.auxiliary) words(&aux.argv, &aux.env);
+  words(&out.command.router.argv, &out.command.router.env);
+  return out;
 }
 
 // The dry run starts each auxiliary server of `serve` in the background just before
