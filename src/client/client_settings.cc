@@ -13,6 +13,7 @@
 #include "client/conversation_dataset.h"
 #include "client/length_mixture.h"
 #include "client/prefix_pool.h"
+#include "client/prompt_memory.h"
 #include "common/limits.h"
 #include "net/url.h"
 #include "trace/trace_loader.h"
@@ -428,26 +429,19 @@ Status Validate(const BenchSettings& s) {
     double prompt_tokens =
         requests * (static_cast<double>(s.random_prefix_len) +
                     (mix ? mix_in : MaxDrawn(s.random_input_len, s.random_range_ratio)));
-    if (prompt_tokens > static_cast<double>(limits::kMaxPromptTokensPerRun)) {
-      return bad(fmt::format(
-          "--num-prompts {} x --random-input-len {} (+ prefix, range): up to {:.0f} prompt "
-          "tokens; at most {} are prepared per run: use fewer or shorter prompts",
-          s.num_prompts + s.num_warmups, s.random_input_len, prompt_tokens,
-          limits::kMaxPromptTokensPerRun));
-    }
+    SB_RETURN_IF_ERROR(CheckPromptMemory(
+        prompt_tokens, fmt::format("--num-prompts {} x --random-input-len {} (+ prefix, range)",
+                                   s.num_prompts + s.num_warmups, s.random_input_len)));
   }
   if (is_pool) {
     const PrefixPoolSettings& pool = s.prefix_pool;
     double prompt_tokens = (requests + static_cast<double>(pool.num_prefixes)) *
                            static_cast<double>(pool.prefix_len + pool.suffix_len);
-    if (prompt_tokens > static_cast<double>(limits::kMaxPromptTokensPerRun)) {
-      return bad(fmt::format(
-          "--num-prompts {} x (--prefix-repetition-prefix-len {} + -suffix-len {}), primers "
-          "included: {:.0f} prompt tokens; at most {} are prepared per run: use fewer or "
-          "shorter prompts",
-          s.num_prompts + s.num_warmups, pool.prefix_len, pool.suffix_len, prompt_tokens,
-          limits::kMaxPromptTokensPerRun));
-    }
+    SB_RETURN_IF_ERROR(CheckPromptMemory(
+        prompt_tokens,
+        fmt::format("--num-prompts {} x (--prefix-repetition-prefix-len {} + -suffix-len {}), "
+                    "primers included",
+                    s.num_prompts + s.num_warmups, pool.prefix_len, pool.suffix_len)));
   }
   int64_t out_len = s.dataset_name == "random"        ? s.random_output_len
                     : is_pool                         ? s.prefix_pool.output_len

@@ -18,6 +18,20 @@ void AppendInt(std::string& out, int64_t v) {
 
 }  // namespace
 
+std::vector<std::string> BuildRequests(const RequestTemplate& t, std::vector<Prompt>* prompts,
+                                       bool ignore_eos) {
+  std::vector<std::string> requests;
+  requests.reserve(prompts->size());
+  for (Prompt& p : *prompts) {
+    requests.push_back(BuildRequest(t, p, ignore_eos));
+    std::vector<int32_t>().swap(p.token_ids);
+    std::string().swap(p.text);
+    std::string().swap(p.prefix_text);
+    std::string().swap(p.messages_json);
+  }
+  return requests;
+}
+
 bool IsChatEndpoint(const BenchSettings& s) {
   return EffectiveEndpoint(s).find("chat") != std::string::npos;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "client/client_settings.h"
 #include "client/dataset.h"
@@ -34,6 +35,13 @@ StatusOr<RequestTemplate> MakeRequestTemplate(const BenchSettings& settings, con
 
 // The complete request for `prompt`.
 std::string BuildRequest(const RequestTemplate& t, const Prompt& prompt, bool ignore_eos);
+
+// The requests of `prompts`, in order, each prompt's payload (token ids, text,
+// messages) released once its request is built, so a run's prompts and requests are
+// never both held whole (client/prompt_memory.h counts the peak); the prompts keep
+// their counts and tags.
+std::vector<std::string> BuildRequests(const RequestTemplate& t, std::vector<Prompt>* prompts,
+                                       bool ignore_eos);
 
 // True when the effective endpoint (client_settings.h) is the chat API.
 bool IsChatEndpoint(const BenchSettings& settings);

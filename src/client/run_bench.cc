@@ -558,8 +558,9 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
                       telemetry::PowerSession::Open(power_settings, anchor, http_get));
   power->Begin(cancel);
 
-  auto make_jobs = [&](const std::vector<Prompt>& ps, bool warmup,
-                       const std::vector<int64_t>& offsets) {
+  // Consumes the prompts' payloads (BuildRequests); their counts stay.
+  auto make_jobs = [&](std::vector<Prompt>& ps, bool warmup, const std::vector<int64_t>& offsets) {
+    std::vector<std::string> requests = BuildRequests(tmpl, &ps, s.ignore_eos);
     std::vector<Job> jobs(ps.size());
     for (size_t i = 0; i < ps.size(); ++i) {
       jobs[i].index = static_cast<int64_t>(i);
@@ -570,7 +571,7 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
           offsets.empty()
               ? 0
               : static_cast<int64_t>(std::llround(static_cast<double>(offsets[i]) * s.time_scale));
-      jobs[i].request = BuildRequest(tmpl, ps[i], s.ignore_eos);
+      jobs[i].request = std::move(requests[i]);
       jobs[i].client_prompt_tokens = ps[i].prompt_tokens;
       jobs[i].max_tokens = ps[i].max_tokens;
     }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "client/prompt_memory.h"
 #include "client/request_builder.h"
 #include "common/limits.h"
 #include "trace/expected_hits.h"
@@ -88,11 +89,9 @@ StatusOr<TraceWorkload> LoadTraceWorkload(const BenchSettings& s) {
       }
     }
   }
-  if (tokens > limits::kMaxPromptTokensPerRun) {
-    return Status::InvalidArgument(fmt::format(
-        "--dataset-path {}: {} prompt tokens in {} turns; at most {} are prepared per run",
-        s.dataset_path, tokens, items.size(), limits::kMaxPromptTokensPerRun));
-  }
+  SB_RETURN_IF_ERROR(
+      CheckPromptMemory(static_cast<double>(tokens),
+                        fmt::format("--dataset-path {}: {} turns", s.dataset_path, items.size())));
   // Lanes keep the job order LaneSchedule numbers (tree, conversation, turn).
   if (!w.lanes) {
     std::stable_sort(items.begin(), items.end(),

@@ -20,10 +20,17 @@ inline constexpr int64_t kMaxPromptsPerRun = 1'000'000;
 // today are 1-10M tokens; 4M tokens of prompt text are ~20 MB per request.
 inline constexpr int64_t kMaxTokensPerRequest = 4 * 1024 * 1024;
 
-// Prompt tokens prepared before a run starts, over all its requests (prompts are built
-// up front so building them never delays a send): ~10 bytes each at peak, so this
-// bounds the prepared prompts to ~1.3 GB.
-inline constexpr int64_t kMaxPromptTokensPerRun = 128 * 1024 * 1024;
+// Prompt tokens prepared before a run starts, over all its requests (prompts and
+// their requests are built up front so building them never delays a send): a hard
+// ceiling; below it a run must also fit a quarter of the host's memory at
+// kPromptBytesPerToken (client/prompt_memory.h, the one check). 2^31 tokens are ~21 GB:
+// twice InferenceX's largest fixed-length point (conc 16384 x 10 x 8k, 1.34 G tokens).
+inline constexpr int64_t kMaxPromptTokensPerRun = int64_t{2} * 1024 * 1024 * 1024;
+
+// Bytes a prepared prompt token costs at peak: its token id or word until its request
+// is built, then its share of the request's bytes (bench/client/bench_prompt_memory
+// measures it: 5.7 on 8k-token completions, 6.0 on chat; the rest is headroom).
+inline constexpr int64_t kPromptBytesPerToken = 8;
 
 // Output tokens asked for over all requests of a run: each becomes a 16-byte stream
 // event kept until the summary is computed, so this bounds them to ~2 GB.
