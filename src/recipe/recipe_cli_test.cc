@@ -30,6 +30,26 @@ TEST(RecipeCliTest, ExamplesAndSeedsValidate) {
   EXPECT_NE(r.output.find("ok: 3 recipe(s), 82 point(s)"), std::string::npos) << r.output;
 }
 
+// Issue 17's seed (a): the native example carries the seed PR's serve script, so its
+// dry run shows every flag and setting of it: MiniMax-M3's mandatory block size and
+// attention backend, the parsers, the device mapping, the draft downloaded into the
+// shared HF cache, and the client's chat template (servebench's chat path).
+TEST(RecipeCliTest, TheSeedExamplesDryRunShowsTheSeedScriptsFlags) {
+  Result r = RunServebench("run " + kRoot +
+                           "examples/minimaxm3-mi355x-mtp.yaml --dry-run "
+                           "--no-evals --out " +
+                           std::filesystem::temp_directory_path().string() + "/sb_seed_dry_run");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* shown :
+       {"--block-size 128", "--language-model-only", "--kv-cache-dtype fp8",
+        "--attention-backend TRITON_ATTN", "--enforce-eager", "--tool-call-parser minimax_m3",
+        "--reasoning-parser minimax_m3", "--trust-remote-code",
+        "# HIP_VISIBLE_DEVICES is $ROCR_VISIBLE_DEVICES", "hf download Inferact/MiniMax-M3-EAGLE3",
+        "--speculative-config.model Inferact/MiniMax-M3-EAGLE3",
+        "to /v1/chat/completions as chat messages: the server applies the model's chat template"})
+    EXPECT_NE(r.output.find(shown), std::string::npos) << shown << "\n" << r.output;
+}
+
 TEST(RecipeCliTest, BrokenRecipeExitsOneWithEveryLocatedProblem) {
   std::string path = TempFile("broken.yaml",
                               "servebench: 1\nrecipes:\n  r:\n    engine: vlm\n    model: m\n"
