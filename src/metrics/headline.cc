@@ -50,13 +50,16 @@ const json::object* ServebenchStats(const json::object& result, std::string_view
   return st != nullptr && st->is_object() ? &st->get_object() : nullptr;
 }
 
-// servebench.power of a result (telemetry/power_report.h writes it), or null.
-const json::object* Power(const json::object& result) {
+// servebench.<name> of a result when it is an object, or null.
+const json::object* ServebenchObject(const json::object& result, std::string_view name) {
   const json::value* sb = result.if_contains("servebench");
   if (sb == nullptr || !sb->is_object()) return nullptr;
-  const json::value* p = sb->get_object().if_contains("power");
+  const json::value* p = sb->get_object().if_contains(name);
   return p != nullptr && p->is_object() ? &p->get_object() : nullptr;
 }
+
+// servebench.power of a result (telemetry/power_report.h writes it), or null.
+const json::object* Power(const json::object& result) { return ServebenchObject(result, "power"); }
 
 }  // namespace
 
@@ -133,6 +136,8 @@ const std::vector<HeadlineMetric>& HeadlineMetrics() {
        "total_gpu_energy_j / output tokens", 4},
       {"output_tokens_per_joule", &Headline::output_tokens_per_joule, "tokens/J",
        "output tokens / total_gpu_energy_j", 2},
+      {"tool_call_valid_fraction", &Headline::tool_call_valid_fraction, "fraction",
+       "tool calls whose arguments are a JSON object / all returned tool calls", 3},
       {"max_concurrency_at_slo", &Headline::max_concurrency_at_slo, "requests",
        "servebench search: the highest concurrency that met every SLO limit (docs/search.md)", 0},
       {"max_request_rate_at_slo", &Headline::max_request_rate_at_slo, "req/s",
@@ -193,6 +198,11 @@ Headline HeadlineFromResult(const json::object& result, const GpuTopology& gpus)
                             "output_tokens_per_joule"}) {
       h.*(FindHeadlineMetric(key)->field) = Number(*power, key);
     }
+  }
+  if (const json::object* calls = ServebenchObject(result, "tool_calls")) {
+    const double valid = Number(*calls, "valid").value_or(0);
+    const double invalid = Number(*calls, "invalid").value_or(0);
+    if (valid + invalid > 0) h.tool_call_valid_fraction = valid / (valid + invalid);
   }
   // A search's answer (search/slo_search.h's JSON): null when nothing met the SLO.
   h.max_concurrency_at_slo = Number(result, "max_concurrency_at_slo");

@@ -93,6 +93,10 @@ struct Headline {
   std::optional<double> total_gpu_energy_j;       // J, all GPUs of the point, the window
   std::optional<double> joules_per_output_token;  // J / output token
   std::optional<double> output_tokens_per_joule;  // output tokens / J (tok/s per W)
+  // ---- Tool calls (docs/metrics.md "Channels"): servebench.tool_calls of the result ----
+  // valid / (valid + invalid): the share of returned tool calls whose arguments are a
+  // JSON object. nullopt when the run returned no tool call.
+  std::optional<double> tool_call_valid_fraction;
   // ---- SLO search (docs/search.md): the answer of a `servebench search` ----
   // The highest concurrency / request rate whose probe met every limit; only the
   // record of a search's answer has one (nullopt when even the minimum failed).
@@ -128,7 +132,8 @@ const HeadlineMetric* FindHeadlineMetric(std::string_view name);
 // acceptance length from `spec_decode_acceptance_length` (else
 // servebench.spec_decode.acceptance_length), TTFO from servebench.stats.ttfo_ms
 // (median, p99; null when the result has none), the power keys from servebench.power
-// (null there when the power was invalid), a search answer's max_concurrency_at_slo /
+// (null there when the power was invalid), the tool-call valid fraction from
+// servebench.tool_calls (null without calls), a search answer's max_concurrency_at_slo /
 // max_request_rate_at_slo from the top level (search/slo_search.h's JSON). Per-GPU
 // throughput follows from `gpus`.
 // Latencies of a run with no completed request are nullopt (the writer's 0.0 stands

@@ -115,6 +115,23 @@ TEST(HeadlineTest, PowerComesFromServebenchPowerAndInvalidPowerStaysMissing) {
                    .output_tokens_per_joule.has_value());
 }
 
+// Tool-call validity: valid / (valid + invalid) of servebench.tool_calls; missing when
+// the run returned no tool call (a run without tools is not "0 % valid").
+TEST(HeadlineTest, ToolCallValidityIsTheShareOfCallsWhoseArgumentsParse) {
+  boost::json::object calls{{"valid", 45}, {"invalid", 5}, {"requests_without_tool_call", 3}};
+  boost::json::object result{{"completed", 53},
+                             {"servebench", boost::json::object{{"tool_calls", calls}}}};
+  EXPECT_DOUBLE_EQ(*HeadlineFromResult(result, SingleNodeTopology({})).tool_call_valid_fraction,
+                   0.9);
+  calls["valid"] = 0;
+  calls["invalid"] = 0;
+  result["servebench"] = boost::json::object{{"tool_calls", calls}};
+  EXPECT_FALSE(
+      HeadlineFromResult(result, SingleNodeTopology({})).tool_call_valid_fraction.has_value());
+  EXPECT_FALSE(HeadlineFromResult({{"completed", 8}}, SingleNodeTopology({}))
+                   .tool_call_valid_fraction.has_value());
+}
+
 TEST(HeadlineTest, RunWithNothingCompletedHasNoLatencies) {
   // The vLLM-compatible writer puts 0.0 for the statistics of an empty set.
   boost::json::object result{{"completed", 0},

@@ -34,6 +34,10 @@ const std::vector<MetricSpec>& AllMetrics() {
       // counted, so one change is not two regressions.
       {"joules_per_output_token", Better::kLower, 0.05, 3, true},
       {"output_tokens_per_joule", Better::kHigher, 0.05, 3, false},
+      // Tool-call validity (docs/metrics.md "Channels"): a build whose calls' arguments
+      // stop parsing as JSON answers worse however fast it is. 2 %: near 1 a drop of
+      // 0.02 is one broken call in fifty.
+      {"tool_call_valid_fraction", Better::kHigher, 0.02, 3, true},
       // A search's answer (docs/search.md): higher is better. 5 %, the rate search's
       // default resolution (--search-resolution 0.05): a smaller move is inside what
       // the bisection can tell apart. A concurrency answer moves in whole steps, so at
