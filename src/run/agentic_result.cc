@@ -172,47 +172,19 @@ json::value TheoreticalHit(const json::object& aiperf) {
 // hit rate is servebench.prefix_cache.server in the bench result), not AIPerf's
 // per-metric time series, so nothing is present; the token totals come from the records.
 json::object ServerMetricsBlock(const std::vector<const AgenticRequest*>& ok) {
-  auto nulls = [](std::initializer_list<const char*> keys) {
-    json::object o;
-    for (const char* k : keys) o[k] = nullptr;
-    return o;
-  };
-  json::object cache = nulls({"gpu_cache_hit_rate", "cpu_cache_hit_rate", "external_cache_hit_rate",
-                              "overall_cache_hit_rate", "prefix_cache_hits", "prefix_cache_queries",
-                              "external_prefix_cache_hits", "external_prefix_cache_queries"});
-  cache["cached_tokens_by_source"] = json::object();
-  for (const char* k :
-       {"frontend_cache_hit_rate", "router_kv_hit_rate", "router_shared_cache_hit_rate",
-        "frontend_cached_tokens", "frontend_input_tokens"})
-    cache[k] = nullptr;
-  json::value prompt_total = nullptr, generation_total = nullptr;
+  json::object block = EmptyServerMetricsBlock(false, 0);
+  json::object& tokens = block["tokens"].as_object();
   if (!ok.empty()) {
     int64_t in = 0, out = 0;
     for (const AgenticRequest* r : ok) {
       in += r->input_tokens;
       out += r->output_tokens;
     }
-    prompt_total = in;
-    generation_total = out;
+    tokens["prompt_total"] = in;
+    tokens["generation_total"] = out;
   }
-  json::object by_source = nulls({"gpu_cache_hit", "cpu_or_external_cache_hit", "computed"});
-  by_source["raw"] = json::object();
-  return json::object{
-      {"present", false},
-      {"adapter", "none"},
-      {"metric_count", 0},
-      {"cache", std::move(cache)},
-      {"kv_cache", nulls({"gpu_usage_pct", "gpu_total_tokens", "cpu_usage_pct", "cpu_used_tokens",
-                          "cpu_total_tokens"})},
-      {"kv_offload",
-       nulls({"bytes_gpu_to_cpu", "bytes_cpu_to_gpu", "time_gpu_to_cpu", "time_cpu_to_gpu",
-              "bandwidth_gpu_to_cpu_bytes_per_second", "bandwidth_cpu_to_gpu_bytes_per_second"})},
-      {"tokens",
-       {{"prompt_total", prompt_total},
-        {"generation_total", generation_total},
-        {"requests_completed", ok.size()},
-        {"prompt_by_source", std::move(by_source)}}},
-      {"sources", json::array()}};
+  tokens["requests_completed"] = ok.size();
+  return block;
 }
 
 // records_* counts as InferenceX's load_records_with_accounting keeps them: a record is
@@ -397,12 +369,14 @@ StatusOr<json::object> AgenticAggregateJson(const std::vector<AgenticRequest>& r
       out += r->output_tokens;
     }
     agg["server_metrics"] =
-        VllmServerMetricsBlock(*server_metrics_export, static_cast<int64_t>(ok.size()), in, out);
+        EngineServerMetricsBlock(*server_metrics_export, static_cast<int64_t>(ok.size()), in, out);
   } else {
     agg["server_metrics"] = ServerMetricsBlock(ok);
     warnings.emplace_back("server_metrics_export.json missing or empty");
   }
-  agg["kv_cache_pool_tokens"] = nullptr;  // server_metrics.kv_cache.gpu_total_tokens
+  // As InferenceX: server_metrics.kv_cache.gpu_total_tokens (SGLang's pool gauge; vLLM's
+  // comes from its log, which servebench does not read: null).
+  agg["kv_cache_pool_tokens"] = agg["server_metrics"].at("kv_cache").at("gpu_total_tokens");
   if (!warnings.empty()) agg["warnings"] = std::move(warnings);  // InferenceX omits it empty
   return RoundFloats(agg).as_object();
 }

@@ -201,9 +201,59 @@ std::string WriteScrapes(const std::string& dir) {
   return path;
 }
 
-LoadOutcome LoadWithScrapes(const std::string& dir) {
+// The same phase as an SGLang engine with HiCache exports it: of 1,000 prompt tokens
+// 400 cached on the device, 300 in the host tier, 300 computed; token usage peaking at
+// 0.8; a pool of 50,000 tokens; the host tier 25 of 100 tokens used at most.
+std::string WriteSglangScrapes(const std::string& dir) {
+  struct At {
+    double prompt, generation, device, host, usage, host_used;
+  };
+  const std::vector<At> at = {
+      {100, 10, 0, 0, 0.2, 0}, {600, 60, 200, 200, 0.8, 25}, {1100, 110, 400, 300, 0.5, 10}};
+  const std::string labels = "{\"model_name\":\"m\",\"tp_rank\":\"0\"}";
+  auto with = [](const char* key, const char* value) {
+    return fmt::format("{{\"model_name\":\"m\",\"tp_rank\":\"0\",\"{}\":\"{}\"}}", key, value);
+  };
+  std::string text;
+  for (size_t i = 0; i < at.size(); ++i) {
+    const At& a = at[i];
+    auto sample = [&](const std::string& name, double v, const std::string& l) {
+      return fmt::format("[\"{}\",{},{}]", name, l, v);
+    };
+    std::vector<std::string> samples = {
+        sample("sglang:prompt_tokens_total", a.prompt, labels),
+        sample("sglang:generation_tokens_total", a.generation, labels),
+        sample("sglang:cached_tokens_total", a.device, with("cache_source", "device")),
+        sample("sglang:cached_tokens_total", a.host, with("cache_source", "host")),
+        sample("sglang:realtime_tokens_total", a.prompt - a.device - a.host,
+               with("mode", "prefill_compute")),
+        sample("sglang:token_usage", a.usage, labels),
+        sample("sglang:max_total_num_tokens", 50000, labels),
+        sample("sglang:hicache_host_used_tokens", a.host_used, labels),
+        sample("sglang:hicache_host_total_tokens", 100, labels)};
+    std::string joined;
+    for (const std::string& x : samples) joined += (joined.empty() ? "" : ",") + x;
+    text += fmt::format("{{\"unix_ns\":{},\"kv_usage\":{{}},\"samples\":[{}]}}\n",
+                        kAnchorRealtime + static_cast<int64_t>(i) * 1'000'000'000, joined);
+  }
+  const std::string path = dir + "/requests.server_metrics.jsonl";
+  std::ofstream(path) << text;
+  return path;
+}
+
+// The agentic point on SGLang.
+recipe::Point SglangAgenticPoint() {
+  recipe::Point p = AgenticPoint();
+  p.serve.engine = "sglang";
+  p.serve.framework = "sglang";
+  p.serve.image = "lmsysorg/sglang:v0.5.9";
+  p.serve.kv_offload_backend = "hicache";
+  return p;
+}
+
+LoadOutcome LoadWithScrapes(const std::string& dir, bool sglang = false) {
   LoadOutcome load = Load(WriteRequests(dir));
-  load.server_metrics_path = WriteScrapes(dir);
+  load.server_metrics_path = sglang ? WriteSglangScrapes(dir) : WriteScrapes(dir);
   load.summary["servebench"].as_object()["run"].as_object()["metrics_url"] =
       "http://127.0.0.1:8000/metrics";
   return load;
@@ -242,6 +292,33 @@ TEST(AgenticResultTest, ScrapesBecomeAiperfsExportAndFillTheServerMetricsBlock) 
   EXPECT_NEAR(Num(sm, {"tokens", "prompt_total"}), 1000, kRound);
   EXPECT_NEAR(Num(sm, {"tokens", "prompt_by_source", "computed"}), 300, kRound);
   EXPECT_FALSE(agg.as_object().contains("warnings"));  // InferenceX writes none then
+}
+
+// An SGLang engine's metrics are read as InferenceX's SGLang adapter reads them: cached
+// tokens by source over the prompt tokens, token usage, the pool, the HiCache host tier.
+TEST(AgenticResultTest, SglangScrapesFillTheServerMetricsBlockAsInferenceXsSglangAdapter) {
+  const std::string dir = testing::FreshTestDir("agentic_sglang_scrapes");
+  auto written =
+      WriteAgenticResult(dir, SglangAgenticPoint(), "h200-node-7", LoadWithScrapes(dir, true));
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  const json::value exported = ReadJson(written->aiperf_dir + "/server_metrics_export.json");
+  EXPECT_EQ(exported.at("metrics").at("sglang:cached_tokens").at("type").as_string(), "counter");
+  const json::value agg = ReadJson(written->aggregate_path);
+  const json::value& sm = agg.at("server_metrics");
+  EXPECT_TRUE(sm.at("present").as_bool());
+  EXPECT_EQ(sm.at("adapter").as_string(), "sglang");
+  EXPECT_NEAR(Num(sm, {"cache", "gpu_cache_hit_rate"}), 0.4, kRound);
+  EXPECT_NEAR(Num(sm, {"cache", "cpu_cache_hit_rate"}), 0.3, kRound);
+  EXPECT_NEAR(Num(sm, {"cache", "external_cache_hit_rate"}), 0.3, kRound);
+  EXPECT_NEAR(Num(sm, {"cache", "overall_cache_hit_rate"}), 0.7, kRound);
+  EXPECT_NEAR(Num(sm, {"cache", "cached_tokens_by_source", "device"}), 400, kRound);
+  EXPECT_NEAR(Num(sm, {"kv_cache", "gpu_usage_pct"}), 0.8, kRound);
+  EXPECT_NEAR(Num(sm, {"kv_cache", "gpu_total_tokens"}), 50000, kRound);
+  EXPECT_NEAR(Num(sm, {"kv_cache", "cpu_usage_pct"}), 0.25, kRound);
+  EXPECT_NEAR(Num(sm, {"tokens", "prompt_total"}), 1000, kRound);
+  EXPECT_NEAR(Num(sm, {"tokens", "prompt_by_source", "computed"}), 300, kRound);
+  EXPECT_TRUE(sm.at("kv_offload").at("bytes_gpu_to_cpu").is_null());
+  EXPECT_TRUE(sm.at("sources").as_array().empty());
 }
 
 TEST(AgenticResultTest, AggregateHoldsInferenceXsNumbersOfTheRecords) {
@@ -448,20 +525,12 @@ void ExpectSameJson(const json::value& ours, const json::value& theirs, const st
   EXPECT_EQ(json::serialize(ours), json::serialize(theirs)) << path;
 }
 
-// InferenceX's own tools over the artifacts: its validator accepts them, and its
-// aggregator (with the environment benchmark_lib.sh gives it) computes the same
-// aggregate. Needs a work tree of SemiAnalysisAI/InferenceX (never in this repository).
-TEST(AgenticResultInferenceXTest, ValidatorAcceptsAndAggregatorAgrees) {
-  const char* root = std::getenv("SERVEBENCH_INFERENCEX_ROOT");
-  if (root == nullptr || !std::filesystem::exists(std::string(root) + "/utils/agentic")) {
-    GTEST_SKIP() << "SERVEBENCH_INFERENCEX_ROOT does not name an InferenceX checkout with "
-                    "utils/agentic (e.g. git worktree add /tmp/inferencex of "
-                    "SemiAnalysisAI/InferenceX): InferenceX's validator and aggregator not run";
-  }
-  const std::string dir = testing::FreshTestDir("agentic_ix");
-  const recipe::Point point = AgenticPoint();
-  // With the engine's /metrics scrapes: InferenceX's vLLM adapter reads the export.
-  auto written = WriteAgenticResult(dir, point, "h200-node-7", LoadWithScrapes(dir));
+// One engine's artifacts through InferenceX's validator and aggregator.
+void ExpectInferenceXAgrees(const char* root, bool sglang) {
+  const std::string dir = testing::FreshTestDir(sglang ? "agentic_ix_sglang" : "agentic_ix");
+  const recipe::Point point = sglang ? SglangAgenticPoint() : AgenticPoint();
+  // With the engine's /metrics scrapes: InferenceX's adapter for them reads the export.
+  auto written = WriteAgenticResult(dir, point, "h200-node-7", LoadWithScrapes(dir, sglang));
   ASSERT_TRUE(written.ok()) << written.status().ToString();
 
   const testing::ShellResult validated =
@@ -477,13 +546,13 @@ TEST(AgenticResultInferenceXTest, ValidatorAcceptsAndAggregatorAgrees) {
   // exports it; HF_HUB_CACHE names no folder, so no trace metadata is read.
   const std::string env =
       "RESULT_FILENAME='" + name + "' RESULT_DIR='" + result_dir + "' AGENTIC_OUTPUT_DIR='" + dir +
-      "/ix' HF_HUB_CACHE='" + dir +
-      "/no-hf' RUNNER_TYPE=h200 CONC=4 "
-      "IMAGE=vllm/vllm-openai:v0.20.0 MODEL=MiniMaxAI/MiniMax-M3 MODEL_PREFIX=minimaxm3 "
-      "FRAMEWORK=vllm PRECISION=fp8 SPEC_DECODING=mtp DISAGG=false IS_MULTINODE=false TP=2 "
+      "/ix' HF_HUB_CACHE='" + dir + "/no-hf' RUNNER_TYPE=h200 CONC=4 IMAGE=" + point.serve.image +
+      " MODEL=MiniMaxAI/MiniMax-M3 MODEL_PREFIX=minimaxm3 FRAMEWORK=" + point.serve.framework +
+      " PRECISION=fp8 SPEC_DECODING=mtp DISAGG=false IS_MULTINODE=false TP=2 "
       "PP_SIZE=1 DCP_SIZE=1 PCP_SIZE=2 EP_SIZE=4 DP_ATTENTION=false KV_OFFLOADING=dram "
-      "KV_OFFLOAD_BACKEND=vllm-simple KV_OFFLOAD_BACKEND_METADATA='{\"name\":\"vllm-simple\"}' "
-      "TOTAL_CPU_DRAM_GB=512";
+      "KV_OFFLOAD_BACKEND=" +
+      point.serve.kv_offload_backend + " KV_OFFLOAD_BACKEND_METADATA='{\"name\":\"" +
+      point.serve.kv_offload_backend + "\"}' TOTAL_CPU_DRAM_GB=512";
   const testing::ShellResult aggregated =
       testing::RunShell("cd '" + std::string(root) + "' && env " + env +
                         " python3 -m utils.agentic.aggregation.process_agentic_result");
@@ -518,6 +587,23 @@ TEST(AgenticResultInferenceXTest, ValidatorAcceptsAndAggregatorAgrees) {
     }
     std::cout << "  " << label << ": servebench " << json::serialize(*a) << ", InferenceX "
               << json::serialize(*b) << "\n";
+  }
+}
+
+// InferenceX's own tools over the artifacts: its validator accepts them, and its
+// aggregator (with the environment benchmark_lib.sh gives it) computes the same
+// aggregate. Needs a work tree of SemiAnalysisAI/InferenceX (never in this repository).
+TEST(AgenticResultInferenceXTest, ValidatorAcceptsAndAggregatorAgrees) {
+  const char* root = std::getenv("SERVEBENCH_INFERENCEX_ROOT");
+  if (root == nullptr || !std::filesystem::exists(std::string(root) + "/utils/agentic")) {
+    GTEST_SKIP() << "SERVEBENCH_INFERENCEX_ROOT does not name an InferenceX checkout with "
+                    "utils/agentic (e.g. git worktree add /tmp/inferencex of "
+                    "SemiAnalysisAI/InferenceX): InferenceX's validator and aggregator not run";
+  }
+  for (const bool sglang : {false, true}) {
+    SCOPED_TRACE(sglang ? "SGLang's metrics, InferenceX's sglang adapter"
+                        : "vLLM's metrics, InferenceX's vllm adapter");
+    ExpectInferenceXAgrees(root, sglang);
   }
 }
 

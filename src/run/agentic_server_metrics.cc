@@ -99,14 +99,30 @@ void ForSeries(const json::object& metrics, std::initializer_list<const char*> n
   }
 }
 
+using StatKeys = std::initializer_list<const char*>;
+constexpr StatKeys kCounterKeys = {"total", "sum", "max", "avg"};
+
 std::optional<double> SumStat(const json::object& metrics, const char* name,
-                              const Filter& filter = nullptr) {
+                              const Filter& filter = nullptr, StatKeys keys = kCounterKeys) {
   std::optional<double> total;
   ForSeries(metrics, {name}, [&](const json::object& s) {
     if (filter && !filter(s)) return;
-    if (auto v = SeriesStat(s, {"total", "sum", "max", "avg"})) total = total.value_or(0) + *v;
+    if (auto v = SeriesStat(s, keys)) total = total.value_or(0) + *v;
   });
   return total;
+}
+
+// aggregation_common.gauge_stat(..., combine="avg"): the mean over the series.
+std::optional<double> GaugeAvg(const json::object& metrics, const char* name, StatKeys keys) {
+  double sum = 0;
+  int n = 0;
+  ForSeries(metrics, {name}, [&](const json::object& s) {
+    if (auto v = SeriesStat(s, keys)) {
+      sum += *v;
+      ++n;
+    }
+  });
+  return n > 0 ? std::optional<double>(sum / n) : std::nullopt;
 }
 
 std::optional<double> GaugeMax(const json::object& metrics,
@@ -159,6 +175,58 @@ std::string SourceId(const json::object& series) {
   return id;
 }
 
+// True when a metric of the export is named with `prefix` (InferenceX's matches()).
+bool HasMetricPrefix(const json::object& metrics, std::string_view prefix) {
+  for (const auto& kv : metrics)
+    if (std::string_view(kv.key()).substr(0, prefix.size()) == prefix) return true;
+  return false;
+}
+
+}  // namespace
+
+json::object EmptyServerMetricsBlock(bool present, size_t metric_count) {
+  return json::object{
+      {"present", present},
+      {"adapter", "none"},
+      {"metric_count", metric_count},
+      {"cache", json::object{{"gpu_cache_hit_rate", nullptr},
+                             {"cpu_cache_hit_rate", nullptr},
+                             {"external_cache_hit_rate", nullptr},
+                             {"overall_cache_hit_rate", nullptr},
+                             {"prefix_cache_hits", nullptr},
+                             {"prefix_cache_queries", nullptr},
+                             {"external_prefix_cache_hits", nullptr},
+                             {"external_prefix_cache_queries", nullptr},
+                             {"cached_tokens_by_source", json::object()},
+                             {"frontend_cache_hit_rate", nullptr},
+                             {"router_kv_hit_rate", nullptr},
+                             {"router_shared_cache_hit_rate", nullptr},
+                             {"frontend_cached_tokens", nullptr},
+                             {"frontend_input_tokens", nullptr}}},
+      {"kv_cache", json::object{{"gpu_usage_pct", nullptr},
+                                {"gpu_total_tokens", nullptr},
+                                {"cpu_usage_pct", nullptr},
+                                {"cpu_used_tokens", nullptr},
+                                {"cpu_total_tokens", nullptr}}},
+      {"kv_offload", json::object{{"bytes_gpu_to_cpu", nullptr},
+                                  {"bytes_cpu_to_gpu", nullptr},
+                                  {"time_gpu_to_cpu", nullptr},
+                                  {"time_cpu_to_gpu", nullptr},
+                                  {"bandwidth_gpu_to_cpu_bytes_per_second", nullptr},
+                                  {"bandwidth_cpu_to_gpu_bytes_per_second", nullptr}}},
+      {"tokens",
+       json::object{{"prompt_total", nullptr},
+                    {"generation_total", nullptr},
+                    {"requests_completed", nullptr},
+                    {"prompt_by_source", json::object{{"gpu_cache_hit", nullptr},
+                                                      {"cpu_or_external_cache_hit", nullptr},
+                                                      {"computed", nullptr},
+                                                      {"raw", json::object()}}}}},
+      {"sources", json::array()}};
+}
+
+namespace {
+
 json::array VllmSources(const json::object& metrics) {
   std::set<std::string> ids;
   ForSeries(
@@ -189,16 +257,16 @@ std::optional<json::object> ServerMetricsExportJson(
     const std::vector<metrics::TimedScrape>& scrapes, const std::string& endpoint_url) {
   // name → label set → series, in name order (the export's keys).
   std::map<std::string, std::map<std::map<std::string, std::string>, Series>> by_name;
-  bool vllm = false;
+  bool adapted = false;  // a metric an adapter here reads
   for (const metrics::TimedScrape& t : scrapes) {
     for (const metrics::PromSample& s : t.samples) {
-      vllm = vllm || s.name.rfind("vllm:", 0) == 0;
+      adapted = adapted || s.name.rfind("vllm:", 0) == 0 || s.name.rfind("sglang:", 0) == 0;
       Series& series = by_name[s.name][s.labels];
       series.labels = s.labels;
       series.points.emplace_back(t.unix_ns, s.value);
     }
   }
-  if (scrapes.empty() || !vllm) return std::nullopt;
+  if (scrapes.empty() || !adapted) return std::nullopt;
   json::object metrics;
   for (const auto& [name, label_sets] : by_name) {
     // prometheus_client names every counter sample "<family>_total"; AIPerf keys the
@@ -286,49 +354,127 @@ json::object VllmServerMetricsBlock(const json::object& export_json, int64_t req
     overall = gpu_rate;
   }
 
-  json::object cache{{"gpu_cache_hit_rate", J(gpu_rate)},
-                     {"cpu_cache_hit_rate", J(cpu_rate)},
-                     {"external_cache_hit_rate", J(external_rate)},
-                     {"overall_cache_hit_rate", J(overall)},
-                     {"prefix_cache_hits", J(hits)},
-                     {"prefix_cache_queries", J(queries)},
-                     {"external_prefix_cache_hits", J(ext_hits)},
-                     {"external_prefix_cache_queries", J(ext_queries)},
-                     {"cached_tokens_by_source", json::object()},
-                     {"frontend_cache_hit_rate", nullptr},
-                     {"router_kv_hit_rate", nullptr},
-                     {"router_shared_cache_hit_rate", nullptr},
-                     {"frontend_cached_tokens", nullptr},
-                     {"frontend_input_tokens", nullptr}};
-  json::object kv_cache{
-      {"gpu_usage_pct",
-       J(Fraction(GaugeMax(metrics, {"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"})))},
-      {"gpu_total_tokens", nullptr},  // InferenceX reads it from the engine's log
-      {"cpu_usage_pct", J(Fraction(GaugeMax(metrics, {"vllm:cpu_kv_cache_usage_perc"})))},
-      {"cpu_used_tokens", nullptr},
-      {"cpu_total_tokens", nullptr}};
+  json::object block = EmptyServerMetricsBlock(!metrics.empty(), metrics.size());
+  block["adapter"] = "vllm";
+  json::object& cache = block["cache"].as_object();
+  cache["gpu_cache_hit_rate"] = J(gpu_rate);
+  cache["cpu_cache_hit_rate"] = J(cpu_rate);
+  cache["external_cache_hit_rate"] = J(external_rate);
+  cache["overall_cache_hit_rate"] = J(overall);
+  cache["prefix_cache_hits"] = J(hits);
+  cache["prefix_cache_queries"] = J(queries);
+  cache["external_prefix_cache_hits"] = J(ext_hits);
+  cache["external_prefix_cache_queries"] = J(ext_queries);
+  json::object& kv_cache = block["kv_cache"].as_object();
+  kv_cache["gpu_usage_pct"] =
+      J(Fraction(GaugeMax(metrics, {"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"})));
+  // gpu_total_tokens: InferenceX reads it from the engine's log; servebench does not.
+  kv_cache["cpu_usage_pct"] = J(Fraction(GaugeMax(metrics, {"vllm:cpu_kv_cache_usage_perc"})));
   const auto b_g2c = SumStat(metrics, "vllm:kv_offload_bytes_gpu_to_cpu");
   const auto b_c2g = SumStat(metrics, "vllm:kv_offload_bytes_cpu_to_gpu");
   const auto t_g2c = SumStat(metrics, "vllm:kv_offload_time_gpu_to_cpu");
   const auto t_c2g = SumStat(metrics, "vllm:kv_offload_time_cpu_to_gpu");
-  json::object kv_offload{{"bytes_gpu_to_cpu", J(b_g2c)},
-                          {"bytes_cpu_to_gpu", J(b_c2g)},
-                          {"time_gpu_to_cpu", J(t_g2c)},
-                          {"time_cpu_to_gpu", J(t_c2g)},
-                          {"bandwidth_gpu_to_cpu_bytes_per_second", J(Rate(b_g2c, t_g2c))},
-                          {"bandwidth_cpu_to_gpu_bytes_per_second", J(Rate(b_c2g, t_c2g))}};
+  block["kv_offload"] =
+      json::object{{"bytes_gpu_to_cpu", J(b_g2c)},
+                   {"bytes_cpu_to_gpu", J(b_c2g)},
+                   {"time_gpu_to_cpu", J(t_g2c)},
+                   {"time_cpu_to_gpu", J(t_c2g)},
+                   {"bandwidth_gpu_to_cpu_bytes_per_second", J(Rate(b_g2c, t_g2c))},
+                   {"bandwidth_cpu_to_gpu_bytes_per_second", J(Rate(b_c2g, t_c2g))}};
   const auto prompt_total = SumStat(metrics, "vllm:prompt_tokens");
   const auto generation_total = SumStat(metrics, "vllm:generation_tokens");
-  json::object tokens{
+  block["tokens"] = json::object{
       {"prompt_total", prompt_total ? CounterInt(prompt_total) : json::value(prompt_tokens)},
       {"generation_total",
        generation_total ? CounterInt(generation_total) : json::value(generation_tokens)},
       {"requests_completed", requests_completed},
       {"prompt_by_source", std::move(prompt_by_source)}};
-  return json::object{{"present", !metrics.empty()},     {"adapter", "vllm"},
-                      {"metric_count", metrics.size()},  {"cache", std::move(cache)},
-                      {"kv_cache", std::move(kv_cache)}, {"kv_offload", std::move(kv_offload)},
-                      {"tokens", std::move(tokens)},     {"sources", VllmSources(metrics)}};
+  block["sources"] = VllmSources(metrics);
+  return block;
+}
+
+std::string ServerMetricsAdapter(const json::object& export_json) {
+  const json::value* m = export_json.if_contains("metrics");
+  if (m == nullptr || !m->is_object()) return "";
+  if (HasMetricPrefix(m->as_object(), "sglang:")) return "sglang";
+  if (HasMetricPrefix(m->as_object(), "vllm:")) return "vllm";
+  return "";
+}
+
+json::object SglangServerMetricsBlock(const json::object& export_json, int64_t requests_completed,
+                                      int64_t prompt_tokens, int64_t generation_tokens) {
+  static const json::object kEmpty;
+  const json::value* m = export_json.if_contains("metrics");
+  const json::object& metrics = m != nullptr && m->is_object() ? m->as_object() : kEmpty;
+  json::object block = EmptyServerMetricsBlock(!metrics.empty(), metrics.size());
+  block["adapter"] = "sglang";
+
+  const auto prompt_total = SumStat(metrics, "sglang:prompt_tokens");
+  const auto generation_total = SumStat(metrics, "sglang:generation_tokens");
+  // Cached prompt tokens by where they were found: "device" (the GPU's radix cache),
+  // "host" (HiCache's CPU tier), ...
+  std::map<std::string, double> by_source;
+  ForSeries(metrics, {"sglang:cached_tokens"}, [&](const json::object& s) {
+    const std::string source = Label(s, "cache_source");
+    if (source.empty()) return;
+    if (auto v = SeriesStat(s, kCounterKeys)) by_source[source] += *v;
+  });
+  auto source = [&](const char* k) -> std::optional<double> {
+    auto it = by_source.find(k);
+    return it == by_source.end() ? std::nullopt : std::optional<double>(it->second);
+  };
+  std::optional<double> total_cached;
+  json::object raw;
+  for (const auto& [k, v] : by_source) {
+    total_cached = total_cached.value_or(0) + v;
+    raw[k] = v;
+  }
+  const auto device = source("device"), host = source("host");
+  const auto gpu_rate = Rate(device, prompt_total);
+  const auto cpu_rate = Rate(host, prompt_total);  // HiCache host hits are external to the GPU
+  std::optional<double> overall = Rate(total_cached, prompt_total);
+  if (!overall)
+    overall = Fraction(GaugeAvg(metrics, "sglang:cache_hit_rate", {"avg", "max", "total"}));
+  json::object& cache = block["cache"].as_object();
+  cache["gpu_cache_hit_rate"] = J(gpu_rate);
+  cache["cpu_cache_hit_rate"] = J(cpu_rate);
+  cache["external_cache_hit_rate"] = J(cpu_rate);
+  cache["overall_cache_hit_rate"] = J(overall);
+  cache["cached_tokens_by_source"] = raw;
+
+  const auto host_used = GaugeMax(metrics, {"sglang:hicache_host_used_tokens"});
+  const auto host_total = GaugeMax(metrics, {"sglang:hicache_host_total_tokens"});
+  json::object& kv = block["kv_cache"].as_object();
+  kv["gpu_usage_pct"] = J(Fraction(GaugeMax(metrics, {"sglang:token_usage"})));
+  kv["gpu_total_tokens"] = CounterInt(
+      SumStat(metrics, "sglang:max_total_num_tokens", nullptr, {"max", "avg", "total", "sum"}));
+  kv["cpu_usage_pct"] = J(Rate(host_used, host_total));
+  kv["cpu_used_tokens"] = J(host_used);
+  kv["cpu_total_tokens"] = J(host_total);
+
+  const Filter prefill_compute = [](const json::object& s) {
+    return Label(s, "mode") == "prefill_compute";
+  };
+  json::object& tokens = block["tokens"].as_object();
+  tokens["prompt_total"] = prompt_total ? CounterInt(prompt_total) : json::value(prompt_tokens);
+  tokens["generation_total"] =
+      generation_total ? CounterInt(generation_total) : json::value(generation_tokens);
+  tokens["requests_completed"] = requests_completed;
+  tokens["prompt_by_source"] =
+      json::object{{"gpu_cache_hit", J(device)},
+                   {"cpu_or_external_cache_hit", J(host)},
+                   {"computed", J(SumStat(metrics, "sglang:realtime_tokens", prefill_compute))},
+                   {"raw", std::move(raw)}};
+  return block;
+}
+
+json::object EngineServerMetricsBlock(const json::object& export_json, int64_t requests_completed,
+                                      int64_t prompt_tokens, int64_t generation_tokens) {
+  return ServerMetricsAdapter(export_json) == "sglang"
+             ? SglangServerMetricsBlock(export_json, requests_completed, prompt_tokens,
+                                        generation_tokens)
+             : VllmServerMetricsBlock(export_json, requests_completed, prompt_tokens,
+                                      generation_tokens);
 }
 
 }  // namespace servebench::run
