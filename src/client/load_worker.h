@@ -17,7 +17,7 @@
 // request in flight, opened while the request streams, so the next request's
 // connect is off its path instead of in its issue delay.
 //
-// Paced sends (WorkerConfig::paced_sends, a trace's fixed schedule): the arrivals are
+// Paced sends (WorkerConfig::paced_sends, an open-loop schedule): the arrivals are
 // sent by a SendPacer thread (send_pacer.h), not by this event loop, so a request
 // leaves on time while the loop parses other streams. The worker lends the pacer its
 // idle connections (a pool under pool_mu_); at each due time the pacer writes the
@@ -98,7 +98,7 @@ struct WorkerConfig {
   std::vector<std::pair<int64_t, int64_t>> slot_steps;
   int64_t preconnect = 0;  // connections opened before the start
   // Open loop with no cap on plain TCP: a SendPacer thread sends the arrivals (the
-  // class comment). RunPhase sets it for a trace's fixed schedule.
+  // class comment). RunPhase sets it for a trace's fixed schedule and a request rate.
   bool paced_sends = false;
   // Duration bound (BenchSettings::duration_s), from the phase start; 0 = none. At
   // start + duration_ns the worker stops issuing (open loop: `my_jobs` holds only

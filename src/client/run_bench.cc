@@ -185,10 +185,12 @@ PhaseOutcome RunPhase(const PhasePlan& plan, const asio::ip::tcp::resolver::resu
     }
     if (plan.lanes != nullptr) mine = std::min<int64_t>(plan.max_in_flight, 64);
     c.preconnect = std::min<int64_t>(mine, 20000);
-    // A trace's fixed schedule is sent by a pacing thread (load_worker.h), so a request
+    // An open-loop schedule (a trace's fixed schedule, a request rate: Poisson or gamma
+    // arrivals, ramps, stages) is sent by a pacing thread (load_worker.h), so a request
     // leaves on time while this worker parses other streams. Not under a cap (arrivals
     // then wait for a slot, on the loop) nor on TLS (only the loop writes its records).
-    c.paced_sends = plan.fixed_schedule && share == 0 && tls == nullptr;
+    c.paced_sends = !plan.closed_loop && plan.lanes == nullptr &&
+                    (plan.fixed_schedule || plan.rate_per_s > 0) && share == 0 && tls == nullptr;
     c.start = &start;
     c.cancel = cancel;
     c.stop = &stop;
@@ -894,7 +896,7 @@ StatusOr<BenchResult> RunBench(const BenchSettings& asked, const std::atomic<boo
                    // race, and pooled connections found closed before reuse.
                    {"reconnects", main.reconnects},
                    {"stale_connections", main.stale_connections},
-                   // A fixed schedule's pacing threads (send_pacer.h), null when none
+                   // An open-loop schedule's pacing threads (send_pacer.h), null when none
                    // paced: how many workers paced and how many of them ran at a
                    // real-time priority (without one a busy host can delay sends).
                    {"pacer", main.paced_workers == 0

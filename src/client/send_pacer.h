@@ -1,7 +1,7 @@
 // SendPacer: the thread that sends an open-loop schedule's requests on time (a trace's
-// fixed schedule, docs/agentic.md). The load worker's event-loop thread also parses
-// every stream; a send due while it parses a burst of chunks would wait for the
-// parsing, and its timer fires through epoll with the kernel's timer slack. The pacer
+// fixed schedule, docs/agentic.md; a request rate's arrivals, docs/run.md). The load worker's
+// event-loop thread also parses every stream; a send due while it parses a burst of chunks would
+// wait for the parsing, and its timer fires through epoll with the kernel's timer slack. The pacer
 // has nothing else to do: for each item, in order, it sleeps on CLOCK_MONOTONIC until
 // kLeadNs before the due time (timer slack set to 1 ns), calls `prepare` (the worker
 // takes an idle connection off its pool and checks it there, so no check is left for
