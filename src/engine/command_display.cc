@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "engine/hub_snapshots.h"
 #include "recipe/hub_snapshot.h"
 
 namespace servebench::engine {
@@ -28,23 +29,6 @@ std::string ShellWord(const std::string& word, const SnapshotVariables& snapshot
   for (const auto& piece : pieces)
     out += piece.is_snapshot ? "\"$" + snapshots.at(piece.text) + "\"" : ShellQuote(piece.text);
   return out;
-}
-
-// Every repository whose snapshot `command` (its auxiliary servers and router too)
-// names, into `*out` with its variable.
-void CollectSnapshots(const ServerCommand& command, std::vector<std::string>* order,
-                      SnapshotVariables* out) {
-  std::vector<std::string> texts = command.argv;
-  for (const auto& [name, value] : command.env) texts.push_back(value);
-  for (const auto& text : texts) {
-    for (const auto& repo : recipe::HubSnapshotsIn(text)) {
-      if (out->count(repo) != 0) continue;
-      (*out)[repo] = "hf_snapshot_" + std::to_string(out->size() + 1);
-      order->push_back(repo);
-    }
-  }
-  for (const auto& aux : command.auxiliary) CollectSnapshots(aux, order, out);
-  for (const auto& router : command.router) CollectSnapshots(router, order, out);
 }
 
 // `NAME=value \` lines, then the program and its words up to the first flag on one
@@ -129,11 +113,10 @@ std::string FormatCommandForDisplay(const ServerCommand& command) {
   // Snapshot folders are resolved after the downloads, as servebench does at launch
   // (engine/hub_snapshots.h); in a container servebench names them by the mount that
   // holds them.
-  std::vector<std::string> repos;
   SnapshotVariables snapshots;
-  CollectSnapshots(command, &repos, &snapshots);
-  for (const auto& repo : repos) {
-    const std::string& var = snapshots.at(repo);
+  for (const auto& repo : HubSnapshotsOf(command)) {
+    const std::string var = "hf_snapshot_" + std::to_string(snapshots.size() + 1);
+    snapshots[repo] = var;
     out += "# " + var + ": " + repo + "'s snapshot folder in the HF cache, once downloaded\n";
     out += var + "=\"${HF_HUB_CACHE:-${HF_HOME:-$HOME/.cache/huggingface}/hub}\"/" +
            ShellQuote(recipe::HubCacheFolderName(repo)) + "\n";

@@ -3,8 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 
 #include "recipe/hub_snapshot.h"
@@ -78,33 +80,37 @@ StatusOr<std::string> HubSnapshotFolder(const std::string& repo, const RenderOpt
   return folder;
 }
 
-Status ResolveHubSnapshots(const RenderOptions& options, ServerCommand* command) {
-  std::map<std::string, std::string> folders;  // repo -> folder the engine is given
-  std::function<Status(const ServerCommand&)> collect = [&](const ServerCommand& c) -> Status {
+std::vector<std::string> HubSnapshotsOf(const ServerCommand& command) {
+  std::vector<std::string> repos;
+  std::function<void(const ServerCommand&)> collect = [&](const ServerCommand& c) {
     std::vector<std::string> texts = c.argv;
     for (const auto& [name, value] : c.env) texts.push_back(value);
-    for (const auto& text : texts) {
-      for (const auto& repo : recipe::HubSnapshotsIn(text)) {
-        if (folders.count(repo) != 0) continue;
-        SB_ASSIGN_OR_RETURN(std::string folder, HubSnapshotFolder(repo, options));
-        if (options.container.kind != ContainerProfile::Kind::kNone) {
-          std::string inside = InContainer(folder, options.container);
-          if (inside.empty()) {
-            return Status::FailedPrecondition(fmt::format(
-                "the command names {}'s snapshot {}, and it runs in a container where no mount "
-                "holds that folder; mount the HF cache (the runner's container mounts)",
-                repo, folder));
-          }
-          folder = inside;
-        }
-        folders[repo] = folder;
-      }
-    }
-    for (const auto& aux : c.auxiliary) SB_RETURN_IF_ERROR(collect(aux));
-    for (const auto& router : c.router) SB_RETURN_IF_ERROR(collect(router));
-    return Status::Ok();
+    for (const auto& text : texts)
+      for (const auto& repo : recipe::HubSnapshotsIn(text))
+        if (std::find(repos.begin(), repos.end(), repo) == repos.end()) repos.push_back(repo);
+    for (const auto& aux : c.auxiliary) collect(aux);
+    for (const auto& router : c.router) collect(router);
   };
-  SB_RETURN_IF_ERROR(collect(*command));
+  collect(command);
+  return repos;
+}
+
+Status ResolveHubSnapshots(const RenderOptions& options, ServerCommand* command) {
+  std::map<std::string, std::string> folders;  // repo -> folder the engine is given
+  for (const std::string& repo : HubSnapshotsOf(*command)) {
+    SB_ASSIGN_OR_RETURN(std::string folder, HubSnapshotFolder(repo, options));
+    if (options.container.kind != ContainerProfile::Kind::kNone) {
+      std::string inside = InContainer(folder, options.container);
+      if (inside.empty()) {
+        return Status::FailedPrecondition(fmt::format(
+            "the command names {}'s snapshot {}, and it runs in a container where no mount "
+            "holds that folder; mount the HF cache (the runner's container mounts)",
+            repo, folder));
+      }
+      folder = inside;
+    }
+    folders[repo] = folder;
+  }
   if (folders.empty()) return Status::Ok();
   ReplaceIn(command, [&](const std::string& repo) { return folders.at(repo); });
   return Status::Ok();

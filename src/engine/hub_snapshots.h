@@ -12,11 +12,16 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "engine/server_command.h"
 
 namespace servebench::engine {
+
+// The repositories whose snapshot words `command` holds (its argv and env values, its
+// auxiliary servers' and router's), each once, in order of first appearance.
+std::vector<std::string> HubSnapshotsOf(const ServerCommand& command);
 
 // The hub cache folder at launch, by the rule above.
 std::string HubCacheRoot(const RenderOptions& options);
