@@ -36,11 +36,13 @@ TEST(ImportInferenceXTest, WritesNativeRecipesAndListsWhatCannotBeCaptured) {
   EXPECT_THAT(r.output, HasSubstr("tinyx-fp8-b200-vllm-agentic: captured 1/1 point(s)"));
   // A router in front of the engine (sglang_router under DP attention) is captured.
   EXPECT_THAT(r.output, HasSubstr("tinyx-fp8-b200-sglang: captured 3/3 point(s)"));
-  EXPECT_THAT(r.output, HasSubstr("wrote 6 recipe(s) to"));
-  EXPECT_THAT(r.output, HasSubstr("wrote 18 script run(s) to"));
+  // A model served from its HF snapshot folder, taken at launch (tinyx_bf16_h100.sh).
+  EXPECT_THAT(r.output, HasSubstr("tinyx-bf16-h100-vllm: captured 1/1 point(s)"));
+  EXPECT_THAT(r.output, HasSubstr("wrote 7 recipe(s) to"));
+  EXPECT_THAT(r.output, HasSubstr("wrote 19 script run(s) to"));
   auto transcript = ReadFile(dir.path() + "/runs.jsonl");
   ASSERT_TRUE(transcript.ok());
-  EXPECT_EQ(std::count(transcript->begin(), transcript->end(), '\n'), 18);
+  EXPECT_EQ(std::count(transcript->begin(), transcript->end(), '\n'), 19);
   auto recipes = ReadFile(dir.path() + "/captured.yaml");
   ASSERT_TRUE(recipes.ok());
   for (const std::string* text : {&*transcript, &*recipes, &r.output})
@@ -57,10 +59,10 @@ TEST(ImportInferenceXTest, TheFixedSeqLenRecipesValidateAsWritten) {
       RunServebench("import inferencex " + FixtureRoot() + " --scenario-type fixed-seq-len --out " +
                     dir.path() + "/captured.yaml --jobs 2");
   EXPECT_EQ(r.exit_code, 3) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("wrote 4 recipe(s) to"));
+  EXPECT_THAT(r.output, HasSubstr("wrote 5 recipe(s) to"));
   auto validate = RunServebench("validate " + dir.path() + "/captured.yaml");
   EXPECT_EQ(validate.exit_code, 0) << validate.output;
-  EXPECT_THAT(validate.output, HasSubstr("4 recipe(s), 13 point(s)"));
+  EXPECT_THAT(validate.output, HasSubstr("5 recipe(s), 14 point(s)"));
 }
 
 TEST(ImportInferenceXTest, AFolderThatIsNotACheckoutIsRefusedBeforeAnythingRuns) {
