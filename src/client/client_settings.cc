@@ -449,12 +449,9 @@ Status Validate(const BenchSettings& s) {
                     : s.dataset_name == "spec_bench"  ? s.spec_bench_output_len
                                                       : s.custom_output_len;
   double output_tokens = requests * (mix ? mix_out : MaxDrawn(out_len, s.random_range_ratio));
-  if (output_tokens > static_cast<double>(limits::kMaxOutputTokensPerRun)) {
-    return bad(fmt::format(
-        "--num-prompts {} x output length {}: up to {:.0f} output tokens; at most {} per run "
-        "(each is a recorded event): use fewer prompts or shorter outputs",
-        s.num_prompts + s.num_warmups, out_len, output_tokens, limits::kMaxOutputTokensPerRun));
-  }
+  SB_RETURN_IF_ERROR(CheckOutputMemory(
+      output_tokens,
+      fmt::format("--num-prompts {} x output length {}", s.num_prompts + s.num_warmups, out_len)));
   if (!(s.request_rate_per_s >= 0) || std::isinf(s.request_rate_per_s)) {
     return bad(
         fmt::format("--request-rate {}: must be a number > 0, or inf", s.request_rate_per_s));

@@ -23,15 +23,27 @@ TEST(PromptMemoryTest, PromptsMayTakeAQuarterOfTheHostsMemory) {
   Status small = CheckPromptMemory(tokens, "load", 8 * kGB);
   EXPECT_EQ(small.code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(small.message(), HasSubstr("load: up to 335544320 prompt tokens, ~2.7 GB prepared"));
-  EXPECT_THAT(small.message(), HasSubstr("this host has 8.0 GB"));
+  EXPECT_THAT(small.message(), HasSubstr("this host has 8.0 GB of memory and a run may take a "
+                                         "quarter of it"));
   EXPECT_THAT(small.message(), HasSubstr("a host with at least 11 GB"));
 }
 
 TEST(PromptMemoryTest, TheHardCeilingHoldsOnAnyHost) {
   const double over = static_cast<double>(limits::kMaxPromptTokensPerRun) + 1;
   Status refused = CheckPromptMemory(over, "load", int64_t{1} << 50);
-  EXPECT_THAT(refused.message(), HasSubstr("at most 2147483648 are prepared per run"));
+  EXPECT_THAT(refused.message(), HasSubstr("at most 2147483648 per run: use fewer or shorter"));
   EXPECT_GT(HostMemoryBytes(), 0);
+}
+
+// Output events are bounded by the same quarter: conc 16384 x 10 x 1024 output tokens,
+// 168 M events of 16 B (~2.7 GB), past the old fixed 128 Mi-token bound.
+TEST(PromptMemoryTest, RecordedOutputEventsMayTakeAQuarterOfTheHostsMemory) {
+  const double tokens = 16384.0 * 10 * 1024;
+  EXPECT_TRUE(CheckOutputMemory(tokens, "load", 16 * kGB).ok());
+  Status small = CheckOutputMemory(tokens, "load", 8 * kGB);
+  EXPECT_THAT(small.message(), HasSubstr("load: up to 167772160 output tokens, ~2.7 GB of "
+                                         "recorded stream events"));
+  EXPECT_THAT(small.message(), HasSubstr("use fewer prompts or shorter outputs"));
 }
 
 // Validate asks the rule about this host: InferenceX's conc-4096 8k point (refused by
@@ -52,7 +64,7 @@ TEST(PromptMemoryTest, ValidateAppliesTheRuleForThisHost) {
   }
   s.num_prompts = 1'000'000;
   s.random_input_len = 4'000'000;
-  EXPECT_THAT(Validate(s).message(), HasSubstr("are prepared per run"));
+  EXPECT_THAT(Validate(s).message(), HasSubstr("prompt tokens; at most 2147483648 per run"));
 }
 
 }  // namespace

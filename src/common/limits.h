@@ -32,9 +32,11 @@ inline constexpr int64_t kMaxPromptTokensPerRun = int64_t{2} * 1024 * 1024 * 102
 // measures it: 5.7 on 8k-token completions, 6.0 on chat; the rest is headroom).
 inline constexpr int64_t kPromptBytesPerToken = 8;
 
-// Output tokens asked for over all requests of a run: each becomes a 16-byte stream
-// event kept until the summary is computed, so this bounds them to ~2 GB.
-inline constexpr int64_t kMaxOutputTokensPerRun = 128 * 1024 * 1024;
+// Output tokens asked for over all requests of a run: each becomes a stream event of
+// kOutputBytesPerToken kept until the summary is computed. A hard ceiling (~34 GB);
+// below it a run must also fit a quarter of the host's memory (client/prompt_memory.h).
+inline constexpr int64_t kMaxOutputTokensPerRun = int64_t{2} * 1024 * 1024 * 1024;
+inline constexpr int64_t kOutputBytesPerToken = 16;
 
 // Requests in flight at once (bench --max-concurrency, a recipe's concurrency). One
 // client address has ~28,000 ephemeral ports towards one server port
