@@ -125,6 +125,24 @@ std::optional<double> GaugeAvg(const json::object& metrics, const char* name, St
   return n > 0 ? std::optional<double>(sum / n) : std::nullopt;
 }
 
+// aggregation_common.sum_by_label: each `label` value of `name`'s series -> the sum of
+// their totals; a series without the label is left out.
+std::map<std::string, double> SumByLabel(const json::object& metrics, const char* name,
+                                         const char* label);
+
+// `key`'s value in `sums`, or nullopt.
+std::optional<double> ValueAt(const std::map<std::string, double>& sums, const char* key) {
+  auto it = sums.find(key);
+  return it == sums.end() ? std::nullopt : std::optional<double>(it->second);
+}
+
+// The export's `metrics` object (an empty one when it has none).
+const json::object& MetricsOf(const json::object& export_json) {
+  static const json::object kEmpty;
+  const json::value* m = export_json.if_contains("metrics");
+  return m != nullptr && m->is_object() ? m->as_object() : kEmpty;
+}
+
 std::optional<double> GaugeMax(const json::object& metrics,
                                std::initializer_list<const char*> names,
                                const Filter& filter = nullptr) {
@@ -157,6 +175,17 @@ std::string Label(const json::object& series, const char* key) {
   if (labels == nullptr || !labels->is_object()) return "";
   const json::value* v = labels->as_object().if_contains(key);
   return v != nullptr && v->is_string() ? std::string(v->as_string()) : "";
+}
+
+std::map<std::string, double> SumByLabel(const json::object& metrics, const char* name,
+                                         const char* label) {
+  std::map<std::string, double> sums;
+  ForSeries(metrics, {name}, [&](const json::object& s) {
+    const std::string value = Label(s, label);
+    if (value.empty()) return;
+    if (auto v = SeriesStat(s, kCounterKeys)) sums[value] += *v;
+  });
+  return sums;
 }
 
 // InferenceX's _source_id: role, endpoint, worker/rank/engine labels.
@@ -307,9 +336,9 @@ std::optional<json::object> ServerMetricsExportJson(
 
 json::object VllmServerMetricsBlock(const json::object& export_json, int64_t requests_completed,
                                     int64_t prompt_tokens, int64_t generation_tokens) {
-  static const json::object kEmpty;
-  const json::value* m = export_json.if_contains("metrics");
-  const json::object& metrics = m != nullptr && m->is_object() ? m->as_object() : kEmpty;
+  const json::object& metrics = MetricsOf(export_json);
+  json::object block = EmptyServerMetricsBlock(!metrics.empty(), metrics.size());
+  block["adapter"] = "vllm";
 
   const std::optional<double> hits = SumStat(metrics, "vllm:prefix_cache_hits");
   const std::optional<double> queries = SumStat(metrics, "vllm:prefix_cache_queries");
@@ -319,22 +348,12 @@ json::object VllmServerMetricsBlock(const json::object& export_json, int64_t req
   std::optional<double> external_rate = Rate(ext_hits, ext_queries);
   std::optional<double> cpu_rate = external_rate, overall;
 
-  std::map<std::string, double> by_source;
-  ForSeries(metrics, {"vllm:prompt_tokens_by_source"}, [&](const json::object& s) {
-    const std::string source = Label(s, "source");
-    if (source.empty()) return;
-    if (auto v = SeriesStat(s, {"total", "sum", "max", "avg"})) by_source[source] += *v;
-  });
-  json::object prompt_by_source{{"gpu_cache_hit", nullptr},
-                                {"cpu_or_external_cache_hit", nullptr},
-                                {"computed", nullptr},
-                                {"raw", json::object()}};
+  const std::map<std::string, double> by_source =
+      SumByLabel(metrics, "vllm:prompt_tokens_by_source", "source");
+  json::value prompt_by_source = block["tokens"].at("prompt_by_source");  // all null
   if (!by_source.empty()) {
-    auto get = [&](const char* k) -> std::optional<double> {
-      auto it = by_source.find(k);
-      return it == by_source.end() ? std::nullopt : std::optional<double>(it->second);
-    };
-    const auto local = get("local_cache_hit"), external = get("external_kv_transfer");
+    const auto local = ValueAt(by_source, "local_cache_hit");
+    const auto external = ValueAt(by_source, "external_kv_transfer");
     double total = 0;
     json::object raw;
     for (const auto& [k, v] : by_source) {
@@ -348,14 +367,12 @@ json::object VllmServerMetricsBlock(const json::object& export_json, int64_t req
     }
     prompt_by_source = json::object{{"gpu_cache_hit", J(local)},
                                     {"cpu_or_external_cache_hit", J(external)},
-                                    {"computed", J(get("local_compute"))},
+                                    {"computed", J(ValueAt(by_source, "local_compute"))},
                                     {"raw", std::move(raw)}};
   } else if (gpu_rate) {
     overall = gpu_rate;
   }
 
-  json::object block = EmptyServerMetricsBlock(!metrics.empty(), metrics.size());
-  block["adapter"] = "vllm";
   json::object& cache = block["cache"].as_object();
   cache["gpu_cache_hit_rate"] = J(gpu_rate);
   cache["cpu_cache_hit_rate"] = J(cpu_rate);
@@ -394,18 +411,15 @@ json::object VllmServerMetricsBlock(const json::object& export_json, int64_t req
 }
 
 std::string ServerMetricsAdapter(const json::object& export_json) {
-  const json::value* m = export_json.if_contains("metrics");
-  if (m == nullptr || !m->is_object()) return "";
-  if (HasMetricPrefix(m->as_object(), "sglang:")) return "sglang";
-  if (HasMetricPrefix(m->as_object(), "vllm:")) return "vllm";
+  const json::object& metrics = MetricsOf(export_json);
+  if (HasMetricPrefix(metrics, "sglang:")) return "sglang";
+  if (HasMetricPrefix(metrics, "vllm:")) return "vllm";
   return "";
 }
 
 json::object SglangServerMetricsBlock(const json::object& export_json, int64_t requests_completed,
                                       int64_t prompt_tokens, int64_t generation_tokens) {
-  static const json::object kEmpty;
-  const json::value* m = export_json.if_contains("metrics");
-  const json::object& metrics = m != nullptr && m->is_object() ? m->as_object() : kEmpty;
+  const json::object& metrics = MetricsOf(export_json);
   json::object block = EmptyServerMetricsBlock(!metrics.empty(), metrics.size());
   block["adapter"] = "sglang";
 
@@ -413,23 +427,15 @@ json::object SglangServerMetricsBlock(const json::object& export_json, int64_t r
   const auto generation_total = SumStat(metrics, "sglang:generation_tokens");
   // Cached prompt tokens by where they were found: "device" (the GPU's radix cache),
   // "host" (HiCache's CPU tier), ...
-  std::map<std::string, double> by_source;
-  ForSeries(metrics, {"sglang:cached_tokens"}, [&](const json::object& s) {
-    const std::string source = Label(s, "cache_source");
-    if (source.empty()) return;
-    if (auto v = SeriesStat(s, kCounterKeys)) by_source[source] += *v;
-  });
-  auto source = [&](const char* k) -> std::optional<double> {
-    auto it = by_source.find(k);
-    return it == by_source.end() ? std::nullopt : std::optional<double>(it->second);
-  };
+  const std::map<std::string, double> by_source =
+      SumByLabel(metrics, "sglang:cached_tokens", "cache_source");
   std::optional<double> total_cached;
   json::object raw;
   for (const auto& [k, v] : by_source) {
     total_cached = total_cached.value_or(0) + v;
     raw[k] = v;
   }
-  const auto device = source("device"), host = source("host");
+  const auto device = ValueAt(by_source, "device"), host = ValueAt(by_source, "host");
   const auto gpu_rate = Rate(device, prompt_total);
   const auto cpu_rate = Rate(host, prompt_total);  // HiCache host hits are external to the GPU
   std::optional<double> overall = Rate(total_cached, prompt_total);
