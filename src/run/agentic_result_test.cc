@@ -159,6 +159,27 @@ constexpr double kRound = 5.01e-6;  // the aggregate's 5-decimal rounding
 // measured phase (metrics/scrape_series.h's file). Over the phase: 1,000 prompt tokens
 // queried, 400 GPU hits, 300 CPU-tier hits (of 600 asked past the GPU), 300 computed;
 // GPU KV usage peaks at 0.8, the CPU tier's at 0.5; 2 MB offloaded in 0.04 s.
+// One sample of a scrape line: [name, labels, value].
+std::string Sample(const std::string& name, double value, const std::string& labels) {
+  return fmt::format("[\"{}\",{},{}]", name, labels, value);
+}
+
+// requests.server_metrics.jsonl in `dir` (metrics/scrape_series.h's lines): scrape i
+// one second after scrape i-1, holding `scrapes[i]`'s samples. Returns its path.
+std::string WriteScrapeLines(const std::string& dir,
+                             const std::vector<std::vector<std::string>>& scrapes) {
+  std::string text;
+  for (size_t i = 0; i < scrapes.size(); ++i) {
+    std::string joined;
+    for (const std::string& x : scrapes[i]) joined += (joined.empty() ? "" : ",") + x;
+    text += fmt::format("{{\"unix_ns\":{},\"kv_usage\":{{}},\"samples\":[{}]}}\n",
+                        kAnchorRealtime + static_cast<int64_t>(i) * 1'000'000'000, joined);
+  }
+  const std::string path = dir + "/requests.server_metrics.jsonl";
+  std::ofstream(path) << text;
+  return path;
+}
+
 std::string WriteScrapes(const std::string& dir) {
   struct At {
     double queries, hits, ext_queries, ext_hits, usage, cpu_usage, prompt, generation, bytes, time;
@@ -167,38 +188,29 @@ std::string WriteScrapes(const std::string& dir) {
                               {600, 200, 400, 200, 0.8, 0.25, 600, 60, 1e6, 0.02},
                               {1100, 400, 700, 300, 0.5, 0.5, 1100, 110, 2e6, 0.04}};
   const std::string labels = "{\"engine\":\"0\",\"model_name\":\"m\"}";
-  std::string text;
-  for (size_t i = 0; i < at.size(); ++i) {
-    const At& a = at[i];
-    auto sample = [&](const std::string& name, double v, const std::string& l) {
-      return fmt::format("[\"{}\",{},{}]", name, l, v);
-    };
+  std::vector<std::vector<std::string>> scrapes;
+  for (const At& a : at) {
     auto src = [&](const char* source) {
       return fmt::format("{{\"engine\":\"0\",\"model_name\":\"m\",\"source\":\"{}\"}}", source);
     };
     std::vector<std::string> samples = {
-        sample("vllm:kv_cache_usage_perc", a.usage, labels),
-        sample("vllm:cpu_kv_cache_usage_perc", a.cpu_usage, labels),
-        sample("vllm:prompt_tokens_total", a.prompt, labels),
-        sample("vllm:generation_tokens_total", a.generation, labels),
-        sample("vllm:prefix_cache_queries_total", a.queries, labels),
-        sample("vllm:prefix_cache_hits_total", a.hits, labels),
-        sample("vllm:external_prefix_cache_queries_total", a.ext_queries, labels),
-        sample("vllm:external_prefix_cache_hits_total", a.ext_hits, labels),
-        sample("vllm:prompt_tokens_by_source_total", a.hits, src("local_cache_hit")),
-        sample("vllm:prompt_tokens_by_source_total", a.ext_hits, src("external_kv_transfer")),
-        sample("vllm:prompt_tokens_by_source_total", a.queries - a.hits - a.ext_hits,
+        Sample("vllm:kv_cache_usage_perc", a.usage, labels),
+        Sample("vllm:cpu_kv_cache_usage_perc", a.cpu_usage, labels),
+        Sample("vllm:prompt_tokens_total", a.prompt, labels),
+        Sample("vllm:generation_tokens_total", a.generation, labels),
+        Sample("vllm:prefix_cache_queries_total", a.queries, labels),
+        Sample("vllm:prefix_cache_hits_total", a.hits, labels),
+        Sample("vllm:external_prefix_cache_queries_total", a.ext_queries, labels),
+        Sample("vllm:external_prefix_cache_hits_total", a.ext_hits, labels),
+        Sample("vllm:prompt_tokens_by_source_total", a.hits, src("local_cache_hit")),
+        Sample("vllm:prompt_tokens_by_source_total", a.ext_hits, src("external_kv_transfer")),
+        Sample("vllm:prompt_tokens_by_source_total", a.queries - a.hits - a.ext_hits,
                src("local_compute")),
-        sample("vllm:kv_offload_bytes_gpu_to_cpu_total", a.bytes, labels),
-        sample("vllm:kv_offload_time_gpu_to_cpu_total", a.time, labels)};
-    std::string joined;
-    for (const std::string& x : samples) joined += (joined.empty() ? "" : ",") + x;
-    text += fmt::format("{{\"unix_ns\":{},\"kv_usage\":{{}},\"samples\":[{}]}}\n",
-                        kAnchorRealtime + static_cast<int64_t>(i) * 1'000'000'000, joined);
+        Sample("vllm:kv_offload_bytes_gpu_to_cpu_total", a.bytes, labels),
+        Sample("vllm:kv_offload_time_gpu_to_cpu_total", a.time, labels)};
+    scrapes.push_back(std::move(samples));
   }
-  const std::string path = dir + "/requests.server_metrics.jsonl";
-  std::ofstream(path) << text;
-  return path;
+  return WriteScrapeLines(dir, scrapes);
 }
 
 // The same phase as an SGLang engine with HiCache exports it: of 1,000 prompt tokens
@@ -214,31 +226,22 @@ std::string WriteSglangScrapes(const std::string& dir) {
   auto with = [](const char* key, const char* value) {
     return fmt::format("{{\"model_name\":\"m\",\"tp_rank\":\"0\",\"{}\":\"{}\"}}", key, value);
   };
-  std::string text;
-  for (size_t i = 0; i < at.size(); ++i) {
-    const At& a = at[i];
-    auto sample = [&](const std::string& name, double v, const std::string& l) {
-      return fmt::format("[\"{}\",{},{}]", name, l, v);
-    };
+  std::vector<std::vector<std::string>> scrapes;
+  for (const At& a : at) {
     std::vector<std::string> samples = {
-        sample("sglang:prompt_tokens_total", a.prompt, labels),
-        sample("sglang:generation_tokens_total", a.generation, labels),
-        sample("sglang:cached_tokens_total", a.device, with("cache_source", "device")),
-        sample("sglang:cached_tokens_total", a.host, with("cache_source", "host")),
-        sample("sglang:realtime_tokens_total", a.prompt - a.device - a.host,
+        Sample("sglang:prompt_tokens_total", a.prompt, labels),
+        Sample("sglang:generation_tokens_total", a.generation, labels),
+        Sample("sglang:cached_tokens_total", a.device, with("cache_source", "device")),
+        Sample("sglang:cached_tokens_total", a.host, with("cache_source", "host")),
+        Sample("sglang:realtime_tokens_total", a.prompt - a.device - a.host,
                with("mode", "prefill_compute")),
-        sample("sglang:token_usage", a.usage, labels),
-        sample("sglang:max_total_num_tokens", 50000, labels),
-        sample("sglang:hicache_host_used_tokens", a.host_used, labels),
-        sample("sglang:hicache_host_total_tokens", 100, labels)};
-    std::string joined;
-    for (const std::string& x : samples) joined += (joined.empty() ? "" : ",") + x;
-    text += fmt::format("{{\"unix_ns\":{},\"kv_usage\":{{}},\"samples\":[{}]}}\n",
-                        kAnchorRealtime + static_cast<int64_t>(i) * 1'000'000'000, joined);
+        Sample("sglang:token_usage", a.usage, labels),
+        Sample("sglang:max_total_num_tokens", 50000, labels),
+        Sample("sglang:hicache_host_used_tokens", a.host_used, labels),
+        Sample("sglang:hicache_host_total_tokens", 100, labels)};
+    scrapes.push_back(std::move(samples));
   }
-  const std::string path = dir + "/requests.server_metrics.jsonl";
-  std::ofstream(path) << text;
-  return path;
+  return WriteScrapeLines(dir, scrapes);
 }
 
 // The agentic point on SGLang.
