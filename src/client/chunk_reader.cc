@@ -1,13 +1,14 @@
 #include "client/chunk_reader.h"
 
+#include <fmt/format.h>
+
 #include <array>
-#include <boost/json/basic_parser_impl.hpp>
 #include <limits>
+
+#include "client/json_scanner.h"
 
 namespace servebench::client {
 namespace {
-
-namespace json = boost::json;
 
 // Where the parser is: the container being read, named by the path that led to it.
 enum class Frame : uint8_t {
@@ -149,71 +150,29 @@ uint8_t ChannelOf(Frame frame, Key k) {
   }
 }
 
+// The events of ScanJson (json_scanner.h), turned into ChunkFacts.
 class Handler {
  public:
-  static constexpr std::size_t max_array_size = static_cast<std::size_t>(-1);
-  static constexpr std::size_t max_object_size = static_cast<std::size_t>(-1);
-  static constexpr std::size_t max_string_size = static_cast<std::size_t>(-1);
-  static constexpr std::size_t max_key_size = static_cast<std::size_t>(-1);
-
   Handler(ChunkFacts* facts, std::string* text) : facts_(facts), out_(text) {}
 
   bool root_was_object() const { return root_was_object_; }
 
-  bool on_document_begin(json::error_code&) { return true; }
-  bool on_document_end(json::error_code&) { return true; }
-  bool on_object_begin(json::error_code&) { return Open(true); }
-  bool on_object_end(std::size_t, json::error_code&) { return Close(); }
-  bool on_array_begin(json::error_code&) { return Open(false); }
-  bool on_array_end(std::size_t, json::error_code&) { return Close(); }
-  bool on_key_part(json::string_view s, std::size_t, json::error_code&) {
-    key_part_.append(s.data(), s.size());
-    return true;
+  void ObjectBegin() { Open(true); }
+  void ObjectEnd() { Close(); }
+  void ArrayBegin() { Open(false); }
+  void ArrayEnd() { Close(); }
+  void MemberKey(std::string_view k) {
+    if (untracked_ == 0) keys_[depth_] = KeyIn(frames_[depth_], k);
   }
-  bool on_key(json::string_view s, std::size_t, json::error_code&) {
-    std::string_view k(s.data(), s.size());
-    if (!key_part_.empty()) {
-      key_part_.append(k);
-      k = key_part_;
-    }
-    keys_[depth_] = KeyIn(frames_[depth_], k);
-    key_part_.clear();
-    return true;
+  bool WantsString() const { return untracked_ == 0 && WantsContent(); }
+  void StringValue(std::string_view v, bool non_empty) {
+    if (untracked_ == 0) OnString(v, non_empty);
   }
-  bool on_string_part(json::string_view s, std::size_t, json::error_code&) {
-    if (WantsContent()) string_part_.append(s.data(), s.size());
-    return true;
-  }
-  bool on_string(json::string_view s, std::size_t n, json::error_code&) {
-    std::string_view v(s.data(), s.size());
-    if (!string_part_.empty()) {
-      string_part_.append(v);
-      v = string_part_;
-    }
-    OnString(v, n);
-    string_part_.clear();
-    return true;
-  }
-  bool on_number_part(json::string_view, json::error_code&) { return true; }
-  bool on_int64(int64_t i, json::string_view, json::error_code&) {
-    OnNumber(static_cast<double>(i), i, true);
-    return true;
-  }
-  bool on_uint64(uint64_t u, json::string_view, json::error_code&) {
-    OnNumber(static_cast<double>(u), static_cast<int64_t>(u), false);
-    return true;
-  }
-  bool on_double(double d, json::string_view, json::error_code&) {
-    OnNumber(d, Truncate(d), false);
-    return true;
-  }
-  bool on_bool(bool, json::error_code&) {
-    NonNull();
-    return true;
-  }
-  bool on_null(json::error_code&) { return true; }
-  bool on_comment_part(json::string_view, json::error_code&) { return true; }
-  bool on_comment(json::string_view, json::error_code&) { return true; }
+  void Int(int64_t i) { OnNumber(static_cast<double>(i), i, true); }
+  void Uint(uint64_t u) { OnNumber(static_cast<double>(u), static_cast<int64_t>(u), false); }
+  void Double(double d) { OnNumber(d, Truncate(d), false); }
+  void Bool(bool) { NonNull(); }
+  void Null() {}
 
  private:
   static constexpr int kMaxTracked = 15;  // deeper containers are all kOther
@@ -226,7 +185,7 @@ class Handler {
     if (frame() == Frame::kRoot && key() == Key::kError) facts_->server_error = true;
   }
 
-  bool Open(bool object) {
+  void Open(bool object) {
     Frame parent = frame();
     Key k = key();
     Frame next = Frame::kOther;
@@ -272,20 +231,19 @@ class Handler {
     } else {
       ++untracked_;
     }
-    return true;
   }
 
-  bool Close() {
+  void Close() {
     if (untracked_ > 0) {
       --untracked_;
-      return true;
+      return;
     }
     Frame closing = frame();
     --depth_;
     if (closing == Frame::kToolCall && call_has_function_) {
       facts_->tool_calls.push_back(std::move(call_));
     }
-    if (out_ == nullptr) return true;
+    if (out_ == nullptr) return;
     if (closing == Frame::kFunction) {
       choice_.tool_calls += choice_.name;
       choice_.tool_calls += choice_.arguments;
@@ -296,7 +254,6 @@ class Handler {
       *out_ += choice_.reasoning;
       *out_ += choice_.tool_calls;
     }
-    return true;
   }
 
   // Whether the current string's characters are needed, not just its length.
@@ -334,7 +291,7 @@ class Handler {
     }
   }
 
-  void OnString(std::string_view v, std::size_t n) {
+  void OnString(std::string_view v, bool non_empty) {
     NonNull();
     if (frame() == Frame::kRoot) {
       if (key() == Key::kObject && v == "error") facts_->server_error = true;
@@ -346,7 +303,7 @@ class Handler {
     }
     const uint8_t channel = ChannelOf(frame(), key());
     if (channel == 0) return;
-    if (n > 0) facts_->channels |= channel;
+    if (non_empty) facts_->channels |= channel;
     if (frame() == Frame::kFunction && key() == Key::kArguments) call_.arguments.assign(v);
     if (out_ != nullptr) {
       if (std::string* slot = TextSlot()) slot->assign(v);
@@ -389,7 +346,6 @@ class Handler {
   int depth_ = 0;
   int untracked_ = 0;  // open containers deeper than kMaxTracked
   bool root_was_object_ = false;
-  std::string key_part_, string_part_;  // a key or string delivered in parts
   ChoiceText choice_;
   ToolCallFragment call_;  // the tool call being read
   bool call_has_function_ = false;
@@ -398,12 +354,13 @@ class Handler {
 }  // namespace
 
 Status ReadChunk(std::string_view data, ChunkFacts* facts, std::string* text) {
-  json::basic_parser<Handler> parser(json::parse_options{}, facts, text);
-  json::error_code ec;
-  size_t used = parser.write_some(false, data.data(), data.size(), ec);
-  if (!ec && used < data.size()) ec = json::error::extra_data;
-  if (ec) return Status::InvalidArgument("not JSON: " + ec.message());
-  if (!parser.handler().root_was_object()) return Status::InvalidArgument("not a JSON object");
+  Handler handler(facts, text);
+  size_t at = 0;
+  if (JsonScanError e = ScanJson(data, &handler, &at); e != JsonScanError::kNone) {
+    return Status::InvalidArgument(
+        fmt::format("not JSON: {} at byte {}", JsonScanErrorName(e), at));
+  }
+  if (!handler.root_was_object()) return Status::InvalidArgument("not a JSON object");
   return Status::Ok();
 }
 

@@ -1,9 +1,10 @@
 // ReadChunk reads the facts StreamDecoder records from one OpenAI-compatible stream
-// chunk (the `data:` payload of one SSE event) in a single pass of Boost.JSON's SAX
-// parser: no DOM is built and nothing is allocated on the way (generated text aside,
-// when kept), which is most of the client's CPU per event (docs/bench.md, "The
-// client's ceiling"). The whole chunk is still validated as JSON; only the members
-// listed in ChunkFacts are looked at, everything else is skipped unread.
+// chunk (the `data:` payload of one SSE event) in a single pass of ScanJson
+// (json_scanner.h): no DOM is built and nothing is allocated on the way (generated
+// text and escaped strings aside), since this is most of the client's CPU per event
+// (docs/bench.md, "The client's ceiling"). The whole chunk is still validated as JSON,
+// as Boost.JSON would; only the members listed in ChunkFacts are looked at, and the
+// characters of every other string are skipped, not decoded.
 //
 // Shapes read, as a DOM reader would read them (`x.y` = member y of object x):
 //   choices[i].text, choices[i].delta.{content, reasoning_content, reasoning},
