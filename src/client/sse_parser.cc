@@ -1,6 +1,8 @@
 #include "client/sse_parser.h"
 
-#include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace servebench::client {
 
@@ -14,13 +16,22 @@ void SseParser::Reset() {
 }
 
 namespace {
-// The first CR or LF in [p, end), or end. Two vectorised memchr passes: the line end
-// is almost always an LF, and the CR search then covers only the line before it.
+// The first CR or LF in [p, end), or end: one pass, 16 bytes at a time.
 const char* FindLineEnd(const char* p, const char* end) {
-  const char* lf = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
-  const char* stop = lf != nullptr ? lf : end;
-  const char* cr = static_cast<const char*>(std::memchr(p, '\r', static_cast<size_t>(stop - p)));
-  return cr != nullptr ? cr : stop;
+#if defined(__SSE2__)
+  const __m128i lf = _mm_set1_epi8('\n');
+  const __m128i cr = _mm_set1_epi8('\r');
+  while (end - p >= 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, cr)));
+    if (mask != 0) return p + __builtin_ctz(mask);
+    p += 16;
+  }
+#endif
+  for (; p < end; ++p) {
+    if (*p == '\n' || *p == '\r') return p;
+  }
+  return end;
 }
 }  // namespace
 
@@ -77,7 +88,11 @@ void SseParser::ProcessLine(std::string_view line, int64_t t_ns) {
   }
   if (line[0] == ':') return;  // comment
   std::string_view field = line, value;
-  if (size_t colon = line.find(':'); colon != std::string_view::npos) {
+  if (line.starts_with("data:")) {  // nearly every line of a stream: no search for the colon
+    field = line.substr(0, 4);
+    value = line.substr(5);
+    if (!value.empty() && value[0] == ' ') value.remove_prefix(1);
+  } else if (size_t colon = line.find(':'); colon != std::string_view::npos) {
     field = line.substr(0, colon);
     value = line.substr(colon + 1);
     if (!value.empty() && value[0] == ' ') value.remove_prefix(1);

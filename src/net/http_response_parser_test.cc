@@ -21,6 +21,22 @@ TEST(HttpResponseParserTest, ChunkedBodyIsDecodedAcrossArbitrarySplits) {
   }
 }
 
+TEST(HttpResponseParserTest, ChunkSizesAreHexOfEitherCaseAndMayCarryExtensions) {
+  std::string body;
+  HttpResponseParser p([&](std::string_view b) { body.append(b); });
+  ASSERT_TRUE(p.Feed("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                     "a\r\n0123456789\r\n1A;name=value\r\nabcdefghijklmnopqrstuvwxyz\r\n"
+                     "0\r\n\r\n")
+                  .ok());
+  EXPECT_TRUE(p.complete());
+  EXPECT_EQ(body, "0123456789abcdefghijklmnopqrstuvwxyz");
+  for (std::string_view bad : {"zz\r\n", ";ext\r\n", "\r\n", "10000000000000000\r\n"}) {
+    HttpResponseParser q([](std::string_view) {});
+    ASSERT_TRUE(q.Feed("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n").ok());
+    EXPECT_FALSE(q.Feed(bad).ok()) << bad;
+  }
+}
+
 TEST(HttpResponseParserTest, ContentLengthBodyAndErrorStatus) {
   std::string body;
   HttpResponseParser p([&](std::string_view b) { body.append(b); });
