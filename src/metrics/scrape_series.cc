@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 #include <cmath>
 #include <fstream>
+#include <set>
 
 #include "metrics/percentile.h"
 
@@ -58,10 +59,17 @@ json::value Optional(const std::optional<double>& v) {
 TimedScrape ScrapeOf(int64_t unix_ns, std::vector<PromSample> samples) {
   TimedScrape t;
   t.unix_ns = unix_ns;
+  // The histograms' family names, from their buckets: a family's _sum and _count are
+  // kept (two samples a series, what AIPerf's export reports of a histogram besides its
+  // buckets); any other _sum or _count (a summary's) is dropped with the buckets.
+  std::set<std::string> histograms;
+  for (const PromSample& s : samples) {
+    if (EndsWith(s.name, "_bucket")) histograms.insert(s.name.substr(0, s.name.size() - 7));
+  }
   for (PromSample& s : samples) {
-    if (EndsWith(s.name, "_bucket") || EndsWith(s.name, "_sum") || EndsWith(s.name, "_count") ||
-        EndsWith(s.name, "_created"))
-      continue;
+    if (EndsWith(s.name, "_bucket") || EndsWith(s.name, "_created")) continue;
+    const size_t suffix = EndsWith(s.name, "_sum") ? 4 : EndsWith(s.name, "_count") ? 6 : 0;
+    if (suffix > 0 && !histograms.contains(s.name.substr(0, s.name.size() - suffix))) continue;
     t.samples.push_back(std::move(s));
   }
   return t;

@@ -26,15 +26,16 @@
 namespace servebench::metrics {
 
 // One scrape: when it was answered (Unix ns, the client's wall clock) and what the
-// engine exported then, histogram parts left out (ScrapeOf).
+// engine exported then, histogram buckets left out (ScrapeOf).
 struct TimedScrape {
   int64_t unix_ns = 0;
   std::vector<PromSample> samples;
 };
 
-// The samples of a scrape worth a time series: every gauge and counter. Histogram
-// parts (names ending _bucket, _sum, _count, _created) are dropped: they are most of a
-// real engine's exposition and no KV or cache figure is one.
+// The samples of a scrape worth a time series: every gauge and counter, and each
+// histogram's _sum and _count. Buckets and _created samples are dropped (buckets are
+// most of a real engine's exposition, and no KV or cache figure is one), and so are a
+// summary's _sum and _count (a _sum or _count without buckets of its family).
 TimedScrape ScrapeOf(int64_t unix_ns, std::vector<PromSample> samples);
 
 struct KvUsage {

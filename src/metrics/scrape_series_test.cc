@@ -14,15 +14,20 @@ PromSample Sample(std::string name, double value, std::map<std::string, std::str
   return PromSample{std::move(name), std::move(labels), value};
 }
 
-TEST(ScrapeSeriesTest, HistogramPartsAreLeftOutOfTheSeries) {
+TEST(ScrapeSeriesTest, HistogramBucketsAreLeftOutAndTheirSumAndCountKept) {
   TimedScrape t =
       ScrapeOf(5, {Sample("vllm:kv_cache_usage_perc", 0.5),
                    Sample("vllm:ttft_seconds_bucket", 3, {{"le", "0.1"}}),
                    Sample("vllm:ttft_seconds_sum", 1), Sample("vllm:ttft_seconds_count", 3),
+                   Sample("vllm:ttft_seconds_created", 1e9),
+                   // A summary's parts: no buckets of their family.
+                   Sample("rpc_latency_sum", 2), Sample("rpc_latency_count", 4),
                    Sample("vllm:prompt_tokens_total", 100)});
-  ASSERT_EQ(t.samples.size(), 2u);
+  ASSERT_EQ(t.samples.size(), 4u);
   EXPECT_EQ(t.samples[0].name, "vllm:kv_cache_usage_perc");
-  EXPECT_EQ(t.samples[1].name, "vllm:prompt_tokens_total");
+  EXPECT_EQ(t.samples[1].name, "vllm:ttft_seconds_sum");
+  EXPECT_EQ(t.samples[2].name, "vllm:ttft_seconds_count");
+  EXPECT_EQ(t.samples[3].name, "vllm:prompt_tokens_total");
 }
 
 TEST(ScrapeSeriesTest, KvUsageIsTheLargestSeriesOfEachEnginesGauge) {
