@@ -244,19 +244,86 @@ std::string WriteSglangScrapes(const std::string& dir) {
   return WriteScrapeLines(dir, scrapes);
 }
 
-// The agentic point on SGLang.
-recipe::Point SglangAgenticPoint() {
-  recipe::Point p = AgenticPoint();
-  p.serve.engine = "sglang";
-  p.serve.framework = "sglang";
-  p.serve.image = "lmsysorg/sglang:v0.5.9";
-  p.serve.kv_offload_backend = "hicache";
-  return p;
+// The same phase from ATOM's workers (atom: names) and an Atomesh router's copy of
+// one of them (atom_ names): of 1,000 prompt tokens 400 found in the prefix cache, 100
+// of them loaded by LMCache; KV usage peaking at 0.8.
+std::string WriteAtomScrapes(const std::string& dir) {
+  struct At {
+    double prompt, generation, cached, full, lmcache, usage;
+  };
+  const std::vector<At> at = {
+      {100, 10, 0, 100, 0, 0.2}, {600, 60, 200, 600, 50, 0.8}, {1100, 110, 400, 1100, 100, 0.5}};
+  const std::string labels = R"({"model_name":"m"})";
+  std::vector<std::vector<std::string>> scrapes;
+  for (const At& a : at) {
+    scrapes.push_back({Sample("atom:prompt_tokens_total", a.prompt, labels),
+                       Sample("atom:generation_tokens_total", a.generation, labels),
+                       Sample("atom:prefix_cache_cached_tokens_total", a.cached, labels),
+                       Sample("atom:prefix_cache_full_tokens_total", a.full, labels),
+                       Sample("atom_lmcache_loaded_tokens_total", a.lmcache, labels),
+                       Sample("atom:kv_cache_usage_ratio", a.usage, labels)});
+  }
+  return WriteScrapeLines(dir, scrapes);
 }
 
-LoadOutcome LoadWithScrapes(const std::string& dir, bool sglang = false) {
+// The same phase behind a Dynamo frontend: vLLM's worker metrics (WriteScrapes') and
+// the frontend's histograms of input and cached tokens per request (their _sum and
+// _count: 1,000 input tokens of which 500 cached, over 10 requests), its output-token
+// counter and the router's gauges.
+std::string WriteDynamoScrapes(const std::string& dir) {
+  WriteScrapes(dir);
+  std::vector<std::vector<std::string>> scrapes;
+  std::ifstream in(dir + "/requests.server_metrics.jsonl");
+  const std::string frontend = R"({"dynamo_component":"frontend","model":"m"})";
+  int i = 0;
+  for (std::string line; std::getline(in, line); ++i) {
+    const json::value v = json::parse(line);
+    std::vector<std::string> samples;
+    for (const json::value& x : v.at("samples").as_array()) samples.push_back(json::serialize(x));
+    const double input = 100.0 + 450 * i, cached = 250.0 * i, requests = 1 + 4.5 * i;
+    samples.push_back(Sample("dynamo_frontend_input_sequence_tokens_sum", input, frontend));
+    samples.push_back(Sample("dynamo_frontend_input_sequence_tokens_count", requests, frontend));
+    samples.push_back(Sample("dynamo_frontend_cached_tokens_sum", cached, frontend));
+    samples.push_back(Sample("dynamo_frontend_cached_tokens_count", requests, frontend));
+    samples.push_back(Sample("dynamo_frontend_output_tokens_total", 10.0 + 45 * i, frontend));
+    samples.push_back(Sample("dynamo_component_router_kv_hit_rate", 0.4 + 0.1 * i, frontend));
+    samples.push_back(
+        Sample("dynamo_component_router_shared_cache_hit_rate", 30.0 + 10 * i, frontend));
+    scrapes.push_back(std::move(samples));
+  }
+  return WriteScrapeLines(dir, scrapes);
+}
+
+// The engines whose /metrics names an adapter of InferenceX reads.
+enum class Engine { kVllm, kSglang, kAtom, kDynamo };
+
+// The agentic point served by `engine`.
+recipe::Point AgenticPointOn(Engine engine) {
+  recipe::Point p = AgenticPoint();
+  if (engine == Engine::kSglang) {
+    p.serve.engine = "sglang";
+    p.serve.framework = "sglang";
+    p.serve.image = "lmsysorg/sglang:v0.5.9";
+    p.serve.kv_offload_backend = "hicache";
+  } else if (engine == Engine::kAtom) {
+    p.serve.engine = "atom";
+    p.serve.framework = "atom";
+    p.serve.image = "rocm/atom:latest";
+    p.serve.kv_offload_backend = "lmcache";
+  } else if (engine == Engine::kDynamo) {
+    p.serve.framework = "dynamo-vllm";
+    p.serve.image = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.7.0";
+  }
+  return p;
+}
+recipe::Point SglangAgenticPoint() { return AgenticPointOn(Engine::kSglang); }
+
+LoadOutcome LoadWithScrapes(const std::string& dir, Engine engine = Engine::kVllm) {
   LoadOutcome load = Load(WriteRequests(dir));
-  load.server_metrics_path = sglang ? WriteSglangScrapes(dir) : WriteScrapes(dir);
+  load.server_metrics_path = engine == Engine::kSglang   ? WriteSglangScrapes(dir)
+                             : engine == Engine::kAtom   ? WriteAtomScrapes(dir)
+                             : engine == Engine::kDynamo ? WriteDynamoScrapes(dir)
+                                                         : WriteScrapes(dir);
   load.summary["servebench"].as_object()["run"].as_object()["metrics_url"] =
       "http://127.0.0.1:8000/metrics";
   return load;
@@ -301,8 +368,8 @@ TEST(AgenticResultTest, ScrapesBecomeAiperfsExportAndFillTheServerMetricsBlock) 
 // tokens by source over the prompt tokens, token usage, the pool, the HiCache host tier.
 TEST(AgenticResultTest, SglangScrapesFillTheServerMetricsBlockAsInferenceXsSglangAdapter) {
   const std::string dir = testing::FreshTestDir("agentic_sglang_scrapes");
-  auto written =
-      WriteAgenticResult(dir, SglangAgenticPoint(), "h200-node-7", LoadWithScrapes(dir, true));
+  auto written = WriteAgenticResult(dir, SglangAgenticPoint(), "h200-node-7",
+                                    LoadWithScrapes(dir, Engine::kSglang));
   ASSERT_TRUE(written.ok()) << written.status().ToString();
   const json::value exported = ReadJson(written->aiperf_dir + "/server_metrics_export.json");
   EXPECT_EQ(exported.at("metrics").at("sglang:cached_tokens").at("type").as_string(), "counter");
@@ -322,6 +389,53 @@ TEST(AgenticResultTest, SglangScrapesFillTheServerMetricsBlockAsInferenceXsSglan
   EXPECT_NEAR(Num(sm, {"tokens", "prompt_by_source", "computed"}), 300, kRound);
   EXPECT_TRUE(sm.at("kv_offload").at("bytes_gpu_to_cpu").is_null());
   EXPECT_TRUE(sm.at("sources").as_array().empty());
+}
+
+// ATOM's metrics (both spellings) as InferenceX's ATOM adapter reads them.
+TEST(AgenticResultTest, AtomScrapesFillTheServerMetricsBlockAsInferenceXsAtomAdapter) {
+  const std::string dir = testing::FreshTestDir("agentic_atom_scrapes");
+  auto written = WriteAgenticResult(dir, AgenticPointOn(Engine::kAtom), "h200-node-7",
+                                    LoadWithScrapes(dir, Engine::kAtom));
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  const json::value agg = ReadJson(written->aggregate_path);
+  const json::value& sm = agg.at("server_metrics");
+  EXPECT_EQ(sm.at("adapter").as_string(), "atom");
+  EXPECT_NEAR(Num(sm, {"cache", "gpu_cache_hit_rate"}), 0.4, kRound);
+  EXPECT_NEAR(Num(sm, {"cache", "external_cache_hit_rate"}), 0.1, kRound);
+  EXPECT_NEAR(Num(sm, {"cache", "overall_cache_hit_rate"}), 0.4, kRound);  // LMCache inside
+  EXPECT_NEAR(Num(sm, {"cache", "prefix_cache_queries"}), 1000, kRound);
+  EXPECT_NEAR(Num(sm, {"kv_cache", "gpu_usage_pct"}), 0.8, kRound);
+  EXPECT_NEAR(Num(sm, {"tokens", "prompt_total"}), 1000, kRound);
+  EXPECT_NEAR(Num(sm, {"tokens", "generation_total"}), 100, kRound);
+}
+
+// Behind a Dynamo frontend: vLLM's block with the frontend's totals, and its histograms
+// exported as AIPerf exports them (stats of their _sum and _count).
+TEST(AgenticResultTest, DynamoScrapesFillTheServerMetricsBlockAsInferenceXsDynamoAdapter) {
+  const std::string dir = testing::FreshTestDir("agentic_dynamo_scrapes");
+  auto written = WriteAgenticResult(dir, AgenticPointOn(Engine::kDynamo), "h200-node-7",
+                                    LoadWithScrapes(dir, Engine::kDynamo));
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  const json::value exported = ReadJson(written->aiperf_dir + "/server_metrics_export.json");
+  const json::value& input = exported.at("metrics").at("dynamo_frontend_input_sequence_tokens");
+  EXPECT_EQ(input.at("type").as_string(), "histogram");
+  const json::value& stats = input.at("series").at(0).at("stats");
+  EXPECT_EQ(stats.at("count").as_int64(), 9);
+  EXPECT_DOUBLE_EQ(stats.at("sum").to_number<double>(), 900);
+  EXPECT_DOUBLE_EQ(stats.at("avg").to_number<double>(), 100);
+  EXPECT_DOUBLE_EQ(stats.at("sum_rate").to_number<double>(), 450);
+  EXPECT_FALSE(
+      exported.at("metrics").as_object().contains("dynamo_frontend_input_sequence_tokens_sum"));
+  const json::value agg = ReadJson(written->aggregate_path);
+  const json::value& sm = agg.at("server_metrics");
+  EXPECT_EQ(sm.at("adapter").as_string(), "dynamo-vllm");
+  EXPECT_NEAR(Num(sm, {"tokens", "prompt_total"}), 900, kRound);  // the frontend's, first
+  EXPECT_NEAR(Num(sm, {"tokens", "generation_total"}), 90, kRound);
+  EXPECT_NEAR(Num(sm, {"cache", "gpu_cache_hit_rate"}), 0.4, kRound);  // the workers'
+  EXPECT_NEAR(Num(sm, {"cache", "frontend_cache_hit_rate"}), 500.0 / 900, kRound);
+  EXPECT_NEAR(Num(sm, {"cache", "router_kv_hit_rate"}), 0.5, kRound);
+  EXPECT_NEAR(Num(sm, {"cache", "router_shared_cache_hit_rate"}), 0.4, kRound);
+  EXPECT_NEAR(Num(sm, {"cache", "frontend_input_tokens"}), 900, kRound);
 }
 
 TEST(AgenticResultTest, AggregateHoldsInferenceXsNumbersOfTheRecords) {
@@ -529,11 +643,12 @@ void ExpectSameJson(const json::value& ours, const json::value& theirs, const st
 }
 
 // One engine's artifacts through InferenceX's validator and aggregator.
-void ExpectInferenceXAgrees(const char* root, bool sglang) {
-  const std::string dir = testing::FreshTestDir(sglang ? "agentic_ix_sglang" : "agentic_ix");
-  const recipe::Point point = sglang ? SglangAgenticPoint() : AgenticPoint();
+void ExpectInferenceXAgrees(const char* root, Engine engine) {
+  const std::string dir =
+      testing::FreshTestDir("agentic_ix_" + std::to_string(static_cast<int>(engine)));
+  const recipe::Point point = AgenticPointOn(engine);
   // With the engine's /metrics scrapes: InferenceX's adapter for them reads the export.
-  auto written = WriteAgenticResult(dir, point, "h200-node-7", LoadWithScrapes(dir, sglang));
+  auto written = WriteAgenticResult(dir, point, "h200-node-7", LoadWithScrapes(dir, engine));
   ASSERT_TRUE(written.ok()) << written.status().ToString();
 
   const testing::ShellResult validated =
@@ -603,10 +718,13 @@ TEST(AgenticResultInferenceXTest, ValidatorAcceptsAndAggregatorAgrees) {
                     "utils/agentic (e.g. git worktree add /tmp/inferencex of "
                     "SemiAnalysisAI/InferenceX): InferenceX's validator and aggregator not run";
   }
-  for (const bool sglang : {false, true}) {
-    SCOPED_TRACE(sglang ? "SGLang's metrics, InferenceX's sglang adapter"
-                        : "vLLM's metrics, InferenceX's vllm adapter");
-    ExpectInferenceXAgrees(root, sglang);
+  for (const Engine engine : {Engine::kVllm, Engine::kSglang, Engine::kAtom, Engine::kDynamo}) {
+    SCOPED_TRACE(engine == Engine::kSglang ? "SGLang's metrics, InferenceX's sglang adapter"
+                 : engine == Engine::kAtom ? "ATOM's metrics, InferenceX's atom adapter"
+                 : engine == Engine::kDynamo
+                     ? "a Dynamo frontend's and vLLM's metrics, InferenceX's dynamo-vllm adapter"
+                     : "vLLM's metrics, InferenceX's vllm adapter");
+    ExpectInferenceXAgrees(root, engine);
   }
 }
 

@@ -40,8 +40,39 @@ json::object GaugeStats(const std::vector<std::pair<int64_t, double>>& points) {
   return o;
 }
 
-// A counter's increase over the scrapes (a decrease is a reset: the new value is the
-// increase since it) and its rates between consecutive scrapes.
+// A counter's increase over the scrapes: a decrease is a reset, the new value then
+// the increase since it.
+double Increase(const std::vector<std::pair<int64_t, double>>& points) {
+  double total = 0;
+  for (size_t i = 1; i < points.size(); ++i) {
+    total += points[i].second >= points[i - 1].second ? points[i].second - points[i - 1].second
+                                                      : points[i].second;
+  }
+  return total;
+}
+
+double SpanSeconds(const std::vector<std::pair<int64_t, double>>& points) {
+  return points.size() > 1 ? static_cast<double>(points.back().first - points.front().first) / 1e9
+                           : 0;
+}
+
+// A histogram's stats as AIPerf exports them without its buckets: the increase of its
+// _count and _sum over the scrapes, their mean and their rates.
+json::object HistogramStats(const std::vector<std::pair<int64_t, double>>& sum_points,
+                            const std::vector<std::pair<int64_t, double>>& count_points) {
+  const double count = Increase(count_points), sum = Increase(sum_points);
+  const double span = SpanSeconds(count_points);
+  json::object o{{"count", static_cast<int64_t>(std::llround(count))}, {"sum", sum}};
+  if (count > 0) o["avg"] = sum / count;
+  if (span > 0) {
+    o["count_rate"] = count / span;
+    o["sum_rate"] = sum / span;
+  }
+  return o;
+}
+
+// A counter's increase over the scrapes (Increase) and its rates between consecutive
+// scrapes.
 json::object CounterStats(const std::vector<std::pair<int64_t, double>>& points) {
   double total = 0;
   std::vector<double> rates;
@@ -87,9 +118,18 @@ std::optional<double> SeriesStat(const json::object& series,
   return std::nullopt;
 }
 
+// One metric name or several (InferenceX's helpers take `str | list[str]`).
+struct Names {
+  Names(const char* one) : list{one} {}  // NOLINT: implicit, as the Python's str
+  Names(std::initializer_list<std::string> many) : list(many) {}
+  explicit Names(std::vector<std::string> many) : list(std::move(many)) {}
+  std::vector<std::string> list;
+};
+
+// Every series of every metric `names` lists (aggregation_common.metric_series).
 template <class F>
-void ForSeries(const json::object& metrics, std::initializer_list<const char*> names, F&& f) {
-  for (const char* name : names) {
+void ForSeries(const json::object& metrics, const Names& names, F&& f) {
+  for (const std::string& name : names.list) {
     const json::value* m = metrics.if_contains(name);
     if (m == nullptr || !m->is_object()) continue;
     const json::value* series = m->as_object().if_contains("series");
@@ -102,10 +142,10 @@ void ForSeries(const json::object& metrics, std::initializer_list<const char*> n
 using StatKeys = std::initializer_list<const char*>;
 constexpr StatKeys kCounterKeys = {"total", "sum", "max", "avg"};
 
-std::optional<double> SumStat(const json::object& metrics, const char* name,
+std::optional<double> SumStat(const json::object& metrics, const Names& names,
                               const Filter& filter = nullptr, StatKeys keys = kCounterKeys) {
   std::optional<double> total;
-  ForSeries(metrics, {name}, [&](const json::object& s) {
+  ForSeries(metrics, names, [&](const json::object& s) {
     if (filter && !filter(s)) return;
     if (auto v = SeriesStat(s, keys)) total = total.value_or(0) + *v;
   });
@@ -113,10 +153,10 @@ std::optional<double> SumStat(const json::object& metrics, const char* name,
 }
 
 // aggregation_common.gauge_stat(..., combine="avg"): the mean over the series.
-std::optional<double> GaugeAvg(const json::object& metrics, const char* name, StatKeys keys) {
+std::optional<double> GaugeAvg(const json::object& metrics, const Names& names, StatKeys keys) {
   double sum = 0;
   int n = 0;
-  ForSeries(metrics, {name}, [&](const json::object& s) {
+  ForSeries(metrics, names, [&](const json::object& s) {
     if (auto v = SeriesStat(s, keys)) {
       sum += *v;
       ++n;
@@ -143,8 +183,7 @@ const json::object& MetricsOf(const json::object& export_json) {
   return m != nullptr && m->is_object() ? m->as_object() : kEmpty;
 }
 
-std::optional<double> GaugeMax(const json::object& metrics,
-                               std::initializer_list<const char*> names,
+std::optional<double> GaugeMax(const json::object& metrics, const Names& names,
                                const Filter& filter = nullptr) {
   std::optional<double> best;
   ForSeries(metrics, names, [&](const json::object& s) {
@@ -204,11 +243,13 @@ std::string SourceId(const json::object& series) {
   return id;
 }
 
-// True when a metric of the export is named with `prefix` (InferenceX's matches()).
-bool HasMetricPrefix(const json::object& metrics, std::string_view prefix) {
-  for (const auto& kv : metrics)
-    if (std::string_view(kv.key()).substr(0, prefix.size()) == prefix) return true;
-  return false;
+// The adapter a metric's name belongs to ("" for none): InferenceX's matches() by name.
+std::string_view AdapterOfName(std::string_view name) {
+  if (name.starts_with("dynamo_")) return "dynamo-vllm";
+  if (name.starts_with("atom:") || name.starts_with("atom_")) return "atom";
+  if (name.starts_with("sglang:")) return "sglang";
+  if (name.starts_with("vllm:")) return "vllm";
+  return "";
 }
 
 }  // namespace
@@ -289,7 +330,7 @@ std::optional<json::object> ServerMetricsExportJson(
   bool adapted = false;  // a metric an adapter here reads
   for (const metrics::TimedScrape& t : scrapes) {
     for (const metrics::PromSample& s : t.samples) {
-      adapted = adapted || s.name.rfind("vllm:", 0) == 0 || s.name.rfind("sglang:", 0) == 0;
+      adapted = adapted || !AdapterOfName(s.name).empty();
       Series& series = by_name[s.name][s.labels];
       series.labels = s.labels;
       series.points.emplace_back(t.unix_ns, s.value);
@@ -297,7 +338,34 @@ std::optional<json::object> ServerMetricsExportJson(
   }
   if (scrapes.empty() || !adapted) return std::nullopt;
   json::object metrics;
+  // A histogram's _sum and _count (the only _sum and _count a scrape keeps, ScrapeOf),
+  // by family and label set: exported as one histogram metric, as AIPerf does.
+  std::map<std::string, std::map<std::map<std::string, std::string>, std::pair<Series, Series>>>
+      histograms;
   for (const auto& [name, label_sets] : by_name) {
+    const bool sum = EndsWith(name, "_sum"), count = EndsWith(name, "_count");
+    if (!sum && !count) continue;
+    auto& family = histograms[name.substr(0, name.size() - (sum ? 4 : 6))];
+    for (const auto& [labels, series] : label_sets)
+      (sum ? family[labels].first : family[labels].second) = series;
+  }
+  for (const auto& [family, label_sets] : histograms) {
+    json::array series;
+    for (const auto& [labels, parts] : label_sets) {
+      json::object l;
+      for (const auto& [k, v] : labels) l[k] = v;
+      series.push_back(json::object{
+          {"endpoint_url", endpoint_url},
+          {"labels", labels.empty() ? json::value(nullptr) : json::value(std::move(l))},
+          {"stats", HistogramStats(parts.first.points, parts.second.points)}});
+    }
+    metrics[family] = json::object{{"type", "histogram"},
+                                   {"description", ""},
+                                   {"unit", nullptr},
+                                   {"series", std::move(series)}};
+  }
+  for (const auto& [name, label_sets] : by_name) {
+    if (EndsWith(name, "_sum") || EndsWith(name, "_count")) continue;  // in `histograms`
     // prometheus_client names every counter sample "<family>_total"; AIPerf keys the
     // counter by its family name.
     const bool counter = EndsWith(name, "_total");
@@ -334,11 +402,25 @@ std::optional<json::object> ServerMetricsExportJson(
                       {"input_config", json::object()}};
 }
 
-json::object VllmServerMetricsBlock(const json::object& export_json, int64_t requests_completed,
-                                    int64_t prompt_tokens, int64_t generation_tokens) {
+namespace {
+
+// vllm.first_counter_total: the first of `names` the export has a counter total for.
+std::optional<double> FirstCounterTotal(const json::object& metrics,
+                                        std::initializer_list<const char*> names) {
+  for (const char* name : names)
+    if (auto v = SumStat(metrics, name)) return v;
+  return std::nullopt;
+}
+
+// vllm.py's populate, with the counters its prompt_generation_totals reads named: the
+// vLLM adapter's, and the Dynamo-vLLM adapter's that reads the frontend's first.
+json::object VllmBlock(const json::object& export_json, int64_t requests_completed,
+                       int64_t prompt_tokens, int64_t generation_tokens, const char* adapter,
+                       std::initializer_list<const char*> prompt_counters,
+                       std::initializer_list<const char*> generation_counters) {
   const json::object& metrics = MetricsOf(export_json);
   json::object block = EmptyServerMetricsBlock(!metrics.empty(), metrics.size());
-  block["adapter"] = "vllm";
+  block["adapter"] = adapter;
 
   const std::optional<double> hits = SumStat(metrics, "vllm:prefix_cache_hits");
   const std::optional<double> queries = SumStat(metrics, "vllm:prefix_cache_queries");
@@ -398,8 +480,8 @@ json::object VllmServerMetricsBlock(const json::object& export_json, int64_t req
                    {"time_cpu_to_gpu", J(t_c2g)},
                    {"bandwidth_gpu_to_cpu_bytes_per_second", J(Rate(b_g2c, t_g2c))},
                    {"bandwidth_cpu_to_gpu_bytes_per_second", J(Rate(b_c2g, t_c2g))}};
-  const auto prompt_total = SumStat(metrics, "vllm:prompt_tokens");
-  const auto generation_total = SumStat(metrics, "vllm:generation_tokens");
+  const auto prompt_total = FirstCounterTotal(metrics, prompt_counters);
+  const auto generation_total = FirstCounterTotal(metrics, generation_counters);
   block["tokens"] = json::object{
       {"prompt_total", prompt_total ? CounterInt(prompt_total) : json::value(prompt_tokens)},
       {"generation_total",
@@ -410,10 +492,88 @@ json::object VllmServerMetricsBlock(const json::object& export_json, int64_t req
   return block;
 }
 
-std::string ServerMetricsAdapter(const json::object& export_json) {
+}  // namespace
+
+json::object VllmServerMetricsBlock(const json::object& export_json, int64_t requests_completed,
+                                    int64_t prompt_tokens, int64_t generation_tokens) {
+  return VllmBlock(export_json, requests_completed, prompt_tokens, generation_tokens, "vllm",
+                   {"vllm:prompt_tokens"}, {"vllm:generation_tokens"});
+}
+
+json::object DynamoVllmServerMetricsBlock(const json::object& export_json,
+                                          int64_t requests_completed, int64_t prompt_tokens,
+                                          int64_t generation_tokens) {
+  json::object block =
+      VllmBlock(export_json, requests_completed, prompt_tokens, generation_tokens, "dynamo-vllm",
+                {"dynamo_frontend_input_sequence_tokens", "vllm:prompt_tokens"},
+                {"dynamo_frontend_output_tokens", "vllm:generation_tokens"});
   const json::object& metrics = MetricsOf(export_json);
-  if (HasMetricPrefix(metrics, "sglang:")) return "sglang";
-  if (HasMetricPrefix(metrics, "vllm:")) return "vllm";
+  json::object& kv = block["kv_cache"].as_object();
+  if (kv["gpu_usage_pct"].is_null()) {
+    kv["gpu_usage_pct"] =
+        J(Fraction(GaugeMax(metrics, "dynamo_component_gpu_cache_usage_percent")));
+  }
+  // The frontend's cached and input tokens are histograms: their observed sums.
+  const auto cached = SumStat(metrics, "dynamo_frontend_cached_tokens");
+  const auto input = SumStat(metrics, "dynamo_frontend_input_sequence_tokens");
+  json::object& cache = block["cache"].as_object();
+  cache["frontend_cache_hit_rate"] = J(Rate(cached, input));
+  cache["router_kv_hit_rate"] = J(
+      Fraction(GaugeAvg(metrics, "dynamo_component_router_kv_hit_rate", {"avg", "max", "total"})));
+  cache["router_shared_cache_hit_rate"] = J(Fraction(
+      GaugeAvg(metrics, "dynamo_component_router_shared_cache_hit_rate", {"avg", "max", "total"})));
+  cache["frontend_cached_tokens"] = J(cached);
+  cache["frontend_input_tokens"] = J(input);
+  return block;
+}
+
+json::object AtomServerMetricsBlock(const json::object& export_json, int64_t requests_completed,
+                                    int64_t prompt_tokens, int64_t generation_tokens) {
+  const json::object& metrics = MetricsOf(export_json);
+  json::object block = EmptyServerMetricsBlock(!metrics.empty(), metrics.size());
+  block["adapter"] = "atom";
+  // A worker's own names ("atom:x") and Atomesh's ("atom_x"); a counter under its family
+  // name or with "_total" (atom.py's _atom_counter_names): every one found is summed.
+  const auto counter = [&metrics](const std::string& stem) {
+    return SumStat(metrics, Names(std::vector<std::string>{"atom:" + stem, "atom_" + stem,
+                                                           "atom:" + stem + "_total",
+                                                           "atom_" + stem + "_total"}));
+  };
+  const auto prompt_total = counter("prompt_tokens");
+  const auto generation_total = counter("generation_tokens");
+  const auto cached = counter("prefix_cache_cached_tokens");
+  const auto full = counter("prefix_cache_full_tokens");
+  const auto external = counter("lmcache_loaded_tokens");
+  const auto gpu_rate = Rate(cached, full);
+  const auto external_rate = Rate(external, full);
+  json::object& cache = block["cache"].as_object();
+  cache["gpu_cache_hit_rate"] = J(gpu_rate);
+  cache["cpu_cache_hit_rate"] = J(external_rate);
+  cache["external_cache_hit_rate"] = J(external_rate);
+  // ATOM's admitted-cache counter may already hold a completed LMCache load: the overall
+  // rate is the GPU's, not the sum of both.
+  cache["overall_cache_hit_rate"] = J(gpu_rate);
+  cache["prefix_cache_hits"] = J(cached);
+  cache["prefix_cache_queries"] = J(full);
+  cache["external_prefix_cache_hits"] = J(external);
+  cache["external_prefix_cache_queries"] = J(full);
+  block["kv_cache"].as_object()["gpu_usage_pct"] =
+      J(Fraction(GaugeMax(metrics, {"atom:kv_cache_usage_ratio", "atom_kv_cache_usage_ratio"})));
+  json::object& tokens = block["tokens"].as_object();
+  tokens["prompt_total"] = prompt_total ? CounterInt(prompt_total) : json::value(prompt_tokens);
+  tokens["generation_total"] =
+      generation_total ? CounterInt(generation_total) : json::value(generation_tokens);
+  tokens["requests_completed"] = requests_completed;
+  return block;
+}
+
+std::string ServerMetricsAdapter(const json::object& export_json) {
+  // InferenceX's detect_backend tries Dynamo, ATOM, SGLang, vLLM in that order: the first
+  // whose names any metric has wins (a Dynamo frontend in front of vLLM workers is Dynamo).
+  std::set<std::string_view> found;
+  for (const auto& kv : MetricsOf(export_json)) found.insert(AdapterOfName(kv.key()));
+  for (const char* adapter : {"dynamo-vllm", "atom", "sglang", "vllm"})
+    if (found.contains(adapter)) return adapter;
   return "";
 }
 
@@ -476,11 +636,12 @@ json::object SglangServerMetricsBlock(const json::object& export_json, int64_t r
 
 json::object EngineServerMetricsBlock(const json::object& export_json, int64_t requests_completed,
                                       int64_t prompt_tokens, int64_t generation_tokens) {
-  return ServerMetricsAdapter(export_json) == "sglang"
-             ? SglangServerMetricsBlock(export_json, requests_completed, prompt_tokens,
-                                        generation_tokens)
-             : VllmServerMetricsBlock(export_json, requests_completed, prompt_tokens,
-                                      generation_tokens);
+  const std::string adapter = ServerMetricsAdapter(export_json);
+  const auto block = adapter == "dynamo-vllm" ? DynamoVllmServerMetricsBlock
+                     : adapter == "atom"      ? AtomServerMetricsBlock
+                     : adapter == "sglang"    ? SglangServerMetricsBlock
+                                              : VllmServerMetricsBlock;
+  return block(export_json, requests_completed, prompt_tokens, generation_tokens);
 }
 
 }  // namespace servebench::run
