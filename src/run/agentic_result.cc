@@ -15,6 +15,7 @@
 #include "metrics/percentile.h"
 #include "recipe/result_name.h"
 #include "run/agentic_server_metrics.h"
+#include "run/engine_log_kv.h"
 
 namespace servebench::run {
 namespace json = boost::json;
@@ -294,7 +295,8 @@ json::object AiperfAggregateJson(const std::vector<AgenticRequest>& requests,
 
 StatusOr<json::object> AgenticAggregateJson(const std::vector<AgenticRequest>& requests,
                                             const json::object& aiperf, const recipe::Point& point,
-                                            const json::object* server_metrics_export) {
+                                            const json::object* server_metrics_export,
+                                            std::optional<int64_t> engine_log_kv_tokens) {
   const recipe::ServeSpec& s = point.serve;
   if (s.multinode) {
     return Status::FailedPrecondition(
@@ -374,8 +376,20 @@ StatusOr<json::object> AgenticAggregateJson(const std::vector<AgenticRequest>& r
     agg["server_metrics"] = ServerMetricsBlock(ok);
     warnings.emplace_back("server_metrics_export.json missing or empty");
   }
-  // As InferenceX: server_metrics.kv_cache.gpu_total_tokens (SGLang's pool gauge; vLLM's
-  // comes from its log, which servebench does not read: null).
+  // vLLM's KV capacity is in its log (engine_log_kv.h), read when InferenceX's adapter
+  // for the export is vLLM's or Dynamo's (which inherits it), or, without an export,
+  // when the framework names one of them (detect_backend by framework).
+  const std::string adapter =
+      server_metrics_export != nullptr ? ServerMetricsAdapter(*server_metrics_export) : "";
+  const bool vllm_log = server_metrics_export != nullptr
+                            ? adapter == "vllm" || adapter == "dynamo-vllm"
+                            : s.framework == "vllm" || s.framework.starts_with("dynamo");
+  if (vllm_log && engine_log_kv_tokens) {
+    agg["server_metrics"].as_object()["kv_cache"].as_object()["gpu_total_tokens"] =
+        *engine_log_kv_tokens;
+  }
+  // As InferenceX: server_metrics.kv_cache.gpu_total_tokens (SGLang's pool gauge, vLLM's
+  // log).
   agg["kv_cache_pool_tokens"] = agg["server_metrics"].at("kv_cache").at("gpu_total_tokens");
   if (!warnings.empty()) agg["warnings"] = std::move(warnings);  // InferenceX omits it empty
   return RoundFloats(agg).as_object();
@@ -384,7 +398,8 @@ StatusOr<json::object> AgenticAggregateJson(const std::vector<AgenticRequest>& r
 StatusOr<AgenticArtifacts> WriteAgenticResult(const std::string& out_dir,
                                               const recipe::Point& point,
                                               const std::string& runner_node,
-                                              const LoadOutcome& load) {
+                                              const LoadOutcome& load,
+                                              const std::string& engine_log_path) {
   if (!load.completed) {
     return Status::FailedPrecondition("point " + point.point_id +
                                       ": no completed load run to write InferenceX's agentic "
@@ -416,9 +431,11 @@ StatusOr<AgenticArtifacts> WriteAgenticResult(const std::string& out_dir,
     server_export = ServerMetricsExportJson(
         scrapes, url != nullptr && url->is_string() ? std::string(url->as_string()) : "");
   }
+  const std::vector<std::string> engine_logs = EngineLogFiles(engine_log_path);
   SB_ASSIGN_OR_RETURN(
       json::object aggregate,
-      AgenticAggregateJson(requests, aiperf, point, server_export ? &*server_export : nullptr));
+      AgenticAggregateJson(requests, aiperf, point, server_export ? &*server_export : nullptr,
+                           VllmKvCapacityFromLogs(engine_logs)));
 
   const std::string name = AgenticResultName(point, runner_node);
   AgenticArtifacts out;
@@ -438,6 +455,17 @@ StatusOr<AgenticArtifacts> WriteAgenticResult(const std::string& out_dir,
   if (server_export) {
     SB_RETURN_IF_ERROR(WriteFileAtomically(out.aiperf_dir + "/server_metrics_export.json",
                                            json::serialize(*server_export) + "\n"));
+  }
+  // The engine's log beside the artifacts, where InferenceX's aggregator looks for it
+  // (find_server_log_paths: server.log, else watchtower-*.out, one per process), so it
+  // reads the same KV capacity; its first 64 MiB, all InferenceX reads.
+  const std::string result_dir = std::filesystem::path(out.aiperf_dir).parent_path().string();
+  for (const std::string& log : engine_logs) {
+    const std::string name =
+        engine_logs.size() == 1
+            ? "server.log"
+            : "watchtower-" + std::filesystem::path(log).filename().string() + ".out";
+    SB_RETURN_IF_ERROR(WriteFileAtomically(result_dir + "/" + name, EngineLogHead(log)));
   }
   SB_RETURN_IF_ERROR(WriteFileAtomically(out.aggregate_path, json::serialize(aggregate) + "\n"));
   return out;

@@ -22,6 +22,8 @@
 
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,9 +59,12 @@ boost::json::object AiperfAggregateJson(const std::vector<AgenticRequest>& reque
 // the server_metrics block is absent, as InferenceX writes it without one); floats
 // rounded as InferenceX rounds them. Fails for a multinode point (its
 // prefill_*/decode_* identity is not built yet).
+// `engine_log_kv_tokens` is the KV capacity the engine's log states (engine_log_kv.h):
+// kv_cache_pool_tokens when InferenceX's adapter is vLLM's or Dynamo's.
 StatusOr<boost::json::object> AgenticAggregateJson(
     const std::vector<AgenticRequest>& requests, const boost::json::object& aiperf,
-    const recipe::Point& point, const boost::json::object* server_metrics_export = nullptr);
+    const recipe::Point& point, const boost::json::object* server_metrics_export = nullptr,
+    std::optional<int64_t> engine_log_kv_tokens = std::nullopt);
 
 // InferenceX's round_floats: every finite double rounded to 5 decimals, and one whose
 // rounded value is integral with |x| >= 1 written as an integer; recursively.
@@ -67,12 +72,16 @@ boost::json::value RoundFloats(const boost::json::value& v);
 
 // Reads load.requests_path (and load.server_metrics_path, the /metrics scrapes, when
 // there is one) and writes the files: also server_metrics_export.json when the scrapes
-// are an engine's an adapter reads (vLLM-named). Fails when the load did not
-// complete or wrote no per-request records, on a bad record (path:line: field), for a
-// multinode point, or when a file cannot be written.
+// are an engine's an adapter reads. `engine_log_path` (the engine's log file, or a serve
+// session's folder of one log per process; "" for none) gives vLLM's KV capacity and is
+// copied beside the artifacts (its first 64 MiB) as InferenceX expects it: server.log,
+// or watchtower-<file>.out per process. Fails when the load did not complete or wrote
+// no per-request records, on a bad record (path:line: field), for a multinode point, or
+// when a file cannot be written.
 StatusOr<AgenticArtifacts> WriteAgenticResult(const std::string& out_dir,
                                               const recipe::Point& point,
                                               const std::string& runner_node,
-                                              const LoadOutcome& load);
+                                              const LoadOutcome& load,
+                                              const std::string& engine_log_path = "");
 
 }  // namespace servebench::run

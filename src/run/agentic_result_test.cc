@@ -294,6 +294,14 @@ std::string WriteDynamoScrapes(const std::string& dir) {
   return WriteScrapeLines(dir, scrapes);
 }
 
+// An engine log stating two engine cores' KV capacities (run/engine_log_kv.h).
+std::string WriteVllmLog(const std::string& dir) {
+  const std::string path = dir + "/engine.log";
+  std::ofstream(path) << "(EngineCore_DP0 pid=11) INFO GPU KV cache size: 61,440 tokens\n"
+                         "(EngineCore_DP1 pid=12) INFO GPU KV cache size: 61,440 tokens\n";
+  return path;
+}
+
 // The engines whose /metrics names an adapter of InferenceX reads.
 enum class Engine { kVllm, kSglang, kAtom, kDynamo };
 
@@ -389,6 +397,27 @@ TEST(AgenticResultTest, SglangScrapesFillTheServerMetricsBlockAsInferenceXsSglan
   EXPECT_NEAR(Num(sm, {"tokens", "prompt_by_source", "computed"}), 300, kRound);
   EXPECT_TRUE(sm.at("kv_offload").at("bytes_gpu_to_cpu").is_null());
   EXPECT_TRUE(sm.at("sources").as_array().empty());
+}
+
+// vLLM's KV capacity is read from its log (vLLM's /metrics do not export it) and the
+// log is put where InferenceX's aggregator looks for it; SGLang's comes from its gauge.
+TEST(AgenticResultTest, VllmsKvCapacityComesFromItsLog) {
+  const std::string dir = testing::FreshTestDir("agentic_vllm_log");
+  auto written = WriteAgenticResult(dir, AgenticPoint(), "h200-node-7", LoadWithScrapes(dir),
+                                    WriteVllmLog(dir));
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  const json::value agg = ReadJson(written->aggregate_path);
+  EXPECT_EQ(agg.at("kv_cache_pool_tokens").as_int64(), 122880);
+  EXPECT_EQ(agg.at("server_metrics").at("kv_cache").at("gpu_total_tokens").as_int64(), 122880);
+  const std::filesystem::path result_dir = std::filesystem::path(written->aiperf_dir).parent_path();
+  EXPECT_TRUE(std::filesystem::exists(result_dir / "server.log"));
+  // SGLang's adapter does not read vLLM's log line.
+  const std::string sglang_dir = testing::FreshTestDir("agentic_sglang_log");
+  auto sglang =
+      WriteAgenticResult(sglang_dir, SglangAgenticPoint(), "h200-node-7",
+                         LoadWithScrapes(sglang_dir, Engine::kSglang), WriteVllmLog(sglang_dir));
+  ASSERT_TRUE(sglang.ok()) << sglang.status().ToString();
+  EXPECT_EQ(ReadJson(sglang->aggregate_path).at("kv_cache_pool_tokens").as_int64(), 50000);
 }
 
 // ATOM's metrics (both spellings) as InferenceX's ATOM adapter reads them.
@@ -647,8 +676,10 @@ void ExpectInferenceXAgrees(const char* root, Engine engine) {
   const std::string dir =
       testing::FreshTestDir("agentic_ix_" + std::to_string(static_cast<int>(engine)));
   const recipe::Point point = AgenticPointOn(engine);
-  // With the engine's /metrics scrapes: InferenceX's adapter for them reads the export.
-  auto written = WriteAgenticResult(dir, point, "h200-node-7", LoadWithScrapes(dir, engine));
+  // With the engine's /metrics scrapes: InferenceX's adapter for them reads the export;
+  // and with its log, where vLLM states its KV capacity (copied beside the artifacts).
+  auto written = WriteAgenticResult(dir, point, "h200-node-7", LoadWithScrapes(dir, engine),
+                                    WriteVllmLog(dir));
   ASSERT_TRUE(written.ok()) << written.status().ToString();
 
   const testing::ShellResult validated =

@@ -382,7 +382,8 @@ void Executor::RunPoint(const recipe::Point& point, SessionState* state,
       *log_ << "servebench: " << written.status().message() << "\n";
     }
   } else if (point.load.scenario == "agentic-coding" && load.completed) {
-    auto written = WriteAgenticResult(settings_.out_dir, point, host_, load);
+    auto written =
+        WriteAgenticResult(settings_.out_dir, point, host_, load, state->engine->log_path());
     if (written.ok()) {
       inferencex_result = written->aggregate_path;
     } else {
