@@ -53,9 +53,7 @@ struct LoadWorker::Conn {
       : transport(io, w->cfg_.tls, w->cfg_.host, w->cfg_.kernel_rx_timestamps),
         deadline(io),
         http([this](std::string_view b) { OnBody(b); }),
-        sse([this](std::string_view, std::string_view data, int64_t t) { OnEvent(data, t); }) {
-    buf.resize(kInitialReadBuffer);
-  }
+        sse([this](std::string_view, std::string_view data, int64_t t) { OnEvent(data, t); }) {}
 
   void OnBody(std::string_view bytes) {
     if (http.status() != 200) {
@@ -80,7 +78,10 @@ struct LoadWorker::Conn {
   HttpResponseParser http;
   SseParser sse;
   std::optional<StreamDecoder> decoder;
-  std::vector<char> buf;
+  // The read buffer, grown by doubling without zeroing or copying: a read overwrites
+  // it, and the parsers copy what must outlive the read that filled it.
+  std::unique_ptr<char[]> buf = std::make_unique_for_overwrite<char[]>(kInitialReadBuffer);
+  size_t buf_size = kInitialReadBuffer;
   std::string error_body;
   RequestRecord* rec = nullptr;
   Job* job = nullptr;
@@ -280,7 +281,7 @@ void LoadWorker::WriteFrom(Conn* c, size_t offset) {
 
 void LoadWorker::Read(Conn* c) {
   uint64_t serial = c->serial;
-  c->transport.AsyncReadSome(c->buf.data(), c->buf.size(),
+  c->transport.AsyncReadSome(c->buf.get(), c->buf_size,
                              [this, c, serial](const boost::system::error_code& ec, size_t n) {
                                OnRead(c, serial, ec, n);
                              });
@@ -301,14 +302,17 @@ void LoadWorker::OnRead(Conn* c, uint64_t serial, const boost::system::error_cod
       ++c->kernel_stamped_reads;
       receive_lag_.Record(c->transport.last_read_ns() - rx);
     }
-    Status s = c->http.Feed(std::string_view(c->buf.data(), n));
+    Status s = c->http.Feed(std::string_view(c->buf.get(), n));
     if (!s.ok()) return Fail(c, FailureKind::kMalformed, "bad HTTP response: " + s.message());
     if (c->stream_failed && c->rec->failure != FailureKind::kNone &&
         c->rec->failure != FailureKind::kStreamError) {
       return Fail(c, c->rec->failure, c->rec->error);
     }
     if (c->http.complete()) return Complete(c);
-    if (n == c->buf.size() && c->buf.size() < kMaxReadBuffer) c->buf.resize(c->buf.size() * 2);
+    if (n == c->buf_size && c->buf_size < kMaxReadBuffer) {
+      c->buf_size *= 2;
+      c->buf = std::make_unique_for_overwrite<char[]>(c->buf_size);
+    }
   }
   if (ec) {
     if (ec == asio::error::operation_aborted) return;
