@@ -296,7 +296,7 @@ json::object AiperfAggregateJson(const std::vector<AgenticRequest>& requests,
 StatusOr<json::object> AgenticAggregateJson(const std::vector<AgenticRequest>& requests,
                                             const json::object& aiperf, const recipe::Point& point,
                                             const json::object* server_metrics_export,
-                                            std::optional<int64_t> engine_log_kv_tokens) {
+                                            const LogKvCapacity& log_kv) {
   const recipe::ServeSpec& s = point.serve;
   if (s.multinode) {
     return Status::FailedPrecondition(
@@ -376,20 +376,22 @@ StatusOr<json::object> AgenticAggregateJson(const std::vector<AgenticRequest>& r
     agg["server_metrics"] = ServerMetricsBlock(ok);
     warnings.emplace_back("server_metrics_export.json missing or empty");
   }
-  // vLLM's KV capacity is in its log (engine_log_kv.h), read when InferenceX's adapter
-  // for the export is vLLM's or Dynamo's (which inherits it), or, without an export,
-  // when the framework names one of them (detect_backend by framework).
-  const std::string adapter =
-      server_metrics_export != nullptr ? ServerMetricsAdapter(*server_metrics_export) : "";
-  const bool vllm_log = server_metrics_export != nullptr
-                            ? adapter == "vllm" || adapter == "dynamo-vllm"
-                            : s.framework == "vllm" || s.framework.starts_with("dynamo");
-  if (vllm_log && engine_log_kv_tokens) {
-    agg["server_metrics"].as_object()["kv_cache"].as_object()["gpu_total_tokens"] =
-        *engine_log_kv_tokens;
+  // The KV capacity the engine's log states (engine_log_kv.h), in the format of
+  // InferenceX's adapter for the export (Dynamo's inherits vLLM's), or, without an
+  // export, of the adapter its framework names (detect_backend by framework); ATOM's
+  // states none. It replaces SGLang's gauge, as in InferenceX.
+  const std::string adapter = server_metrics_export != nullptr
+                                  ? ServerMetricsAdapter(*server_metrics_export)
+                              : s.framework.starts_with("dynamo") ? "dynamo-vllm"
+                                                                  : s.framework;
+  const std::optional<int64_t> log_capacity = adapter == "vllm" || adapter == "dynamo-vllm"
+                                                  ? log_kv.vllm
+                                              : adapter == "sglang" ? log_kv.sglang
+                                                                    : std::nullopt;
+  if (log_capacity) {
+    agg["server_metrics"].as_object()["kv_cache"].as_object()["gpu_total_tokens"] = *log_capacity;
   }
-  // As InferenceX: server_metrics.kv_cache.gpu_total_tokens (SGLang's pool gauge, vLLM's
-  // log).
+  // As InferenceX: server_metrics.kv_cache.gpu_total_tokens.
   agg["kv_cache_pool_tokens"] = agg["server_metrics"].at("kv_cache").at("gpu_total_tokens");
   if (!warnings.empty()) agg["warnings"] = std::move(warnings);  // InferenceX omits it empty
   return RoundFloats(agg).as_object();
@@ -435,7 +437,7 @@ StatusOr<AgenticArtifacts> WriteAgenticResult(const std::string& out_dir,
   SB_ASSIGN_OR_RETURN(
       json::object aggregate,
       AgenticAggregateJson(requests, aiperf, point, server_export ? &*server_export : nullptr,
-                           VllmKvCapacityFromLogs(engine_logs)));
+                           KvCapacityFromLogs(engine_logs)));
 
   const std::string name = AgenticResultName(point, runner_node);
   AgenticArtifacts out;

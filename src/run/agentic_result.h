@@ -31,6 +31,7 @@
 #include "recipe/point.h"
 #include "run/agentic_requests.h"
 #include "run/backends.h"
+#include "run/engine_log_kv.h"
 
 namespace servebench::run {
 
@@ -59,12 +60,12 @@ boost::json::object AiperfAggregateJson(const std::vector<AgenticRequest>& reque
 // the server_metrics block is absent, as InferenceX writes it without one); floats
 // rounded as InferenceX rounds them. Fails for a multinode point (its
 // prefill_*/decode_* identity is not built yet).
-// `engine_log_kv_tokens` is the KV capacity the engine's log states (engine_log_kv.h):
-// kv_cache_pool_tokens when InferenceX's adapter is vLLM's or Dynamo's.
+// `log_kv` is the KV capacity the engine's log states (engine_log_kv.h): the aggregate's
+// kv_cache_pool_tokens in the format of InferenceX's adapter (vLLM's, Dynamo's, SGLang's).
 StatusOr<boost::json::object> AgenticAggregateJson(
     const std::vector<AgenticRequest>& requests, const boost::json::object& aiperf,
     const recipe::Point& point, const boost::json::object* server_metrics_export = nullptr,
-    std::optional<int64_t> engine_log_kv_tokens = std::nullopt);
+    const LogKvCapacity& log_kv = {});
 
 // InferenceX's round_floats: every finite double rounded to 5 decimals, and one whose
 // rounded value is integral with |x| >= 1 written as an integer; recursively.

@@ -294,11 +294,14 @@ std::string WriteDynamoScrapes(const std::string& dir) {
   return WriteScrapeLines(dir, scrapes);
 }
 
-// An engine log stating two engine cores' KV capacities (run/engine_log_kv.h).
-std::string WriteVllmLog(const std::string& dir) {
+// An engine log stating KV capacities as vLLM does (two engine cores) and as SGLang
+// does (one rank of dp_size=2) (run/engine_log_kv.h): each adapter reads its own.
+std::string WriteEngineLog(const std::string& dir) {
   const std::string path = dir + "/engine.log";
   std::ofstream(path) << "(EngineCore_DP0 pid=11) INFO GPU KV cache size: 61,440 tokens\n"
-                         "(EngineCore_DP1 pid=12) INFO GPU KV cache size: 61,440 tokens\n";
+                         "(EngineCore_DP1 pid=12) INFO GPU KV cache size: 61,440 tokens\n"
+                         "server_args=ServerArgs(tp_size=2, dp_size=2)\n"
+                         "[DP0 TP0 EP0] max_total_num_tokens=45000, chunked_prefill_size=8192\n";
   return path;
 }
 
@@ -400,24 +403,31 @@ TEST(AgenticResultTest, SglangScrapesFillTheServerMetricsBlockAsInferenceXsSglan
 }
 
 // vLLM's KV capacity is read from its log (vLLM's /metrics do not export it) and the
-// log is put where InferenceX's aggregator looks for it; SGLang's comes from its gauge.
-TEST(AgenticResultTest, VllmsKvCapacityComesFromItsLog) {
+// log is put where InferenceX's aggregator looks for it; SGLang's log, when it states
+// one, is preferred to its gauge, as InferenceX prefers it.
+TEST(AgenticResultTest, TheKvCapacityComesFromTheEnginesLog) {
   const std::string dir = testing::FreshTestDir("agentic_vllm_log");
   auto written = WriteAgenticResult(dir, AgenticPoint(), "h200-node-7", LoadWithScrapes(dir),
-                                    WriteVllmLog(dir));
+                                    WriteEngineLog(dir));
   ASSERT_TRUE(written.ok()) << written.status().ToString();
   const json::value agg = ReadJson(written->aggregate_path);
   EXPECT_EQ(agg.at("kv_cache_pool_tokens").as_int64(), 122880);
   EXPECT_EQ(agg.at("server_metrics").at("kv_cache").at("gpu_total_tokens").as_int64(), 122880);
   const std::filesystem::path result_dir = std::filesystem::path(written->aiperf_dir).parent_path();
   EXPECT_TRUE(std::filesystem::exists(result_dir / "server.log"));
-  // SGLang's adapter does not read vLLM's log line.
+  // SGLang's adapter reads SGLang's line: one rank of dp_size=2, not the gauge's 50,000.
   const std::string sglang_dir = testing::FreshTestDir("agentic_sglang_log");
   auto sglang =
       WriteAgenticResult(sglang_dir, SglangAgenticPoint(), "h200-node-7",
-                         LoadWithScrapes(sglang_dir, Engine::kSglang), WriteVllmLog(sglang_dir));
+                         LoadWithScrapes(sglang_dir, Engine::kSglang), WriteEngineLog(sglang_dir));
   ASSERT_TRUE(sglang.ok()) << sglang.status().ToString();
-  EXPECT_EQ(ReadJson(sglang->aggregate_path).at("kv_cache_pool_tokens").as_int64(), 50000);
+  EXPECT_EQ(ReadJson(sglang->aggregate_path).at("kv_cache_pool_tokens").as_int64(), 90000);
+  // Without a log, the gauge's.
+  const std::string gauge_dir = testing::FreshTestDir("agentic_sglang_gauge");
+  auto gauge = WriteAgenticResult(gauge_dir, SglangAgenticPoint(), "h200-node-7",
+                                  LoadWithScrapes(gauge_dir, Engine::kSglang));
+  ASSERT_TRUE(gauge.ok()) << gauge.status().ToString();
+  EXPECT_EQ(ReadJson(gauge->aggregate_path).at("kv_cache_pool_tokens").as_int64(), 50000);
 }
 
 // ATOM's metrics (both spellings) as InferenceX's ATOM adapter reads them.
@@ -679,7 +689,7 @@ void ExpectInferenceXAgrees(const char* root, Engine engine) {
   // With the engine's /metrics scrapes: InferenceX's adapter for them reads the export;
   // and with its log, where vLLM states its KV capacity (copied beside the artifacts).
   auto written = WriteAgenticResult(dir, point, "h200-node-7", LoadWithScrapes(dir, engine),
-                                    WriteVllmLog(dir));
+                                    WriteEngineLog(dir));
   ASSERT_TRUE(written.ok()) << written.status().ToString();
 
   const testing::ShellResult validated =

@@ -34,6 +34,23 @@ TEST(EngineLogKvTest, UntaggedLinesAreSummedAndNoSizeIsNone) {
   EXPECT_EQ(VllmKvCapacityFromLog(""), std::nullopt);
 }
 
+TEST(EngineLogKvTest, SglangsRanksAreSummedAndOneRankIsScaledByDpSize) {
+  EXPECT_EQ(SglangKvCapacityFromLog("[2026-12-01 DP0 TP0 EP0] max_total_num_tokens=500, chunked\n"
+                                    "[2026-12-01 DP1 TP0 EP0] max_total_num_tokens=600, chunked\n"
+                                    "[2026-12-01 DP0 TP0 EP0] max_total_num_tokens=550, chunked\n"),
+            1150);
+  // One rank logged of a data-parallel server: dp_size times it.
+  EXPECT_EQ(SglangKvCapacityFromLog("server_args=ServerArgs(tp_size=8, dp_size=4, ...)\n"
+                                    "[DP0 TP0 EP0] max_total_num_tokens=1000\n"),
+            4000);
+  EXPECT_EQ(SglangKvCapacityFromLog("dp_size=2\nmax_total_num_tokens=300\n"), 600);
+  EXPECT_EQ(SglangKvCapacityFromLog("max_total_num_tokens=300\nmax_total_num_tokens=200\n"), 500);
+  // attn_dp_size is not dp_size; a size glued to a word is not one.
+  EXPECT_EQ(SglangKvCapacityFromLog("attn_dp_size=4 max_total_num_tokens=300\n"), 300);
+  EXPECT_EQ(SglangKvCapacityFromLog("max_total_num_tokens=300x\n"), std::nullopt);
+  EXPECT_EQ(SglangKvCapacityFromLog("GPU KV cache size: 4,096 tokens\n"), std::nullopt);
+}
+
 TEST(EngineLogKvTest, AFolderOfProcessLogsIsSummedOverItsFiles) {
   const std::string dir = testing::FreshTestDir("engine_log_kv");
   std::ofstream(dir + "/b-worker.log") << "(EngineCore pid=2) GPU KV cache size: 300 tokens\n";
@@ -42,7 +59,9 @@ TEST(EngineLogKvTest, AFolderOfProcessLogsIsSummedOverItsFiles) {
   const std::vector<std::string> files = EngineLogFiles(dir);
   ASSERT_EQ(files.size(), 3u);
   EXPECT_EQ(std::filesystem::path(files[0]).filename(), "a-worker.log");  // name order
-  EXPECT_EQ(VllmKvCapacityFromLogs(files), 500);
+  const LogKvCapacity kv = KvCapacityFromLogs(files);
+  EXPECT_EQ(kv.vllm, 500);
+  EXPECT_EQ(kv.sglang, std::nullopt);
   EXPECT_EQ(EngineLogFiles(dir + "/a-worker.log").size(), 1u);
   EXPECT_TRUE(EngineLogFiles(dir + "/absent").empty());
   EXPECT_TRUE(EngineLogFiles("").empty());
