@@ -433,11 +433,15 @@ StatusOr<AgenticArtifacts> WriteAgenticResult(const std::string& out_dir,
     server_export = ServerMetricsExportJson(
         scrapes, url != nullptr && url->is_string() ? std::string(url->as_string()) : "");
   }
+  // The engine's logs, each read once (its first 64 MiB): for the KV capacity and for
+  // the copies beside the artifacts.
   const std::vector<std::string> engine_logs = EngineLogFiles(engine_log_path);
+  std::vector<std::string> log_heads;
+  for (const std::string& log : engine_logs) log_heads.push_back(EngineLogHead(log));
   SB_ASSIGN_OR_RETURN(
       json::object aggregate,
       AgenticAggregateJson(requests, aiperf, point, server_export ? &*server_export : nullptr,
-                           KvCapacityFromLogs(engine_logs)));
+                           KvCapacityOfLogs(log_heads)));
 
   const std::string name = AgenticResultName(point, runner_node);
   AgenticArtifacts out;
@@ -462,12 +466,12 @@ StatusOr<AgenticArtifacts> WriteAgenticResult(const std::string& out_dir,
   // (find_server_log_paths: server.log, else watchtower-*.out, one per process), so it
   // reads the same KV capacity; its first 64 MiB, all InferenceX reads.
   const std::string result_dir = std::filesystem::path(out.aiperf_dir).parent_path().string();
-  for (const std::string& log : engine_logs) {
+  for (size_t i = 0; i < engine_logs.size(); ++i) {
     const std::string name =
         engine_logs.size() == 1
             ? "server.log"
-            : "watchtower-" + std::filesystem::path(log).filename().string() + ".out";
-    SB_RETURN_IF_ERROR(WriteFileAtomically(result_dir + "/" + name, EngineLogHead(log)));
+            : "watchtower-" + std::filesystem::path(engine_logs[i]).filename().string() + ".out";
+    SB_RETURN_IF_ERROR(WriteFileAtomically(result_dir + "/" + name, log_heads[i]));
   }
   SB_RETURN_IF_ERROR(WriteFileAtomically(out.aggregate_path, json::serialize(aggregate) + "\n"));
   return out;

@@ -31,6 +31,26 @@ std::optional<int64_t> DpSize(std::string_view log) {
   return std::nullopt;
 }
 
+// Calls f(line) for each line of `log` that contains `marker` (each as its own string,
+// for std::regex).
+template <class F>
+void ForEachLineWith(std::string_view log, std::string_view marker, F&& f) {
+  size_t start = 0;
+  while (start < log.size()) {
+    size_t end = log.find('\n', start);
+    if (end == std::string_view::npos) end = log.size();
+    const std::string_view line = log.substr(start, end - start);
+    start = end + 1;
+    if (line.find(marker) != std::string_view::npos) f(std::string(line));
+  }
+}
+
+int64_t Sum(const std::map<std::string, int64_t>& sizes) {
+  int64_t total = 0;
+  for (const auto& [tag, tokens] : sizes) total += tokens;
+  return total;
+}
+
 }  // namespace
 
 std::string EngineLogHead(const std::string& path) {
@@ -50,33 +70,22 @@ std::optional<int64_t> VllmKvCapacityFromLog(std::string_view log) {
   std::map<std::string, int64_t> per_engine;
   int64_t bare = 0;
   bool bare_found = false;
-  size_t start = 0;
-  while (start < log.size()) {
-    size_t end = log.find('\n', start);
-    if (end == std::string_view::npos) end = log.size();
-    const std::string_view view = log.substr(start, end - start);
-    start = end + 1;
-    if (view.find("GPU KV cache size") == std::string_view::npos) continue;
-    const std::string line(view);
+  ForEachLineWith(log, "GPU KV cache size", [&](const std::string& line) {
     std::smatch size;
-    if (!std::regex_search(line, size, kSize)) continue;
+    if (!std::regex_search(line, size, kSize)) return;
     std::string digits = size[1].str();
     digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
-    if (digits.empty() || digits.size() > 18) continue;
+    if (digits.empty() || digits.size() > 18) return;
     const int64_t tokens = std::stoll(digits);
-    if (tokens <= 0) continue;
+    if (tokens <= 0) return;
     if (std::smatch tag; std::regex_search(line, tag, kEngineTag)) {
       per_engine[tag[1].str()] = tokens;
     } else {
       bare += tokens;
       bare_found = true;
     }
-  }
-  if (!per_engine.empty()) {
-    int64_t total = 0;
-    for (const auto& [tag, tokens] : per_engine) total += tokens;
-    return total;
-  }
+  });
+  if (!per_engine.empty()) return Sum(per_engine);
   return bare_found ? std::optional<int64_t>(bare) : std::nullopt;
 }
 
@@ -96,54 +105,38 @@ std::vector<std::string> EngineLogFiles(const std::string& log_path) {
 std::optional<int64_t> SglangKvCapacityFromLog(std::string_view log) {
   static const std::regex kSize(R"(\bmax_total_num_tokens=(\d+)\b)");
   static const std::regex kRank(R"(\b(DP\d+\s+TP\d+\s+EP\d+)\b)");
-  std::optional<int64_t> dp_size;
   std::map<std::string, int64_t> per_rank;
   int64_t bare = 0;
   int bare_count = 0;
-  bool dp_searched = false;
-  size_t start = 0;
-  while (start < log.size()) {
-    size_t end = log.find('\n', start);
-    if (end == std::string_view::npos) end = log.size();
-    const std::string_view view = log.substr(start, end - start);
-    start = end + 1;
-    if (view.find("max_total_num_tokens") == std::string_view::npos) continue;
-    const std::string line(view);
+  ForEachLineWith(log, "max_total_num_tokens", [&](const std::string& line) {
     std::smatch size;
-    if (!std::regex_search(line, size, kSize) || size[1].length() > 18) continue;
+    if (!std::regex_search(line, size, kSize) || size[1].length() > 18) return;
     const int64_t tokens = std::stoll(size[1].str());
-    if (tokens <= 0) continue;
-    if (!dp_searched) {
-      dp_searched = true;
-      dp_size = DpSize(log);
-    }
+    if (tokens <= 0) return;
     if (std::smatch rank; std::regex_search(line, rank, kRank)) {
       per_rank[rank[1].str()] = tokens;
     } else {
       bare += tokens;
       ++bare_count;
     }
-  }
-  const int64_t dp = dp_size.value_or(1);
+  });
+  // One size seen of a data-parallel server: the log's dp_size times it.
+  const auto scaled = [&log](int64_t tokens) { return tokens * DpSize(log).value_or(1); };
   if (!per_rank.empty()) {
-    if (per_rank.size() == 1 && dp > 1) return per_rank.begin()->second * dp;
-    int64_t total = 0;
-    for (const auto& [rank, tokens] : per_rank) total += tokens;
-    return total;
+    return per_rank.size() == 1 ? scaled(per_rank.begin()->second) : Sum(per_rank);
   }
-  if (bare_count == 1 && dp > 1) return bare * dp;
+  if (bare_count == 1) return scaled(bare);
   return bare_count > 0 ? std::optional<int64_t>(bare) : std::nullopt;
 }
 
-LogKvCapacity KvCapacityFromLogs(const std::vector<std::string>& files) {
+LogKvCapacity KvCapacityOfLogs(const std::vector<std::string>& logs) {
   LogKvCapacity total;
   const auto add = [](std::optional<int64_t>* sum, std::optional<int64_t> v) {
     if (v) *sum = sum->value_or(0) + *v;
   };
-  for (const std::string& file : files) {
-    const std::string head = EngineLogHead(file);
-    add(&total.vllm, VllmKvCapacityFromLog(head));
-    add(&total.sglang, SglangKvCapacityFromLog(head));
+  for (const std::string& log : logs) {
+    add(&total.vllm, VllmKvCapacityFromLog(log));
+    add(&total.sglang, SglangKvCapacityFromLog(log));
   }
   return total;
 }

@@ -35,8 +35,8 @@ std::optional<int64_t> SglangKvCapacityFromLog(std::string_view log);
 struct LogKvCapacity {
   std::optional<int64_t> vllm, sglang;
 };
-// Reads at most the first 64 MiB of each file, as InferenceX does.
-LogKvCapacity KvCapacityFromLogs(const std::vector<std::string>& files);
+// Over the texts of a session's logs (EngineLogHead of each file).
+LogKvCapacity KvCapacityOfLogs(const std::vector<std::string>& logs);
 
 // The first 64 MiB of a log file, what InferenceX reads of it ("" when unreadable).
 std::string EngineLogHead(const std::string& path);

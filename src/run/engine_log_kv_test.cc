@@ -59,7 +59,9 @@ TEST(EngineLogKvTest, AFolderOfProcessLogsIsSummedOverItsFiles) {
   const std::vector<std::string> files = EngineLogFiles(dir);
   ASSERT_EQ(files.size(), 3u);
   EXPECT_EQ(std::filesystem::path(files[0]).filename(), "a-worker.log");  // name order
-  const LogKvCapacity kv = KvCapacityFromLogs(files);
+  std::vector<std::string> logs;
+  for (const std::string& f : files) logs.push_back(EngineLogHead(f));
+  const LogKvCapacity kv = KvCapacityOfLogs(logs);
   EXPECT_EQ(kv.vllm, 500);
   EXPECT_EQ(kv.sglang, std::nullopt);
   EXPECT_EQ(EngineLogFiles(dir + "/a-worker.log").size(), 1u);
