@@ -209,6 +209,29 @@ json::value CounterInt(const std::optional<double>& v) {
   return v ? json::value(static_cast<int64_t>(std::llround(*v))) : json::value(nullptr);
 }
 
+// The cache block's rates and prefix-cache counters, as vllm.py and atom.py fill them.
+struct CacheFigures {
+  std::optional<double> gpu_rate, cpu_rate, external_rate, overall_rate;
+  std::optional<double> hits, queries, external_hits, external_queries;
+};
+
+void FillCache(json::object* cache, const CacheFigures& f) {
+  (*cache)["gpu_cache_hit_rate"] = J(f.gpu_rate);
+  (*cache)["cpu_cache_hit_rate"] = J(f.cpu_rate);
+  (*cache)["external_cache_hit_rate"] = J(f.external_rate);
+  (*cache)["overall_cache_hit_rate"] = J(f.overall_rate);
+  (*cache)["prefix_cache_hits"] = J(f.hits);
+  (*cache)["prefix_cache_queries"] = J(f.queries);
+  (*cache)["external_prefix_cache_hits"] = J(f.external_hits);
+  (*cache)["external_prefix_cache_queries"] = J(f.external_queries);
+}
+
+// A token total of the block: the engine's counter when it has one, else the records'
+// sum (InferenceX's apply_profile_totals).
+json::value TokenTotal(const std::optional<double>& counter, int64_t records_total) {
+  return counter ? CounterInt(counter) : json::value(records_total);
+}
+
 std::string Label(const json::object& series, const char* key) {
   const json::value* labels = series.if_contains("labels");
   if (labels == nullptr || !labels->is_object()) return "";
@@ -455,19 +478,18 @@ json::object VllmBlock(const json::object& export_json, int64_t requests_complet
     overall = gpu_rate;
   }
 
-  json::object& cache = block["cache"].as_object();
-  cache["gpu_cache_hit_rate"] = J(gpu_rate);
-  cache["cpu_cache_hit_rate"] = J(cpu_rate);
-  cache["external_cache_hit_rate"] = J(external_rate);
-  cache["overall_cache_hit_rate"] = J(overall);
-  cache["prefix_cache_hits"] = J(hits);
-  cache["prefix_cache_queries"] = J(queries);
-  cache["external_prefix_cache_hits"] = J(ext_hits);
-  cache["external_prefix_cache_queries"] = J(ext_queries);
+  FillCache(&block["cache"].as_object(), {.gpu_rate = gpu_rate,
+                                          .cpu_rate = cpu_rate,
+                                          .external_rate = external_rate,
+                                          .overall_rate = overall,
+                                          .hits = hits,
+                                          .queries = queries,
+                                          .external_hits = ext_hits,
+                                          .external_queries = ext_queries});
   json::object& kv_cache = block["kv_cache"].as_object();
   kv_cache["gpu_usage_pct"] =
       J(Fraction(GaugeMax(metrics, {"vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"})));
-  // gpu_total_tokens: InferenceX reads it from the engine's log; servebench does not.
+  // gpu_total_tokens comes from the engine's log (agentic_result.h, engine_log_kv.h).
   kv_cache["cpu_usage_pct"] = J(Fraction(GaugeMax(metrics, {"vllm:cpu_kv_cache_usage_perc"})));
   const auto b_g2c = SumStat(metrics, "vllm:kv_offload_bytes_gpu_to_cpu");
   const auto b_c2g = SumStat(metrics, "vllm:kv_offload_bytes_cpu_to_gpu");
@@ -482,12 +504,11 @@ json::object VllmBlock(const json::object& export_json, int64_t requests_complet
                    {"bandwidth_cpu_to_gpu_bytes_per_second", J(Rate(b_c2g, t_c2g))}};
   const auto prompt_total = FirstCounterTotal(metrics, prompt_counters);
   const auto generation_total = FirstCounterTotal(metrics, generation_counters);
-  block["tokens"] = json::object{
-      {"prompt_total", prompt_total ? CounterInt(prompt_total) : json::value(prompt_tokens)},
-      {"generation_total",
-       generation_total ? CounterInt(generation_total) : json::value(generation_tokens)},
-      {"requests_completed", requests_completed},
-      {"prompt_by_source", std::move(prompt_by_source)}};
+  block["tokens"] =
+      json::object{{"prompt_total", TokenTotal(prompt_total, prompt_tokens)},
+                   {"generation_total", TokenTotal(generation_total, generation_tokens)},
+                   {"requests_completed", requests_completed},
+                   {"prompt_by_source", std::move(prompt_by_source)}};
   block["sources"] = VllmSources(metrics);
   return block;
 }
@@ -546,23 +567,21 @@ json::object AtomServerMetricsBlock(const json::object& export_json, int64_t req
   const auto external = counter("lmcache_loaded_tokens");
   const auto gpu_rate = Rate(cached, full);
   const auto external_rate = Rate(external, full);
-  json::object& cache = block["cache"].as_object();
-  cache["gpu_cache_hit_rate"] = J(gpu_rate);
-  cache["cpu_cache_hit_rate"] = J(external_rate);
-  cache["external_cache_hit_rate"] = J(external_rate);
   // ATOM's admitted-cache counter may already hold a completed LMCache load: the overall
   // rate is the GPU's, not the sum of both.
-  cache["overall_cache_hit_rate"] = J(gpu_rate);
-  cache["prefix_cache_hits"] = J(cached);
-  cache["prefix_cache_queries"] = J(full);
-  cache["external_prefix_cache_hits"] = J(external);
-  cache["external_prefix_cache_queries"] = J(full);
+  FillCache(&block["cache"].as_object(), {.gpu_rate = gpu_rate,
+                                          .cpu_rate = external_rate,
+                                          .external_rate = external_rate,
+                                          .overall_rate = gpu_rate,
+                                          .hits = cached,
+                                          .queries = full,
+                                          .external_hits = external,
+                                          .external_queries = full});
   block["kv_cache"].as_object()["gpu_usage_pct"] =
       J(Fraction(GaugeMax(metrics, {"atom:kv_cache_usage_ratio", "atom_kv_cache_usage_ratio"})));
   json::object& tokens = block["tokens"].as_object();
-  tokens["prompt_total"] = prompt_total ? CounterInt(prompt_total) : json::value(prompt_tokens);
-  tokens["generation_total"] =
-      generation_total ? CounterInt(generation_total) : json::value(generation_tokens);
+  tokens["prompt_total"] = TokenTotal(prompt_total, prompt_tokens);
+  tokens["generation_total"] = TokenTotal(generation_total, generation_tokens);
   tokens["requests_completed"] = requests_completed;
   return block;
 }
@@ -622,9 +641,8 @@ json::object SglangServerMetricsBlock(const json::object& export_json, int64_t r
     return Label(s, "mode") == "prefill_compute";
   };
   json::object& tokens = block["tokens"].as_object();
-  tokens["prompt_total"] = prompt_total ? CounterInt(prompt_total) : json::value(prompt_tokens);
-  tokens["generation_total"] =
-      generation_total ? CounterInt(generation_total) : json::value(generation_tokens);
+  tokens["prompt_total"] = TokenTotal(prompt_total, prompt_tokens);
+  tokens["generation_total"] = TokenTotal(generation_total, generation_tokens);
   tokens["requests_completed"] = requests_completed;
   tokens["prompt_by_source"] =
       json::object{{"gpu_cache_hit", J(device)},
