@@ -37,6 +37,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "common/hex_digit.h"
+
 namespace servebench::client {
 
 enum class JsonScanError : uint8_t {
@@ -343,18 +345,9 @@ class JsonScanner {
   const char* Hex4(const char* p, uint32_t* unit) {
     for (int i = 0; i < 4; ++i, ++p) {
       if (p == end_) return Fail(p, JsonScanError::kIncomplete);
-      const char c = *p;
-      uint32_t d;
-      if (c >= '0' && c <= '9') {
-        d = static_cast<uint32_t>(c - '0');
-      } else if (c >= 'a' && c <= 'f') {
-        d = static_cast<uint32_t>(c - 'a' + 10);
-      } else if (c >= 'A' && c <= 'F') {
-        d = static_cast<uint32_t>(c - 'A' + 10);
-      } else {
-        return Fail(p, JsonScanError::kBadEscape);
-      }
-      *unit = (*unit << 4) | d;
+      const int d = HexDigitValue(*p);
+      if (d < 0) return Fail(p, JsonScanError::kBadEscape);
+      *unit = (*unit << 4) | static_cast<uint32_t>(d);
     }
     return p;
   }

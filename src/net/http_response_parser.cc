@@ -4,6 +4,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "common/hex_digit.h"
+
 namespace servebench::net {
 namespace {
 
@@ -38,19 +40,10 @@ bool ChunkSize(std::string_view line, uint64_t* size) {
   uint64_t n = 0;
   size_t i = 0;
   for (; i < line.size(); ++i) {
-    const char c = line[i];
-    uint64_t d;
-    if (c >= '0' && c <= '9') {
-      d = static_cast<uint64_t>(c - '0');
-    } else if (c >= 'a' && c <= 'f') {
-      d = static_cast<uint64_t>(c - 'a' + 10);
-    } else if (c >= 'A' && c <= 'F') {
-      d = static_cast<uint64_t>(c - 'A' + 10);
-    } else {
-      break;
-    }
+    const int d = HexDigitValue(line[i]);
+    if (d < 0) break;
     if (n >> 60 != 0) return false;  // would overflow: no real chunk is 2^60 bytes
-    n = (n << 4) | d;
+    n = (n << 4) | static_cast<uint64_t>(d);
   }
   *size = n;
   return i > 0;
